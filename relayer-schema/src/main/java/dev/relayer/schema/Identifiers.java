@@ -1,0 +1,62 @@
+package dev.relayer.schema;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * PostgreSQL identifier rules. Every identifier Relayer renders is quoted, so punctuation, spaces,
+ * upper case and Unicode are kept exactly as given; an identifier must be non-empty, contain no NUL
+ * character and fit {@value #MAX_BYTES} bytes of UTF-8, because PostgreSQL silently truncates
+ * longer names.
+ */
+public final class Identifiers {
+
+  /** PostgreSQL's limit on an identifier: NAMEDATALEN - 1 bytes. */
+  public static final int MAX_BYTES = 63;
+
+  private Identifiers() {}
+
+  /** Quotes {@code identifier} for PostgreSQL, doubling every embedded {@code "}. */
+  public static String quote(String identifier) {
+    return '"' + identifier.replace("\"", "\"\"") + '"';
+  }
+
+  /** Quotes a schema-qualified name: {@code "schema"."name"}. */
+  public static String qualify(String schema, String name) {
+    return quote(schema) + '.' + quote(name);
+  }
+
+  /** The number of bytes {@code identifier} takes in UTF-8. */
+  public static int byteLength(String identifier) {
+    return identifier.getBytes(StandardCharsets.UTF_8).length;
+  }
+
+  /**
+   * Why {@code identifier} cannot be used, or empty when it can.
+   *
+   * @param role what the identifier names, for the message ("schema", "outbox table", ...)
+   */
+  public static Optional<String> problem(String role, String identifier) {
+    if (identifier == null) {
+      return Optional.of(role + " must not be null");
+    }
+    if (identifier.isEmpty()) {
+      return Optional.of(role + " must not be empty");
+    }
+    if (identifier.indexOf('\0') >= 0) {
+      return Optional.of(role + " " + quote(identifier) + " must not contain a NUL character");
+    }
+    int bytes = byteLength(identifier);
+    if (bytes > MAX_BYTES) {
+      return Optional.of(
+          role
+              + " "
+              + quote(identifier)
+              + " is "
+              + bytes
+              + " bytes in UTF-8; PostgreSQL allows at most "
+              + MAX_BYTES);
+    }
+    return Optional.empty();
+  }
+}

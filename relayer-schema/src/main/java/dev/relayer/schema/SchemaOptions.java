@@ -1,0 +1,65 @@
+package dev.relayer.schema;
+
+import dev.relayer.api.InvalidInputException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Where Relayer's tables live: a PostgreSQL schema and a table-name prefix. Tables are named {@code
+ * <prefix><base>} in {@code <schema>}; for example the defaults give {@code
+ * "public"."relayer_outbox"}.
+ *
+ * <p>Construction validates the schema, the prefix and every identifier derived from them (tables,
+ * indexes, constraints; see {@link SchemaNames}), so that an invalid combination fails before any
+ * SQL exists, naming the identifier and its byte length.
+ *
+ * @param schema the schema; default {@value #DEFAULT_SCHEMA}; any non-empty identifier, kept
+ *     exactly as given (case, spaces, quotes and Unicode included)
+ * @param tablePrefix prepended to every table, index and constraint name; default {@value
+ *     #DEFAULT_PREFIX}; may be empty
+ */
+public record SchemaOptions(String schema, String tablePrefix) {
+
+  public static final String DEFAULT_SCHEMA = "public";
+  public static final String DEFAULT_PREFIX = "relayer_";
+
+  public SchemaOptions {
+    List<String> problems = new ArrayList<>();
+    Identifiers.problem("schema", schema).ifPresent(problems::add);
+    if (tablePrefix == null) {
+      problems.add("table prefix must not be null (use \"\" for no prefix)");
+    } else if (tablePrefix.indexOf('\0') >= 0) {
+      problems.add("table prefix must not contain a NUL character");
+    } else {
+      problems.addAll(SchemaNames.problems(tablePrefix));
+    }
+    if (!problems.isEmpty()) {
+      throw new InvalidInputException(problems);
+    }
+  }
+
+  /** Schema {@value #DEFAULT_SCHEMA}, prefix {@value #DEFAULT_PREFIX}. */
+  public static SchemaOptions defaults() {
+    return new SchemaOptions(DEFAULT_SCHEMA, DEFAULT_PREFIX);
+  }
+
+  /** The given schema and prefix. */
+  public static SchemaOptions of(String schema, String tablePrefix) {
+    return new SchemaOptions(schema, tablePrefix);
+  }
+
+  /** Every identifier derived from these options. */
+  public SchemaNames names() {
+    return new SchemaNames(this);
+  }
+
+  @Override
+  public String toString() {
+    return "SchemaOptions[schema="
+        + Identifiers.quote(schema)
+        + ", tablePrefix="
+        + Identifiers.quote(Objects.toString(tablePrefix))
+        + "]";
+  }
+}

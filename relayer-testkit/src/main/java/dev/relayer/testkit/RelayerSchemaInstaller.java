@@ -1,0 +1,82 @@
+package dev.relayer.testkit;
+
+import dev.relayer.schema.PostgreSqlOutboxSchema;
+import dev.relayer.schema.SchemaOptions;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+import liquibase.Contexts;
+import liquibase.LabelExpression;
+import liquibase.Liquibase;
+import liquibase.database.Database;
+import liquibase.database.DatabaseFactory;
+import liquibase.database.jvm.JdbcConnection;
+import liquibase.exception.LiquibaseException;
+import liquibase.resource.ClassLoaderResourceAccessor;
+
+/**
+ * Creates Relayer's tables in a test database, by the SQL script or by the Liquibase changelog —
+ * the two ways a deployment pipeline does it.
+ */
+public final class RelayerSchemaInstaller {
+
+  /** Classpath location of Relayer's Liquibase changelog. */
+  public static final String CHANGELOG = "db/changelog/relayer/db.changelog-relayer.xml";
+
+  private RelayerSchemaInstaller() {}
+
+  /** Runs {@link PostgreSqlOutboxSchema#createScript} in one transaction. */
+  public static void applyScript(DataSource dataSource, SchemaOptions options) {
+    try (Connection connection = dataSource.getConnection();
+        Statement statement = connection.createStatement()) {
+      connection.setAutoCommit(false);
+      statement.execute(PostgreSqlOutboxSchema.createScript(options));
+      connection.commit();
+    } catch (SQLException e) {
+      throw new IllegalStateException("Could not apply the Relayer script for " + options, e);
+    }
+  }
+
+  /**
+   * Applies the changelog with the parameters {@code relayer.schema} and {@code relayer.prefix}
+   * taken from {@code options}; Liquibase keeps its own tables in the connection's default schema.
+   */
+  public static void applyChangelog(DataSource dataSource, SchemaOptions options) {
+    applyChangelog(dataSource, options, null);
+  }
+
+  /**
+   * Applies the changelog, keeping Liquibase's own tables in {@code liquibaseSchema} (which must
+   * exist), or in the connection's default schema when {@code null}.
+   */
+  public static void applyChangelog(
+      DataSource dataSource, SchemaOptions options, String liquibaseSchema) {
+    disableLiquibaseAnalytics();
+    try (Connection connection = dataSource.getConnection()) {
+      Database database =
+          DatabaseFactory.getInstance()
+              .findCorrectDatabaseImplementation(new JdbcConnection(connection));
+      if (liquibaseSchema != null) {
+        database.setLiquibaseSchemaName(liquibaseSchema);
+      }
+      try (Liquibase liquibase =
+          new Liquibase(CHANGELOG, new ClassLoaderResourceAccessor(), database)) {
+        liquibase.setChangeLogParameter("relayer.schema", options.schema());
+        liquibase.setChangeLogParameter("relayer.prefix", options.tablePrefix());
+        liquibase.update(new Contexts(), new LabelExpression());
+      }
+    } catch (SQLException | LiquibaseException e) {
+      throw new IllegalStateException("Could not apply the Relayer changelog for " + options, e);
+    } catch (Exception e) {
+      throw new IllegalStateException("Could not close Liquibase after applying " + options, e);
+    }
+  }
+
+  /** Liquibase 4.30+ sends usage analytics unless told not to; tests never call out. */
+  static void disableLiquibaseAnalytics() {
+    if (System.getProperty("liquibase.analytics.enabled") == null) {
+      System.setProperty("liquibase.analytics.enabled", "false");
+    }
+  }
+}

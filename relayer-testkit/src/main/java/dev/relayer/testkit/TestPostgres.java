@@ -1,0 +1,104 @@
+package dev.relayer.testkit;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Properties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.PostgreSQLContainer;
+
+/**
+ * Finds a PostgreSQL for tests and for code generation, once per JVM:
+ *
+ * <ol>
+ *   <li>{@value #URL_VARIABLE}, a JDBC URL with user (and password if needed), when set — for
+ *       example {@code jdbc:postgresql://127.0.0.1:5432/test?user=postgres};
+ *   <li>else a Testcontainers PostgreSQL 17 when a Docker engine answers;
+ *   <li>else an embedded PostgreSQL 17 (io.zonky.test), so that a machine with only Java and Maven
+ *       builds and tests Relayer.
+ * </ol>
+ *
+ * <p>The server is shared by the whole JVM; tests isolate themselves with {@link TestDatabase},
+ * which creates a fresh database and drops it on close. Containers and embedded servers stop when
+ * the JVM exits.
+ */
+public final class TestPostgres {
+
+  /** The environment variable (or system property) naming an existing PostgreSQL. */
+  public static final String URL_VARIABLE = "RELAYER_PG_URL";
+
+  private static final Logger log = LoggerFactory.getLogger(TestPostgres.class);
+  private static PostgresServer server;
+
+  private TestPostgres() {}
+
+  /** The JVM's shared server, started on first use. */
+  public static synchronized PostgresServer server() {
+    if (server == null) {
+      server = resolve();
+      log.info("Relayer tests use PostgreSQL from {}", server.source());
+    }
+    return server;
+  }
+
+  private static PostgresServer resolve() {
+    String url = System.getProperty(URL_VARIABLE, System.getenv(URL_VARIABLE));
+    if (url != null && !url.isBlank()) {
+      return fromUrl(url.trim());
+    }
+    if (dockerAnswers()) {
+      return startContainer();
+    }
+    return startEmbedded();
+  }
+
+  static PostgresServer fromUrl(String url) {
+    Properties properties = org.postgresql.Driver.parseURL(url, new Properties());
+    if (properties == null) {
+      throw new IllegalStateException(
+          URL_VARIABLE + " is not a PostgreSQL JDBC URL (jdbc:postgresql://host:port/db?user=…)");
+    }
+    String user = properties.getProperty("user", System.getProperty("user.name"));
+    return new PostgresServer(URL_VARIABLE, url, user, properties.getProperty("password"));
+  }
+
+  private static boolean dockerAnswers() {
+    try {
+      return DockerClientFactory.instance().isDockerAvailable();
+    } catch (Throwable e) {
+      log.debug("No Docker engine answers: {}", e.toString());
+      return false;
+    }
+  }
+
+  private static PostgresServer startContainer() {
+    PostgreSQLContainer<?> container = new PostgreSQLContainer<>("postgres:17-alpine");
+    container.start();
+    Runtime.getRuntime().addShutdownHook(new Thread(container::stop, "relayer-testkit-stop"));
+    return new PostgresServer(
+        "testcontainers", container.getJdbcUrl(), container.getUsername(), container.getPassword());
+  }
+
+  private static PostgresServer startEmbedded() {
+    try {
+      EmbeddedPostgres postgres = EmbeddedPostgres.builder().start();
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    try {
+                      postgres.close();
+                    } catch (IOException e) {
+                      log.warn("Embedded PostgreSQL did not stop cleanly", e);
+                    }
+                  },
+                  "relayer-testkit-stop"));
+      return new PostgresServer(
+          "embedded", postgres.getJdbcUrl("postgres", "postgres"), "postgres", null);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Could not start an embedded PostgreSQL", e);
+    }
+  }
+}
