@@ -36,7 +36,7 @@ public final class BenchMain {
     Optional<Pgbench> pgbench = Optional.empty();
     try {
       options = BenchOptions.parse(args, System.getenv());
-      scenarios = ScenarioCatalog.select(options.scenarios());
+      scenarios = ScenarioCatalog.select(options.scenarios(), options);
       server = PgServer.of(options.pgUrl());
       try (Connection c = server.connectAdmin()) {
         c.isValid(5);
@@ -134,5 +134,7 @@ public final class BenchMain {
   private static void quietLogging() {
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
     System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
+    System.setProperty("org.jooq.no-logo", "true");
+    System.setProperty("org.jooq.no-tips", "true");
   }
 }

@@ -29,6 +29,11 @@ import java.util.OptionalInt;
  * @param producers producer threads in steady-state measurements
  * @param peerWorkers threads of the peer's executor (its dispatch workers)
  * @param peerFlushBatch the peer's {@code flushBatchSize}
+ * @param relayerWorkers Relayer's direct-dispatch workers, when not its default
+ * @param claimBatch Relayer's direct-dispatch {@code claimBatchSize}, when not its default
+ * @param sweepBatch Relayer's sweeper {@code batchSize} in the sweeper burn-downs
+ * @param backlogSizes rows already waiting in the backlog-scaling scenario
+ * @param backlogRows rows timed on top of each backlog size
  * @param timeout upper bound of one burn-down; a burn-down still running then is cut short and
  *     reported as such
  * @param out where the Markdown report is written
@@ -53,6 +58,11 @@ public record BenchOptions(
     int producers,
     int peerWorkers,
     int peerFlushBatch,
+    OptionalInt relayerWorkers,
+    OptionalInt claimBatch,
+    int sweepBatch,
+    List<Long> backlogSizes,
+    long backlogRows,
     Duration timeout,
     Path out,
     Optional<Path> docs,
@@ -88,6 +98,12 @@ public record BenchOptions(
           "  --producers N             producer threads in steady-state measurements (4)",
           "  --peer-workers N          the peer's executor threads (4)",
           "  --peer-flush-batch N      the peer's flushBatchSize (4096, its default)",
+          "  --relayer-workers N       Relayer's direct-dispatch workers (its default, 2)",
+          "  --claim-batch N           Relayer's direct-dispatch claimBatchSize (its default, 500)",
+          "  --sweep-batch N           Relayer's sweeper batchSize in sweeper burn-downs (100)",
+          "  --backlog-sizes LIST      rows already waiting, backlog scaling",
+          "                            (100000,1000000,10000000 / 1000,10000)",
+          "  --backlog-rows N          rows timed on top of each backlog (100000 / 1000)",
           "  --timeout S               longest burn-down before it is cut short (600 / 60)",
           "  --out FILE                report file (benchmarks.md)",
           "  --docs FILE               also replace the results section of FILE",
@@ -144,6 +160,13 @@ public record BenchOptions(
             o.integer("--producers", 4, 1),
             o.integer("--peer-workers", 4, 1),
             o.integer("--peer-flush-batch", 4096, 1),
+            o.optionalInteger("--relayer-workers", 1),
+            o.optionalInteger("--claim-batch", 1),
+            o.integer("--sweep-batch", 100, 1),
+            o.longList(
+                "--backlog-sizes",
+                quick ? List.of(1_000L, 10_000L) : List.of(100_000L, 1_000_000L, 10_000_000L)),
+            o.longValue("--backlog-rows", quick ? 1_000 : 100_000, 1),
             o.seconds("--timeout", quick ? 60.0 : 600.0),
             Path.of(values.getOrDefault("--out", "benchmarks.md")),
             Optional.ofNullable(values.get("--docs")).map(Path::of),
@@ -218,6 +241,33 @@ public record BenchOptions(
         throw new IllegalArgumentException(name + " must be more than 0 seconds, not " + raw);
       }
       return Duration.ofNanos(Math.round(value * 1e9));
+    }
+
+    OptionalInt optionalInteger(String name, int min) {
+      return values.containsKey(name)
+          ? OptionalInt.of(integer(name, min, min))
+          : OptionalInt.empty();
+    }
+
+    List<Long> longList(String name, List<Long> fallback) {
+      String raw = take(name);
+      if (raw == null) {
+        return fallback;
+      }
+      List<Long> result = new ArrayList<>();
+      for (String part : raw.replace("_", "").split(",")) {
+        try {
+          long value = Long.parseLong(part.trim());
+          if (value < 1) {
+            throw new NumberFormatException();
+          }
+          result.add(value);
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException(
+              name + " must list whole numbers of at least 1, not '" + raw + "'");
+        }
+      }
+      return List.copyOf(result);
     }
 
     List<Integer> list(String name, List<Integer> fallback) {

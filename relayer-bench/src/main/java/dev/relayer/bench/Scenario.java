@@ -2,6 +2,7 @@ package dev.relayer.bench;
 
 import dev.relayer.bench.report.Ratio;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One benchmark scenario. The harness runs every selected scenario once per repetition, interleaved
@@ -30,5 +31,13 @@ public interface Scenario {
   /** Ratios of this scenario's figures to other figures of the same repetition. */
   default List<Ratio> ratios() {
     return List.of();
+  }
+
+  /**
+   * Targets for figures of this scenario that are absolute rather than ratios, by full key (for
+   * example {@code steady.at50.p50} → {@code ≤ 2 ms}), shown beside the figures.
+   */
+  default Map<String, String> targets() {
+    return Map.of();
   }
 }

@@ -2,11 +2,15 @@ package dev.relayer.bench;
 
 import dev.relayer.bench.anchor.AnchorScenario;
 import dev.relayer.bench.peer.PeerScenario;
+import dev.relayer.bench.relayer.BacklogScenario;
+import dev.relayer.bench.relayer.BurnDownScenario;
+import dev.relayer.bench.relayer.EnqueueOverheadScenario;
+import dev.relayer.bench.relayer.SteadyStateScenario;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * Every scenario the harness knows, in report order, and the ones issue 7 defines that are not
@@ -18,7 +22,7 @@ import java.util.function.Supplier;
 final class ScenarioCatalog {
 
   /** Scenario factories by id, in report order. */
-  static final Map<String, Supplier<Scenario>> AVAILABLE = available();
+  static final Map<String, Function<BenchOptions, Scenario>> AVAILABLE = available();
 
   /** Scenarios of issue 7 without an implementation yet, with the reason. */
   static final Map<String, String> PENDING = pending();
@@ -29,15 +33,15 @@ final class ScenarioCatalog {
    * The scenarios named by {@code ids} ({@code all} = every available one), or an {@link
    * IllegalArgumentException} naming an unknown id.
    */
-  static List<Scenario> select(List<String> ids) {
+  static List<Scenario> select(List<String> ids, BenchOptions options) {
     List<Scenario> selected = new ArrayList<>();
     for (String id : ids) {
       if (id.equals("all")) {
-        for (Supplier<Scenario> s : AVAILABLE.values()) {
-          selected.add(s.get());
+        for (Function<BenchOptions, Scenario> s : AVAILABLE.values()) {
+          selected.add(s.apply(options));
         }
       } else if (AVAILABLE.containsKey(id)) {
-        selected.add(AVAILABLE.get(id).get());
+        selected.add(AVAILABLE.get(id).apply(options));
       } else if (PENDING.containsKey(id)) {
         throw new IllegalArgumentException(
             "scenario '" + id + "' is not built yet: " + PENDING.get(id));
@@ -53,20 +57,23 @@ final class ScenarioCatalog {
     return selected;
   }
 
-  private static Map<String, Supplier<Scenario>> available() {
-    Map<String, Supplier<Scenario>> scenarios = new LinkedHashMap<>();
-    scenarios.put(AnchorScenario.ID, AnchorScenario::new);
-    scenarios.put(PeerScenario.ID, PeerScenario::new);
+  private static Map<String, Function<BenchOptions, Scenario>> available() {
+    Map<String, Function<BenchOptions, Scenario>> scenarios = new LinkedHashMap<>();
+    scenarios.put(AnchorScenario.ID, o -> new AnchorScenario());
+    scenarios.put(EnqueueOverheadScenario.ID, EnqueueOverheadScenario::new);
+    scenarios.put(BurnDownScenario.ID, o -> new BurnDownScenario());
+    scenarios.put(SteadyStateScenario.ID, o -> new SteadyStateScenario());
+    scenarios.put(BacklogScenario.ID, BacklogScenario::new);
+    scenarios.put(PeerScenario.ID, o -> new PeerScenario());
     return scenarios;
   }
 
   private static Map<String, String> pending() {
-    String missing = "needs relayer-store and relayer-dispatch, which have not landed yet";
     Map<String, String> pending = new LinkedHashMap<>();
-    pending.put("enqueue", "2. enqueue overhead; " + missing);
-    pending.put("burndown", "3. burn-down by direct dispatch and by the sweeper; " + missing);
-    pending.put("steady", "4. steady state with commit-to-send latency; " + missing);
-    pending.put("backlog", "5. backlog scaling; " + missing);
+    pending.put(
+        "ordered lanes",
+        "1, 100 and 10,000 keys, commit-to-send with wake-ups; waits for ordered lane dispatch");
+    pending.put("brokers", "one scenario per broker; waits for the transports to land on main");
     return pending;
   }
 }

@@ -34,6 +34,20 @@ public final class ClosedLoopTimer {
    */
   public record Timing(Histogram micros, double callsPerSecond) {
 
+    /** This timing and {@code other} together, as if one window had held both. */
+    public Timing plus(Timing other) {
+      Histogram sum = micros.copy();
+      sum.add(other.micros);
+      double seconds =
+          micros.getTotalCount() / nonZero(callsPerSecond)
+              + other.micros.getTotalCount() / nonZero(other.callsPerSecond);
+      return new Timing(sum, seconds == 0 ? 0 : sum.getTotalCount() / seconds);
+    }
+
+    private static double nonZero(double rate) {
+      return rate == 0 ? Double.POSITIVE_INFINITY : rate;
+    }
+
     /** The duration at {@code percentile}, in ms. */
     public double millisAt(double percentile) {
       return micros.getTotalCount() == 0

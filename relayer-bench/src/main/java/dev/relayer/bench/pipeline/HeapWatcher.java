@@ -56,6 +56,17 @@ public final class HeapWatcher implements AutoCloseable {
     return maxAfterGc.get() / (1024.0 * 1024.0);
   }
 
+  /**
+   * Collects garbage now (while the system under test is still running, so its live data counts)
+   * and returns the largest heap occupancy after a collection, this one included, in MiB.
+   */
+  public double finish() {
+    System.gc();
+    long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    maxAfterGc.accumulateAndGet(used, Math::max);
+    return maxAfterGcMiB();
+  }
+
   /** Collections seen so far. */
   public int collections() {
     return collections.get();

@@ -106,9 +106,11 @@ public final class MarkdownReport {
     md.append("### ").append(scenario.title()).append("\n\n");
     md.append(scenario.description()).append("\n\n");
     List<Results.Series> series = results.series(scenario.id());
+    Map<String, String> targets = scenario.targets();
     if (!series.isEmpty()) {
-      md.append("| measurement | unit | median | range | per repetition |\n");
-      md.append("|---|---|---:|---:|---|\n");
+      md.append("| measurement | unit | median | range | per repetition |");
+      md.append(targets.isEmpty() ? "\n" : " target |\n");
+      md.append("|---|---|---:|---:|---|").append(targets.isEmpty() ? "\n" : "---|\n");
       for (Results.Series s : series) {
         List<Double> values = s.values();
         Summary summary = Summary.of(values);
@@ -124,7 +126,11 @@ public final class MarkdownReport {
             .append(Format.number(summary.max()))
             .append(" | ")
             .append(values.stream().map(Format::number).collect(Collectors.joining(", ")))
-            .append(" |\n");
+            .append(" |");
+        if (!targets.isEmpty()) {
+          md.append(' ').append(targets.getOrDefault(s.key(), "")).append(" |");
+        }
+        md.append('\n');
       }
       md.append('\n');
     }

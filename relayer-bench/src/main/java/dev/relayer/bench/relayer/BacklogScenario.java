@@ -1,0 +1,101 @@
+package dev.relayer.bench.relayer;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.relayer.bench.BenchOptions;
+import dev.relayer.bench.Format;
+import dev.relayer.bench.Scenario;
+import dev.relayer.bench.ScenarioContext;
+import dev.relayer.bench.db.OutboxRows;
+import dev.relayer.bench.db.ScenarioDatabase;
+import dev.relayer.bench.report.Ratio;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Scenario 5, backlog scaling: with each of {@code --backlog-sizes} rows waiting, the rate of
+ * draining {@code --backlog-rows} of them, by the sweeper (the lowest ids: it walks the table from
+ * the start) and by direct dispatch (the highest ids, claimed by id).
+ */
+public final class BacklogScenario implements Scenario {
+
+  /** Scenario id. */
+  public static final String ID = "backlog";
+
+  private final BenchOptions options;
+
+  public BacklogScenario(BenchOptions options) {
+    this.options = options;
+  }
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String title() {
+    return "5. Backlog scaling";
+  }
+
+  @Override
+  public String description() {
+    return "For each backlog size, a fresh table is loaded with that many rows and settled;"
+        + " then `--backlog-rows` of them are drained by the sweeper alone (set up as in"
+        + " scenario 3; it takes the lowest ids), then `--backlog-rows` more by direct dispatch"
+        + " (the highest ids). The cost per message must not grow with the rows waiting"
+        + " behind it.";
+  }
+
+  @Override
+  public List<Ratio> ratios() {
+    List<Long> sizes = new ArrayList<>(options.backlogSizes());
+    if (sizes.size() < 2) {
+      return List.of();
+    }
+    long small = Collections.min(sizes);
+    long large = Collections.max(sizes);
+    String pair = Format.number(large) + " / " + Format.number(small) + " waiting";
+    return List.of(
+        new Ratio(
+            "sweeper rate, " + pair,
+            ID + "." + key(large) + ".sweeper.msgs",
+            ID + "." + key(small) + ".sweeper.msgs",
+            "≥ 0.9"),
+        new Ratio(
+            "direct rate, " + pair,
+            ID + "." + key(large) + ".direct.msgs",
+            ID + "." + key(small) + ".direct.msgs",
+            "≥ 0.9"));
+  }
+
+  @Override
+  public void run(ScenarioContext context) throws Exception {
+    ScenarioDatabase db = context.database();
+    BenchOptions o = context.options();
+    db.installRelayerSchema();
+    HikariDataSource pool = db.pool("relayer", o.poolSize());
+    for (long size : o.backlogSizes()) {
+      long rows = Math.min(o.backlogRows(), size / 2);
+      db.execute("TRUNCATE " + OutboxRows.TABLE);
+      OutboxRows.insertPending(db, size);
+      IdRange range = IdRange.of(db);
+      String waiting = Format.number(size) + " waiting";
+      BurnDownScenario.drainSweeper(
+          context, pool, rows, key(size) + ".sweeper", "sweeper, " + waiting);
+      BurnDownScenario.drainDirect(
+          context, db, pool, range, rows, key(size) + ".direct", "direct, " + waiting);
+      if (rows < o.backlogRows()) {
+        context.note(
+            waiting
+                + ": "
+                + rows
+                + " rows timed per path (half the backlog, less than --backlog-rows)");
+      }
+    }
+  }
+
+  private static String key(long size) {
+    return "b" + size;
+  }
+}
