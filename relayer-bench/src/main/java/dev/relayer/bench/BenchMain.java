@@ -112,7 +112,9 @@ public final class BenchMain {
     try (ScenarioDatabase db = ScenarioDatabase.create(server, scenario.id())) {
       ScenarioContext context = new ScenarioContext(scenario, options, db, rep, results, pgbench);
       context.progress("database " + db.name());
+      long start = System.nanoTime();
       scenario.run(context);
+      context.progress(String.format("done in %.1f s", (System.nanoTime() - start) / 1e9));
       return true;
     } catch (Exception e) {
       results.note(scenario.id(), "repetition " + (rep + 1) + " failed: " + e);
