@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
 
 /**
  * A fresh database for one run of one scenario, created with {@code CREATE DATABASE} and dropped
@@ -22,6 +24,7 @@ public final class ScenarioDatabase implements AutoCloseable {
   private final PgServer server;
   private final String name;
   private final List<HikariDataSource> pools = new ArrayList<>();
+  private final AtomicLong commits = new AtomicLong();
   private boolean closed;
 
   private ScenarioDatabase(PgServer server, String name) {
@@ -106,7 +109,7 @@ public final class ScenarioDatabase implements AutoCloseable {
   /**
    * A HikariCP pool of exactly {@code size} connections on this database, closed with the database.
    */
-  public synchronized HikariDataSource pool(String poolName, int size) {
+  public synchronized DataSource pool(String poolName, int size) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url());
     config.setPoolName(poolName);
@@ -115,7 +118,12 @@ public final class ScenarioDatabase implements AutoCloseable {
     config.setConnectionTimeout(60_000);
     HikariDataSource pool = new HikariDataSource(config);
     pools.add(pool);
-    return pool;
+    return new CommitCountingDataSource(pool, commits);
+  }
+
+  /** Commits made so far through this database's pools. */
+  public long commits() {
+    return commits.get();
   }
 
   /** Closes the pools and drops the database, ending connections still open to it. */

@@ -1,7 +1,6 @@
 package dev.relayer.bench.peer;
 
 import com.gruelbox.transactionoutbox.TransactionOutbox;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.bench.BenchOptions;
 import dev.relayer.bench.Scenario;
 import dev.relayer.bench.ScenarioContext;
@@ -15,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
 import java.util.Properties;
+import javax.sql.DataSource;
 
 /**
  * Scenario 6, the peer: com.gruelbox:transactionoutbox-core over the same PostgreSQL, pool size and
@@ -81,7 +81,7 @@ public final class PeerScenario implements Scenario {
   public void run(ScenarioContext context) throws Exception {
     ScenarioDatabase db = context.database();
     BenchOptions o = context.options();
-    HikariDataSource pool = db.pool("peer", o.poolSize());
+    DataSource pool = db.pool("peer", o.poolSize());
 
     DeliveryProbe burnDownProbe = new DeliveryProbe();
     PeerOutbox.preload(db, pool, o.rows());

@@ -16,7 +16,8 @@ public final class BurnDownDriver {
           + " until its sink has seen every row (bounded by `--timeout`). Heap is the largest"
           + " heap occupancy after a garbage collection during the burn-down (the JVM runs"
           + " with `-Xmx1g` under `bench/run`), including a collection forced at the end while the system"
-          + " still runs.";
+          + " still runs. *Commits per message* counts `Connection.commit()` calls on the"
+          + " system's pool (with `synchronous_commit = on` each waits for a WAL flush).";
 
   private BurnDownDriver() {}
 
@@ -35,6 +36,7 @@ public final class BurnDownDriver {
       long rows)
       throws Exception {
     long baseline = probe.deliveredCount();
+    long commits0 = context.database().commits();
     long timeout = context.options().timeout().toNanos();
     try (HeapWatcher heap = HeapWatcher.start()) {
       long start = System.nanoTime();
@@ -52,7 +54,13 @@ public final class BurnDownDriver {
       } else {
         seconds = (end - start) / 1e9;
       }
+      long commits = context.database().commits() - commits0;
       context.record(key + ".msgs", label, "msgs/s", Math.min(delivered, rows) / seconds);
+      context.record(
+          key + ".commits",
+          label + ": commits per message",
+          "commits",
+          delivered == 0 ? Double.NaN : (double) commits / delivered);
       context.record(key + ".heap", label + ": heap after GC, max", "MiB", heap.finish());
     }
   }

@@ -114,10 +114,12 @@ public final class SteadyStateDriver {
       sleep(options.warmup().toNanos());
       long committed0 = probe.committedCount();
       long delivered0 = probe.deliveredCount();
+      long commits0 = context.database().commits();
       long t0 = System.nanoTime();
       sleep(options.window().toNanos());
       long committed1 = probe.committedCount();
       long delivered1 = probe.deliveredCount();
+      long commits1 = context.database().commits();
       double seconds = (System.nanoTime() - t0) / 1e9;
       stop.set(true);
       for (Future<?> producer : producers) {
@@ -126,7 +128,17 @@ public final class SteadyStateDriver {
       double committedRate = (committed1 - committed0) / seconds;
       double deliveredRate = (delivered1 - delivered0) / seconds;
       context.record(
-          key + ".capacity.committed", label + ": commits at saturation", "msgs/s", committedRate);
+          key + ".capacity.committed",
+          label + ": messages committed at saturation",
+          "msgs/s",
+          committedRate);
+      context.record(
+          key + ".capacity.commits",
+          label + ": database commits per message at saturation",
+          "commits",
+          committed1 == committed0
+              ? Double.NaN
+              : (double) (commits1 - commits0) / (committed1 - committed0));
       long total = probe.committedCount();
       if (probe.awaitDelivered(total, options.timeout().toNanos()) < 0) {
         context.note(
@@ -181,9 +193,11 @@ public final class SteadyStateDriver {
       }
       sleep(start + options.warmup().toNanos() - System.nanoTime());
       long from = nextSeq.get();
+      long commits0 = context.database().commits();
       long t0 = System.nanoTime();
       sleep(options.window().toNanos());
       long to = Math.min(nextSeq.get(), capacity);
+      long commits = context.database().commits() - commits0;
       double seconds = (System.nanoTime() - t0) / 1e9;
       long backlog = probe.committedCount() - probe.deliveredCount();
       stop.set(true);
@@ -206,6 +220,11 @@ public final class SteadyStateDriver {
           at + ": commit-to-send p99",
           "ms",
           latencies.millisAt(99));
+      context.record(
+          key + ".at" + percent + ".commits",
+          at + ": database commits per message",
+          "commits",
+          to == from ? Double.NaN : (double) commits / (to - from));
       context.record(
           key + ".at" + percent + ".backlog",
           at + ": backlog when the window closed",

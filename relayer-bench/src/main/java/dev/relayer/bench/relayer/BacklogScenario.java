@@ -1,6 +1,5 @@
 package dev.relayer.bench.relayer;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.bench.BenchOptions;
 import dev.relayer.bench.Format;
 import dev.relayer.bench.Scenario;
@@ -11,6 +10,7 @@ import dev.relayer.bench.report.Ratio;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import javax.sql.DataSource;
 
 /**
  * Scenario 5, backlog scaling: with each of {@code --backlog-sizes} rows waiting, the rate of
@@ -74,7 +74,7 @@ public final class BacklogScenario implements Scenario {
     ScenarioDatabase db = context.database();
     BenchOptions o = context.options();
     db.installRelayerSchema();
-    HikariDataSource pool = db.pool("relayer", o.poolSize());
+    DataSource pool = db.pool("relayer", o.poolSize());
     for (long size : o.backlogSizes()) {
       long rows = Math.min(o.backlogRows(), size / 2);
       db.execute("TRUNCATE " + OutboxRows.TABLE);

@@ -1,6 +1,5 @@
 package dev.relayer.bench.relayer;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.bench.BenchOptions;
 import dev.relayer.bench.Scenario;
 import dev.relayer.bench.ScenarioContext;
@@ -13,6 +12,7 @@ import dev.relayer.bench.pipeline.DeliveryProbe;
 import dev.relayer.bench.report.Ratio;
 import dev.relayer.dispatch.DispatchOptions;
 import java.util.List;
+import javax.sql.DataSource;
 
 /**
  * Scenario 3, burn-down: {@code --rows} unordered rows waiting, drained once by direct dispatch and
@@ -85,7 +85,7 @@ public final class BurnDownScenario implements Scenario {
     ScenarioDatabase db = context.database();
     BenchOptions o = context.options();
     db.installRelayerSchema();
-    HikariDataSource pool = db.pool("relayer", o.poolSize());
+    DataSource pool = db.pool("relayer", o.poolSize());
     direct(context, db, pool, o.rows(), "direct", "Relayer burn-down, direct dispatch");
     db.execute("TRUNCATE " + OutboxRows.TABLE);
     sweeper(context, db, pool, o.rows(), "sweeper", "Relayer burn-down, sweeper alone");
@@ -95,7 +95,7 @@ public final class BurnDownScenario implements Scenario {
   static void direct(
       ScenarioContext context,
       ScenarioDatabase db,
-      HikariDataSource pool,
+      DataSource pool,
       long rows,
       String key,
       String label)
@@ -108,7 +108,7 @@ public final class BurnDownScenario implements Scenario {
   static void drainDirect(
       ScenarioContext context,
       ScenarioDatabase db,
-      HikariDataSource pool,
+      DataSource pool,
       IdRange range,
       long rows,
       String key,
@@ -127,7 +127,7 @@ public final class BurnDownScenario implements Scenario {
   static void sweeper(
       ScenarioContext context,
       ScenarioDatabase db,
-      HikariDataSource pool,
+      DataSource pool,
       long rows,
       String key,
       String label)
@@ -138,7 +138,7 @@ public final class BurnDownScenario implements Scenario {
 
   /** Drains the first {@code rows} rows by the sweeper alone. */
   static void drainSweeper(
-      ScenarioContext context, HikariDataSource pool, long rows, String key, String label)
+      ScenarioContext context, DataSource pool, long rows, String key, String label)
       throws Exception {
     DeliveryProbe probe = new DeliveryProbe();
     try (RelayerRig rig = RelayerRig.idle(pool, probe, context.options())) {

@@ -1,6 +1,5 @@
 package dev.relayer.bench.relayer;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.bench.BenchOptions;
 import dev.relayer.bench.Scenario;
 import dev.relayer.bench.ScenarioContext;
@@ -18,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -113,7 +113,7 @@ public final class EnqueueOverheadScenario implements Scenario {
         "CREATE TABLE bench_orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
             + " customer_id bigint NOT NULL, amount numeric(12, 2) NOT NULL,"
             + " created_at timestamptz NOT NULL DEFAULT now())");
-    HikariDataSource pool = db.pool("relayer", o.poolSize());
+    DataSource pool = db.pool("relayer", o.poolSize());
     try (RelayerRig rig = RelayerRig.forEnqueue(pool, o)) {
       DSLContext app = rig.app();
       RelayerStore store = rig.store();

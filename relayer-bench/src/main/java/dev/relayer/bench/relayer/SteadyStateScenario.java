@@ -1,6 +1,5 @@
 package dev.relayer.bench.relayer;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.bench.BenchOptions;
 import dev.relayer.bench.Scenario;
 import dev.relayer.bench.ScenarioContext;
@@ -13,6 +12,7 @@ import dev.relayer.dispatch.DispatchOptions;
 import dev.relayer.dispatch.MaintenanceOptions;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
 
 /**
  * Scenario 4, steady state: producers commit one message per transaction at a fixed rate while
@@ -69,7 +69,7 @@ public final class SteadyStateScenario implements Scenario {
   public void run(ScenarioContext context) throws Exception {
     BenchOptions o = context.options();
     context.database().installRelayerSchema();
-    HikariDataSource pool = context.database().pool("relayer", o.poolSize());
+    DataSource pool = context.database().pool("relayer", o.poolSize());
     DeliveryProbe probe = new DeliveryProbe();
     try (RelayerRig rig =
         RelayerRig.started(pool, probe, o, DispatchOptions.defaults().queueCapacity())) {
