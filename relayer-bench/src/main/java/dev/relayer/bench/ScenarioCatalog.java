@@ -13,8 +13,8 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Every scenario the harness knows, in report order, and the ones issue 7 defines that are not
- * built yet.
+ * Every scenario the harness knows, in report order, and the planned ones that are not built yet
+ * (listed in the report so that a reader sees what was not measured).
  *
  * <p>To add a scenario, implement {@link Scenario} and add it to {@link #AVAILABLE}; remove its
  * entry from {@link #PENDING}.
@@ -24,7 +24,7 @@ final class ScenarioCatalog {
   /** Scenario factories by id, in report order. */
   static final Map<String, Function<BenchOptions, Scenario>> AVAILABLE = available();
 
-  /** Scenarios of issue 7 without an implementation yet, with the reason. */
+  /** Planned scenarios without an implementation yet, with the reason. */
   static final Map<String, String> PENDING = pending();
 
   private ScenarioCatalog() {}

@@ -32,35 +32,19 @@
  *       scenario 6 (transaction-outbox).
  * </ul>
  *
- * <h2>Adding Relayer's scenarios (2–5)</h2>
+ * <h2>Relayer's scenarios</h2>
  *
- * Each is a {@link dev.relayer.bench.Scenario} in its own package, registered in {@code
- * ScenarioCatalog} (and removed from its pending list):
+ * {@link dev.relayer.bench.relayer} holds scenarios 2–5. {@code RelayerRig} assembles Relayer as an
+ * application would (store, jOOQ {@code DSLContext} over the scenario's pool, dispatcher with the
+ * after-commit listener, maintenance) with the no-op {@link
+ * dev.relayer.bench.relayer.ProbeTransport}, which reports every accepted message to the probe.
  *
- * <ul>
- *   <li><b>enqueue</b> (2): a jOOQ {@code DSLContext} over {@link
- *       dev.relayer.bench.db.ScenarioDatabase#pool}; at each of {@code --clients} threads, time a
- *       transaction with one business insert plus {@code RelayerStore} enqueue of 1 and of 10
- *       {@link dev.relayer.bench.Payload} messages, and the same transaction without the enqueue
- *       (HdrHistogram); record added p50/p99 and msgs/s; ratios to {@code
- *       anchor.enqueue10.c<n>.msgs}.
- *   <li><b>burndown</b> (3): {@link dev.relayer.bench.db.OutboxRows#insertPending} loads the rows
- *       (the table comes from {@link dev.relayer.bench.db.ScenarioDatabase#installRelayerSchema});
- *       a {@code DrainingSystem} whose {@code startDraining} hands all ids to the direct dispatcher
- *       ({@code afterCommit(ids)}), and one that starts only the maintenance sweeper (recovery
- *       delay 0), both with the testkit's in-memory transport wrapped so that every accepted
- *       message calls {@link dev.relayer.bench.pipeline.DeliveryProbe#delivered}; {@link
- *       dev.relayer.bench.pipeline.BurnDownDriver#run}; ratios to {@code anchor.drain.msgs} and
- *       {@code peer.burndown.msgs}.
- *   <li><b>steady</b> (4): a {@code ProducingSystem} whose {@code produce(seq)} enqueues one
- *       message carrying {@code seq} (for example in a header) in a jOOQ transaction, with a {@code
- *       TransactionListener} placed before Relayer's that calls {@link
- *       dev.relayer.bench.pipeline.DeliveryProbe#committed} on {@code commitEnd}; the direct
- *       dispatcher and maintenance running; {@link
- *       dev.relayer.bench.pipeline.SteadyStateDriver#run}; ratios to {@code anchor.combined.msgs}
- *       and {@code peer.steady.capacity.msgs}.
- *   <li><b>backlog</b> (5): the sweeper or direct burn-down of a fixed number of rows on top of
- *       100k, 1M and 10M waiting rows (sizes from options), ratio of the largest to the smallest.
- * </ul>
+ * <h2>Adding a scenario</h2>
+ *
+ * Implement {@link dev.relayer.bench.Scenario} in a package of its own, reuse the drivers where a
+ * whole pipeline is measured, name the anchors it is compared with in {@link
+ * dev.relayer.bench.Scenario#ratios()}, register it in {@code ScenarioCatalog} and drop it from the
+ * catalog's pending list. Ordered lanes (1, 100 and 10,000 keys; commit-to-send with wake-ups) and
+ * one scenario per broker are the planned ones.
  */
 package dev.relayer.bench;

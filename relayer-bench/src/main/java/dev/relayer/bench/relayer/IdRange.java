@@ -8,8 +8,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * The ids of the rows waiting in the outbox after a bulk load: one session inserted them, so they
- * are the contiguous range {@code first..last}.
+ * The ids of the rows waiting in the outbox after a bulk load: one connection inserted them, so
+ * they are the contiguous range {@code first..last}.
  *
  * @param first lowest id
  * @param last highest id

@@ -9,8 +9,8 @@ import java.util.Objects;
  * @param label what the ratio means, e.g. {@code burn-down / pgbench drain}
  * @param numerator full key ({@code scenario.metric}) of the numerator
  * @param denominator full key of the denominator
- * @param target the target from the issue, e.g. {@code ≥ 0.8}, or empty if the ratio is informative
- *     only
+ * @param target the target the ratio must meet, e.g. {@code ≥ 0.8}, or empty if the ratio is
+ *     informative only
  */
 public record Ratio(String label, String numerator, String denominator, String target) {
 
