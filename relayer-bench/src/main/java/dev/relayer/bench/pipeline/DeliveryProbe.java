@@ -24,11 +24,6 @@ public final class DeliveryProbe {
     window = new Window(capacity);
   }
 
-  /** The capacity of the current window. */
-  public int capacity() {
-    return window.commit.length();
-  }
-
   /** A producer's transaction carrying {@code seq} committed. */
   public void committed(long seq) {
     committed.incrementAndGet();

@@ -84,7 +84,7 @@ public final class BacklogScenario implements Scenario {
       // Direct first: it claims exactly the ids it is fed (the highest). The sweeper, which keeps
       // walking the table until it is stopped, then starts from the lowest ids.
       BurnDownScenario.drainDirect(
-          context, db, pool, range, rows, key(size) + ".direct", "direct, " + waiting);
+          context, pool, range, rows, key(size) + ".direct", "direct, " + waiting);
       BurnDownScenario.drainSweeper(
           context, pool, rows, key(size) + ".sweeper", "sweeper, " + waiting);
       if (rows < o.backlogRows()) {

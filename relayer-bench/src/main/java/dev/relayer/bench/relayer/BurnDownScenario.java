@@ -101,18 +101,12 @@ public final class BurnDownScenario implements Scenario {
       String label)
       throws Exception {
     OutboxRows.insertPending(db, rows);
-    drainDirect(context, db, pool, IdRange.of(db), rows, key, label);
+    drainDirect(context, pool, IdRange.of(db), rows, key, label);
   }
 
   /** Drains the last {@code rows} ids of {@code range} by direct dispatch. */
   static void drainDirect(
-      ScenarioContext context,
-      ScenarioDatabase db,
-      DataSource pool,
-      IdRange range,
-      long rows,
-      String key,
-      String label)
+      ScenarioContext context, DataSource pool, IdRange range, long rows, String key, String label)
       throws Exception {
     int queue = DispatchOptions.defaults().queueCapacity();
     DeliveryProbe probe = new DeliveryProbe();

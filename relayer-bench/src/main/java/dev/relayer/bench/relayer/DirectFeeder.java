@@ -59,10 +59,14 @@ final class DirectFeeder implements DrainingSystem, AutoCloseable {
   }
 
   @Override
-  public synchronized void close() throws InterruptedException {
+  public synchronized void close() {
     stopped = true;
     if (thread != null) {
-      thread.join(10_000);
+      try {
+        thread.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }
