@@ -55,4 +55,8 @@ public final class ProbeTransport implements Transport {
     }
     return results;
   }
+
+  /** Nothing to release. */
+  @Override
+  public void close() {}
 }
