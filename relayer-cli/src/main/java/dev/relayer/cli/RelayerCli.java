@@ -15,8 +15,8 @@ import picocli.CommandLine.IParameterExceptionHandler;
  * [--prefix P]} prints the SQL script that creates Relayer's tables.
  *
  * <p>Standard output carries only the command's result (the script, the usage, the version), so
- * that it can be piped into {@code psql}. Every error is one line on standard error, and nothing
- * is printed on standard output. Both streams are UTF-8, whatever the platform's default.
+ * that it can be piped into {@code psql}. Every error is one line on standard error, and nothing is
+ * printed on standard output. Both streams are UTF-8, whatever the platform's default.
  *
  * <p>Exit codes: {@value #EXIT_OK} success (also for {@code --help} and {@code --version}), {@value
  * #EXIT_FAILURE} failure while running (for example standard output closed), {@value #EXIT_USAGE}
@@ -92,12 +92,7 @@ public final class RelayerCli {
           .getErr()
           .println(
               ErrorLine.of(
-                  command
-                      + ": "
-                      + exception.getMessage()
-                      + " (see '"
-                      + command
-                      + " --help')"));
+                  command + ": " + exception.getMessage() + " (see '" + command + " --help')"));
       return EXIT_USAGE;
     };
   }

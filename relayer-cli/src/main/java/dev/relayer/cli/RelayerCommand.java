@@ -4,8 +4,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ScopeType;
 
 /**
- * {@code relayer}: the top-level command. It does nothing by itself; called without a subcommand
- * it is a usage error. {@code --help} and {@code --version} are inherited by every subcommand.
+ * {@code relayer}: the top-level command. It does nothing by itself; called without a subcommand it
+ * is a usage error. {@code --help} and {@code --version} are inherited by every subcommand.
  */
 @Command(
     name = "relayer",
