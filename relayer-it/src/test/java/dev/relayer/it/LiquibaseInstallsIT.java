@@ -178,6 +178,19 @@ class LiquibaseInstallsIT {
   }
 
   @Test
+  void parameterSetWithoutAValueFailsValidationInsteadOfNamingTablesAfterThePlaceholder()
+      throws SQLException {
+    assertThatThrownBy(
+            () -> update(CHANGELOG_PATH, "relayer.schema", "messaging", "relayer.prefix", null))
+        .isInstanceOf(LiquibaseException.class)
+        .hasMessageContaining("relayer.prefix is '${relayer.prefix}'")
+        .hasMessageContaining("not substituted");
+
+    assertThat(relayerTables()).isEmpty();
+    assertThat(changelogRows()).isEmpty();
+  }
+
+  @Test
   void liquibaseCommandLineAppliesTwoInstallsWithParametersIncludingAnEmptyPrefix()
       throws Exception {
     assertThat(liquibaseCli("-Drelayer.schema=messaging", "-Drelayer.prefix=orders_")).isZero();
