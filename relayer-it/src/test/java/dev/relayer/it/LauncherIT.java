@@ -31,7 +31,8 @@ class LauncherIT {
   void requireBash() throws IOException {
     assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "the launcher is a bash script");
     checkout = Files.createTempDirectory("relayer-launcher");
-    Files.copy(launcher(), checkout.resolve("relayer"));
+    Path copy = Files.copy(launcher(), checkout.resolve("relayer"));
+    Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rwxr-xr-x"));
   }
 
   @AfterEach
@@ -47,6 +48,7 @@ class LauncherIT {
 
   @Test
   void launcherInTheRepositoryRunsTheBuiltJar() throws Exception {
+    CliProcess.jar(); // fails fast instead of letting the launcher start a nested build
     CliProcess ok =
         CliProcess.run(
             List.of(
