@@ -102,19 +102,20 @@ class SchemaCatalogIT {
             p + "outbox | 13 | attempts | integer | t |  |  | 0",
             p + "outbox | 15 | status | text | t |  |  | 'pending'::text",
             p + "outbox | 16 | claim_token | uuid | f |  |  | null",
+            p + "outbox | 18 | parked_at | timestamp with time zone | f |  |  | null",
             p + "outbox_dead | 1 | id | bigint | t |  |  | null",
             p + "outbox_dead | 15 | failed_at | timestamp with time zone | t |  |  | null",
             p + "outbox_dead | 17 | error_fingerprint | text | f |  |  | null",
             p + "inbox | 3 | processed_at | timestamp with time zone | t |  |  | now()",
             p + "leases | 3 | expires_at | timestamp with time zone | t |  |  | null");
-    assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "outbox | ")).hasSize(17);
+    assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "outbox | ")).hasSize(18);
     assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "outbox_dead | ")).hasSize(17);
     assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "inbox | ")).hasSize(3);
     assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "leases | ")).hasSize(3);
 
     List<String> checks =
         catalog.constraints().stream().filter(c -> c.contains(" | c | ")).toList();
-    assertThat(checks).hasSize(11 + 5 + 1);
+    assertThat(checks).hasSize(12 + 5 + 1);
     assertThat(catalog.constraints())
         .contains(
             p

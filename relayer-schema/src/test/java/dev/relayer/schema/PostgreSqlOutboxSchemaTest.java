@@ -33,6 +33,7 @@ class PostgreSqlOutboxSchemaTest {
           "outbox_ordering_check",
           "outbox_attempts_check",
           "outbox_status_check",
+          "outbox_parked_check",
           "outbox_claim_token_check",
           "outbox_claim_check",
           "outbox_dead_pkey",
