@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
@@ -28,6 +29,7 @@ import org.jooq.Query;
 import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /** Every statement on the outbox table. */
 final class OutboxQueries {
@@ -40,6 +42,26 @@ final class OutboxQueries {
 
   static OffsetDateTime utc(Instant instant) {
     return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+  }
+
+  /**
+   * Takes a transaction-scoped advisory lock on ({@code namespace}, key hash) for every ordering
+   * key of {@code messages}, one lock per hash in ascending order so that two writers never
+   * deadlock. Writers of one key then commit in id order.
+   */
+  static void lockKeys(DSLContext dsl, int namespace, List<NewMessage> messages) {
+    TreeSet<Integer> locks = new TreeSet<>();
+    for (NewMessage message : messages) {
+      if (message.ordered()) {
+        locks.add(Lanes.stableHash(message.orderingKey()));
+      }
+    }
+    for (int key : locks) {
+      dsl.select(
+              DSL.function(
+                  "pg_advisory_xact_lock", SQLDataType.OTHER, DSL.val(namespace), DSL.val(key)))
+          .execute();
+    }
   }
 
   /** Inserts the messages in one statement; returns their ids in input order. */
@@ -195,10 +217,14 @@ final class OutboxQueries {
         == 1;
   }
 
-  static List<ParkedKey> parkedKeys(DSLContext dsl, Integer lane) {
+  /** Parked heads, of one lane or ({@code lane} null) all; of one key when {@code key} is set. */
+  static List<ParkedKey> parkedKeys(DSLContext dsl, Integer lane, String key) {
     Condition where = O.STATUS.eq(PARKED);
     if (lane != null) {
       where = where.and(O.LANE.eq(lane));
+    }
+    if (key != null) {
+      where = where.and(O.ORDERING_KEY.eq(key));
     }
     return dsl.select(
             O.ORDERING_KEY, O.LANE, O.ID, O.MESSAGE_ID, O.ATTEMPTS, O.LAST_ERROR, O.PARKED_AT)
