@@ -3,6 +3,7 @@ package dev.relayer.dispatch;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.Lanes;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
@@ -78,6 +79,37 @@ final class DispatchFixture implements AutoCloseable {
         .header("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
         .body(("{\"order\":\"" + destination + "\"}").getBytes(StandardCharsets.UTF_8))
         .build();
+  }
+
+  static NewMessage ordered(String key) {
+    return NewMessage.builder()
+        .transport("memory")
+        .destination("orders")
+        .messageType("OrderChanged")
+        .orderingKey(key)
+        .body(key.getBytes(StandardCharsets.UTF_8))
+        .build();
+  }
+
+  /** {@code count} distinct keys that map to {@code lane} among {@code laneCount} lanes. */
+  static List<String> keysInLane(int lane, int count, int laneCount) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; keys.size() < count; i++) {
+      String key = "customer-" + i;
+      if (Lanes.laneOf(key, laneCount) == lane) {
+        keys.add(key);
+      }
+    }
+    return keys;
+  }
+
+  /** Lane options for tests: short leases, quick reconnects. */
+  static LaneOptions.Builder fastLanes() {
+    return LaneOptions.builder()
+        .pollInterval(Duration.ofMillis(200))
+        .leaseDuration(Duration.ofSeconds(1))
+        .reconnectDelay(Duration.ofMillis(100))
+        .shutdownTimeout(Duration.ofSeconds(5));
   }
 
   int outboxCount() {

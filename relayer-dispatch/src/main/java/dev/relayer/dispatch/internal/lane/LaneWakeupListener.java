@@ -1,5 +1,6 @@
 package dev.relayer.dispatch.internal.lane;
 
+import dev.relayer.dispatch.internal.Durations;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -110,7 +111,7 @@ public final class LaneWakeupListener implements Runnable {
                   + " polling meanwhile)",
               store,
               channel,
-              reconnectDelay,
+              Durations.format(reconnectDelay),
               e);
         } else {
           log.debug("store={} channel={} reconnect failed", store, channel, e);
