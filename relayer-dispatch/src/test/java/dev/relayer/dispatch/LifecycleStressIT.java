@@ -85,4 +85,73 @@ class LifecycleStressIT {
     }
     assertThat(memory.deliveredIds().stream().distinct().count()).isEqualTo(total);
   }
+
+  @Test
+  void laneComponentsSurviveRepeatedStartStopWithWorkInFlight() {
+    InMemoryTransport memory = InMemoryTransport.named("memory");
+    memory.hang(Duration.ofMillis(20));
+    Set<java.util.UUID> written = new java.util.HashSet<>();
+    java.util.Map<String, java.util.List<java.util.UUID>> writtenByKey = new java.util.HashMap<>();
+    for (int round = 0; round < 12; round++) {
+      RelayerDispatcher dispatcher =
+          RelayerDispatcher.builder(fx.store, fx.dsl)
+              .transport(memory)
+              .options(DispatchFixture.fastOptions().build())
+              .build();
+      RelayerLanes lanes =
+          RelayerLanes.builder(dispatcher)
+              .owner("round-" + round)
+              .options(DispatchFixture.fastLanes().listen(round % 2 == 0).build())
+              .build();
+      if (round % 4 == 0) {
+        // Never started: close must be harmless, twice.
+        lanes.close();
+        lanes.close();
+        dispatcher.close();
+        continue;
+      }
+      dispatcher.start();
+      lanes.start();
+      lanes.start();
+      var app = fx.app(dispatcher);
+      for (int i = 0; i < 10; i++) {
+        var message = DispatchFixture.ordered("key-" + (i % 3));
+        app.transaction(tx -> fx.store.enqueue(tx.dsl(), message));
+        written.add(message.messageId());
+        writtenByKey
+            .computeIfAbsent(message.orderingKey(), k -> new java.util.ArrayList<>())
+            .add(message.messageId());
+      }
+      lanes.close();
+      lanes.close();
+      lanes.start(); // start after close does nothing
+      dispatcher.close();
+      assertThat(fx.store.liveLeases(fx.dsl, "")).as("close gave every lease up").isEmpty();
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> relayerThreads().isEmpty());
+
+    memory.behaveNormally();
+    try (RelayerDispatcher dispatcher =
+            RelayerDispatcher.builder(fx.store, fx.dsl)
+                .transport(memory)
+                .options(DispatchFixture.fastOptions().build())
+                .build();
+        RelayerLanes lanes =
+            RelayerLanes.builder(dispatcher).options(DispatchFixture.fastLanes().build()).build()) {
+      lanes.start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> fx.outboxCount() == 0);
+    }
+    assertThat(new java.util.HashSet<>(memory.deliveredIds())).isEqualTo(written);
+    writtenByKey.forEach(
+        (key, ids) ->
+            assertThat(
+                    memory.deliveries().stream()
+                        .filter(d -> key.equals(d.message().orderingKey()))
+                        .map(d -> d.message().messageId())
+                        .distinct()
+                        .toList())
+                .as("first deliveries of %s", key)
+                .containsExactlyElementsOf(ids));
+    await().atMost(Duration.ofSeconds(10)).until(() -> relayerThreads().isEmpty());
+  }
 }
