@@ -5,7 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relayer.testkit.transport.InMemoryTransport;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -90,8 +96,8 @@ class LifecycleStressIT {
   void laneComponentsSurviveRepeatedStartStopWithWorkInFlight() {
     InMemoryTransport memory = InMemoryTransport.named("memory");
     memory.hang(Duration.ofMillis(20));
-    Set<java.util.UUID> written = new java.util.HashSet<>();
-    java.util.Map<String, java.util.List<java.util.UUID>> writtenByKey = new java.util.HashMap<>();
+    Set<UUID> written = new HashSet<>();
+    Map<String, List<UUID>> writtenByKey = new HashMap<>();
     for (int round = 0; round < 12; round++) {
       RelayerDispatcher dispatcher =
           RelayerDispatcher.builder(fx.store, fx.dsl)
@@ -119,7 +125,7 @@ class LifecycleStressIT {
         app.transaction(tx -> fx.store.enqueue(tx.dsl(), message));
         written.add(message.messageId());
         writtenByKey
-            .computeIfAbsent(message.orderingKey(), k -> new java.util.ArrayList<>())
+            .computeIfAbsent(message.orderingKey(), k -> new ArrayList<>())
             .add(message.messageId());
       }
       lanes.close();
@@ -141,7 +147,7 @@ class LifecycleStressIT {
       lanes.start();
       await().atMost(Duration.ofSeconds(30)).until(() -> fx.outboxCount() == 0);
     }
-    assertThat(new java.util.HashSet<>(memory.deliveredIds())).isEqualTo(written);
+    assertThat(new HashSet<>(memory.deliveredIds())).isEqualTo(written);
     writtenByKey.forEach(
         (key, ids) ->
             assertThat(
