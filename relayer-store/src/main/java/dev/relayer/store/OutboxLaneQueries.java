@@ -3,18 +3,14 @@ package dev.relayer.store;
 import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
 import static dev.relayer.store.OutboxQueries.PARKED;
 import static dev.relayer.store.OutboxQueries.PENDING;
-import static dev.relayer.store.OutboxQueries.eligible;
 import static dev.relayer.store.OutboxQueries.utc;
 import static org.jooq.impl.DSL.any;
-import static org.jooq.impl.DSL.denseRank;
-import static org.jooq.impl.DSL.falseCondition;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.firstValue;
 import static org.jooq.impl.DSL.greatest;
 import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.name;
-import static org.jooq.impl.DSL.orderBy;
 import static org.jooq.impl.DSL.partitionBy;
 import static org.jooq.impl.DSL.rowNumber;
 import static org.jooq.impl.DSL.select;
@@ -39,7 +35,9 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record1;
+import org.jooq.Record2;
 import org.jooq.Record3;
+import org.jooq.Select;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
@@ -58,21 +56,23 @@ final class OutboxLaneQueries {
    * The lane claim, one statement:
    *
    * <ol>
-   *   <li>{@code lane_rows}: the lane's pending rows, except keys with a parked row (a parked row
-   *       is always its key's head), each with its position in its key ({@code pos}), whether it is
-   *       eligible, and whether it may share its head's batch (same transport and destination, on a
-   *       batching transport);
-   *   <li>{@code runs}: a running count of rows that stop the key's run ({@code blocked}) and the
-   *       key's head id — a head that is not eligible blocks its whole key;
-   *   <li>{@code ranked}: rows not blocked and within {@code 1 + followers} of their head, keys
-   *       ranked by head id (oldest first);
-   *   <li>{@code candidates}: the rows of the first {@code maxKeys} keys;
+   *   <li>{@code heads}: per key of the lane, its head — the lowest pending id — skipping keys with
+   *       a parked row (a parked row is always its key's head);
+   *   <li>{@code due_heads}: the heads that are eligible (pending, due, no live claim or retry
+   *       hold), oldest first, at most {@code maxKeys};
+   *   <li>{@code candidates}: the heads — and, when followers are asked for, the rows of those keys
+   *       numbered from the head ({@code pos}) up to the first row that is not eligible or may not
+   *       share the head's batch (another transport or destination, or a transport that does not
+   *       keep batch order), at most {@code 1 + followers} per key;
    *   <li>{@code locked}: those rows locked {@code FOR UPDATE SKIP LOCKED}, eligibility checked
    *       again on the current row version;
    *   <li>{@code claimable}: per key, only the unbroken prefix of locked rows — if a head (or any
    *       row) was skipped, nothing after it is claimed;
    *   <li>{@code UPDATE ... RETURNING}: fresh token, expiry, {@code attempts + 1}.
    * </ol>
+   *
+   * <p>Picking heads with a grouped scan keeps the cost at one pass over the lane's pending rows;
+   * only the rows of the chosen keys are numbered.
    */
   static Claim claim(DSLContext dsl, LaneClaim request) {
     UUID token = UUID.randomUUID();
@@ -81,104 +81,85 @@ final class OutboxLaneQueries {
     int lane = request.lane();
 
     RelayerOutbox parked = O.as("parked_row");
-    Condition batching =
-        request.batchingTransports().isEmpty() || request.followers() == 0
-            ? falseCondition()
-            : O.TRANSPORT.eq(any(request.batchingTransports().toArray(String[]::new)));
-    var byKey = partitionBy(O.ORDERING_KEY).orderBy(O.ID);
-    Table<?> laneRows =
-        select(
-                O.ID,
-                O.ORDERING_KEY,
-                rowNumber().over(byKey).as("pos"),
-                field(eligible(now)).as("eligible"),
-                field(
-                        batching
-                            .and(O.TRANSPORT.eq(firstValue(O.TRANSPORT).over(byKey)))
-                            .and(O.DESTINATION.eq(firstValue(O.DESTINATION).over(byKey))))
-                    .as("joins_run"))
-            .from(O)
-            .where(O.LANE.eq(lane))
-            .and(O.STATUS.eq(PENDING))
-            .andNotExists(
-                selectOne()
-                    .from(parked)
-                    .where(parked.LANE.eq(lane))
-                    .and(parked.STATUS.eq(PARKED))
-                    .and(parked.ORDERING_KEY.eq(O.ORDERING_KEY)))
-            .asTable("lane_rows");
-    Field<Long> lrId = laneRows.field(O.ID);
-    Field<String> lrKey = laneRows.field(O.ORDERING_KEY);
-    Field<Integer> lrPos = laneRows.field("pos", Integer.class);
-    Field<Boolean> lrEligible = laneRows.field("eligible", Boolean.class);
-    Field<Boolean> lrJoins = laneRows.field("joins_run", Boolean.class);
+    CommonTableExpression<Record2<String, Long>> heads =
+        name("heads")
+            .fields("ordering_key", "head_id")
+            .as(
+                select(O.ORDERING_KEY, min(O.ID))
+                    .from(O)
+                    .where(O.LANE.eq(lane))
+                    .and(O.STATUS.eq(PENDING))
+                    .andNotExists(
+                        selectOne()
+                            .from(parked)
+                            .where(parked.LANE.eq(lane))
+                            .and(parked.STATUS.eq(PARKED))
+                            .and(parked.ORDERING_KEY.eq(O.ORDERING_KEY)))
+                    .groupBy(O.ORDERING_KEY));
+    Field<String> hKey = heads.field("ordering_key", String.class);
+    Field<Long> hHead = heads.field("head_id", Long.class);
+    CommonTableExpression<Record2<String, Long>> dueHeads =
+        name("due_heads")
+            .fields("ordering_key", "head_id")
+            .as(
+                select(hKey, hHead)
+                    .from(heads)
+                    .join(O)
+                    .on(O.ID.eq(hHead))
+                    .where(OutboxQueries.eligible(O, now))
+                    .orderBy(hHead)
+                    .limit(request.maxKeys()));
+    Field<String> dKey = dueHeads.field("ordering_key", String.class);
+    Field<Long> dHead = dueHeads.field("head_id", Long.class);
 
-    Field<Integer> stops =
-        when(lrEligible.isTrue().and(lrPos.eq(1).or(lrJoins.isTrue())), inline(0))
-            .otherwise(inline(1));
-    Table<?> runs =
-        select(
-                lrId,
-                lrKey,
-                lrPos,
-                sum(stops).over(partitionBy(lrKey).orderBy(lrId)).as("blocked"),
-                min(lrId).over(partitionBy(lrKey)).as("head_id"))
-            .from(laneRows)
-            .asTable("runs");
-    Field<Long> rId = runs.field(lrId);
-    Field<String> rKey = runs.field(lrKey);
-    Field<Integer> rPos = runs.field(lrPos);
-    Field<BigDecimal> rBlocked = runs.field("blocked", BigDecimal.class);
-    Field<Long> rHead = runs.field("head_id", Long.class);
-
-    Table<?> ranked =
-        select(rId, rKey, rPos, denseRank().over(orderBy(rHead)).as("key_rank"))
-            .from(runs)
-            .where(rBlocked.eq(BigDecimal.ZERO))
-            .and(rPos.le(1 + request.followers()))
-            .asTable("ranked");
     CommonTableExpression<Record3<Long, String, Integer>> candidates =
         name("candidates")
             .fields("id", "ordering_key", "pos")
             .as(
-                select(ranked.field(rId), ranked.field(rKey), ranked.field(rPos))
-                    .from(ranked)
-                    .where(ranked.field("key_rank", Integer.class).le(request.maxKeys())));
+                request.followers() == 0 || request.batchingTransports().isEmpty()
+                    ? select(dHead, dKey, inline(1)).from(dueHeads)
+                    : runs(lane, now, request, dueHeads, dKey, dHead));
     Field<Long> cId = candidates.field("id", Long.class);
     Field<String> cKey = candidates.field("ordering_key", String.class);
     Field<Integer> cPos = candidates.field("pos", Integer.class);
 
-    CommonTableExpression<Record1<Long>> locked =
+    RelayerOutbox lockable = O.as("lockable");
+    CommonTableExpression<Record3<Long, String, Integer>> locked =
         name("locked")
-            .fields("id")
+            .fields("id", "ordering_key", "pos")
             .as(
-                select(O.ID)
-                    .from(O)
-                    .where(O.ID.in(select(cId).from(candidates)))
-                    .and(O.LANE.eq(lane))
-                    .and(eligible(now))
+                select(lockable.ID, cKey, cPos)
+                    .from(candidates)
+                    .join(lockable)
+                    .on(lockable.ID.eq(cId))
+                    .where(lockable.LANE.eq(lane))
+                    .and(OutboxQueries.eligible(lockable, now))
                     .forUpdate()
+                    .of(lockable)
                     .skipLocked());
-    Field<Long> lockedId = locked.field("id", Long.class);
-
+    Field<Long> lId = locked.field("id", Long.class);
+    Field<Integer> lPos = locked.field("pos", Integer.class);
     Table<?> lockedRuns =
-        select(cId, cPos, rowNumber().over(partitionBy(cKey).orderBy(cPos)).as("rank_in_key"))
-            .from(candidates)
-            .join(locked)
-            .on(lockedId.eq(cId))
+        select(
+                lId,
+                lPos,
+                rowNumber()
+                    .over(partitionBy(locked.field("ordering_key", String.class)).orderBy(lPos))
+                    .as("rank_in_key"))
+            .from(locked)
             .asTable("locked_runs");
     CommonTableExpression<Record1<Long>> claimable =
         name("claimable")
             .fields("id")
             .as(
-                select(lockedRuns.field(cId))
+                select(lockedRuns.field(lId))
                     .from(lockedRuns)
                     .where(
-                        lockedRuns.field("rank_in_key", Integer.class).eq(lockedRuns.field(cPos))));
+                        lockedRuns.field("rank_in_key", Integer.class).eq(lockedRuns.field(lPos))));
     Field<Long> claimableId = claimable.field("id", Long.class);
 
     List<ClaimedMessage> claimed =
-        dsl.with(candidates, locked, claimable)
+        dsl.with(heads, dueHeads, candidates, locked, claimable)
             .update(O)
             .set(O.CLAIM_TOKEN, token)
             .set(O.CLAIM_EXPIRES_AT, utc(expiresAt))
@@ -191,6 +172,58 @@ final class OutboxLaneQueries {
     List<ClaimedMessage> ordered = new ArrayList<>(claimed);
     ordered.sort(Comparator.comparingLong(ClaimedMessage::id));
     return new Claim(token, expiresAt, ordered);
+  }
+
+  /**
+   * The rows of the chosen keys from the head on, numbered, up to the first row that stops the run,
+   * at most {@code 1 + followers} per key.
+   */
+  private static Select<Record3<Long, String, Integer>> runs(
+      int lane,
+      OffsetDateTime now,
+      LaneClaim request,
+      Table<?> dueHeads,
+      Field<String> dKey,
+      Field<Long> dHead) {
+    Condition batching = O.TRANSPORT.eq(any(request.batchingTransports().toArray(String[]::new)));
+    var byKey = partitionBy(O.ORDERING_KEY).orderBy(O.ID);
+    Table<?> keyRows =
+        select(
+                O.ID,
+                O.ORDERING_KEY,
+                rowNumber().over(byKey).as("pos"),
+                field(OutboxQueries.eligible(O, now)).as("eligible"),
+                field(
+                        batching
+                            .and(O.TRANSPORT.eq(firstValue(O.TRANSPORT).over(byKey)))
+                            .and(O.DESTINATION.eq(firstValue(O.DESTINATION).over(byKey))))
+                    .as("joins_run"))
+            .from(O)
+            .join(dueHeads)
+            .on(O.ORDERING_KEY.eq(dKey))
+            .where(O.LANE.eq(lane))
+            .and(O.STATUS.eq(PENDING))
+            .and(O.ID.ge(dHead))
+            .asTable("key_rows");
+    Field<Long> kId = keyRows.field(O.ID);
+    Field<String> kKey = keyRows.field(O.ORDERING_KEY);
+    Field<Integer> kPos = keyRows.field("pos", Integer.class);
+    Field<Integer> stops =
+        when(
+                keyRows
+                    .field("eligible", Boolean.class)
+                    .isTrue()
+                    .and(kPos.eq(1).or(keyRows.field("joins_run", Boolean.class).isTrue())),
+                inline(0))
+            .otherwise(inline(1));
+    Table<?> runs =
+        select(kId, kKey, kPos, sum(stops).over(partitionBy(kKey).orderBy(kId)).as("blocked"))
+            .from(keyRows)
+            .asTable("runs");
+    return select(runs.field(kId), runs.field(kKey), runs.field(kPos))
+        .from(runs)
+        .where(runs.field("blocked", BigDecimal.class).eq(BigDecimal.ZERO))
+        .and(runs.field(kPos).le(1 + request.followers()));
   }
 
   /**

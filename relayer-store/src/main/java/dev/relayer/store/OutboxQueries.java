@@ -44,23 +44,34 @@ final class OutboxQueries {
     return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
   }
 
+  /** Most lock calls one statement carries (PostgreSQL allows 1664 select-list entries). */
+  private static final int LOCKS_PER_STATEMENT = 500;
+
   /**
    * Takes a transaction-scoped advisory lock on ({@code namespace}, key hash) for every ordering
-   * key of {@code messages}, one lock per hash in ascending order so that two writers never
-   * deadlock. Writers of one key then commit in id order.
+   * key of {@code messages}: one lock per hash, taken in ascending order (PostgreSQL evaluates a
+   * select list left to right) so that two writers never deadlock, a few hundred per round trip.
+   * Writers of one key then commit in id order.
    */
   static void lockKeys(DSLContext dsl, int namespace, List<NewMessage> messages) {
-    TreeSet<Integer> locks = new TreeSet<>();
+    TreeSet<Integer> hashes = new TreeSet<>();
     for (NewMessage message : messages) {
       if (message.ordered()) {
-        locks.add(Lanes.stableHash(message.orderingKey()));
+        hashes.add(Lanes.stableHash(message.orderingKey()));
       }
     }
-    for (int key : locks) {
-      dsl.select(
-              DSL.function(
-                  "pg_advisory_xact_lock", SQLDataType.OTHER, DSL.val(namespace), DSL.val(key)))
-          .execute();
+    List<Field<?>> locks = new ArrayList<>(Math.min(hashes.size(), LOCKS_PER_STATEMENT));
+    for (int hash : hashes) {
+      locks.add(
+          DSL.function(
+              "pg_advisory_xact_lock", SQLDataType.OTHER, DSL.val(namespace), DSL.val(hash)));
+      if (locks.size() == LOCKS_PER_STATEMENT) {
+        dsl.select(locks).execute();
+        locks.clear();
+      }
+    }
+    if (!locks.isEmpty()) {
+      dsl.select(locks).execute();
     }
   }
 
@@ -101,10 +112,16 @@ final class OutboxQueries {
 
   /** Pending, due and not under a live claim at {@code now}; boundaries at {@code now} included. */
   static Condition eligible(OffsetDateTime now) {
-    return O.STATUS
+    return eligible(O, now);
+  }
+
+  /** {@link #eligible(OffsetDateTime)} on {@code table}, the outbox or an alias of it. */
+  static Condition eligible(RelayerOutbox table, OffsetDateTime now) {
+    return table
+        .STATUS
         .eq(PENDING)
-        .and(O.DELIVER_AT.isNull().or(O.DELIVER_AT.le(now)))
-        .and(O.CLAIM_EXPIRES_AT.isNull().or(O.CLAIM_EXPIRES_AT.le(now)));
+        .and(table.DELIVER_AT.isNull().or(table.DELIVER_AT.le(now)))
+        .and(table.CLAIM_EXPIRES_AT.isNull().or(table.CLAIM_EXPIRES_AT.le(now)));
   }
 
   /**
