@@ -137,6 +137,7 @@ public final class RelayerLanes implements AutoCloseable {
     return owner;
   }
 
+  /** The options this instance runs with. */
   public LaneOptions options() {
     return options;
   }
@@ -327,6 +328,10 @@ public final class RelayerLanes implements AutoCloseable {
     listener.stop();
     dispatcher.removeLaneWrites(localWakeup);
     if (currentWorkers == null) {
+      // Never started; leases taken by passOnce() are still given up.
+      if (!balancer.heldLanes().isEmpty()) {
+        balancer.releaseAll(dsl);
+      }
       return;
     }
     helpers.forEach(ExecutorService::shutdown);
