@@ -19,6 +19,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -94,6 +99,47 @@ public abstract class TransportContract {
     outcome.assertResults(batch.size(), Set.of());
     List<ConsumedMessage> consumed = broker().consume(destination, batch.size(), batchTimeout());
     assertThat(receivedIds(consumed)).containsExactlyInAnyOrderElementsOf(sentIds(batch));
+  }
+
+  @Test
+  void sendsBatchesFromSeveralThreadsAtOnce() throws Exception {
+    Transport transport = open(broker().openTransport());
+    String destination = broker().createDestination();
+    int threads = 4;
+    int batchesPerThread = 5;
+    int batchSize = Math.min(transport.maxBatchSize(), 20);
+    AtomicInteger threadNumber = new AtomicInteger();
+    ExecutorService senders =
+        Executors.newFixedThreadPool(
+            threads,
+            task -> new Thread(task, "relayer-contract-sender-" + threadNumber.incrementAndGet()));
+    List<OutgoingMessage> sent = new ArrayList<>();
+    try {
+      List<Future<List<OutgoingMessage>>> perThread = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        perThread.add(
+            senders.submit(
+                () -> {
+                  List<OutgoingMessage> mine = new ArrayList<>();
+                  for (int b = 0; b < batchesPerThread; b++) {
+                    List<OutgoingMessage> batch = messages(batchSize);
+                    send(transport, destination, batch, batchTimeout())
+                        .assertResults(batchSize, Set.of());
+                    mine.addAll(batch);
+                  }
+                  return mine;
+                }));
+      }
+      for (Future<List<OutgoingMessage>> future : perThread) {
+        sent.addAll(future.get(recoveryTimeout().toMillis(), TimeUnit.MILLISECONDS));
+      }
+    } finally {
+      senders.shutdownNow();
+      senders.awaitTermination(10, TimeUnit.SECONDS);
+    }
+
+    List<ConsumedMessage> consumed = broker().consume(destination, sent.size(), batchTimeout());
+    assertThat(receivedIds(consumed)).containsExactlyInAnyOrderElementsOf(sentIds(sent));
   }
 
   @Test

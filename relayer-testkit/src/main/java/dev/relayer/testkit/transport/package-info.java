@@ -11,6 +11,7 @@
  *
  * <ul>
  *   <li>a batch is sent and every message is reported accepted, one result per message in order;
+ *   <li>batches sent from several threads at once on one transport all arrive;
  *   <li>id, type, headers and body survive the trip to a real consumer;
  *   <li>a message the broker rejects fails on its own; its neighbours are accepted, unless the
  *       transport declares {@link dev.relayer.api.spi.Transport#preservesBatchOrder()}, in which
