@@ -64,6 +64,7 @@ public final class NatsTransport implements Transport {
 
   private final String name;
   private final int maxBatchSize;
+  private final boolean orderedBatches;
   private final Duration connectTimeout;
   private final Options options;
   private final String address;
@@ -77,6 +78,7 @@ public final class NatsTransport implements Transport {
   private NatsTransport(Builder builder, Options options) {
     this.name = builder.name;
     this.maxBatchSize = builder.maxBatchSize;
+    this.orderedBatches = builder.orderedBatches;
     this.connectTimeout = builder.connectTimeout;
     if (builder.options == null) {
       Logged logged = new Logged();
@@ -102,13 +104,15 @@ public final class NatsTransport implements Transport {
   }
 
   /**
-   * {@code false}: the batch is published pipelined and acknowledged afterwards, so when the stream
-   * refuses one message the ones after it may already be stored. Accepted messages of one batch do
-   * land in the stream in batch order.
+   * Whether the transport was built with {@link Builder#orderedBatches(boolean)}. By default
+   * ({@code false}) a batch is published pipelined and acknowledged afterwards, so when the stream
+   * refuses one message the ones after it may already be stored; accepted messages of one batch do
+   * land in the stream in batch order. Ordered batches wait for each acknowledgement and stop at
+   * the first failure.
    */
   @Override
   public boolean preservesBatchOrder() {
-    return false;
+    return orderedBatches;
   }
 
   @Override
@@ -124,35 +128,10 @@ public final class NatsTransport implements Transport {
     }
     JetStream jetStream = link(deadline, batch.timeout()).jetStream();
 
-    List<CompletableFuture<PublishAck>> acks = new ArrayList<>(messages.size());
-    String[] errors = new String[messages.size()];
-    for (int i = 0; i < messages.size(); i++) {
-      OutgoingMessage message = messages.get(i);
-      try {
-        acks.add(
-            jetStream.publishAsync(
-                subject,
-                headers(message),
-                message.body(),
-                PublishOptions.builder().messageId(message.messageId().toString()).build()));
-      } catch (IllegalArgumentException e) {
-        acks.add(null);
-        errors[i] = "not sent: " + e.getMessage();
-      } catch (RuntimeException e) {
-        acks.add(null);
-        errors[i] = "not sent: " + SendResult.describe(e);
-      }
-    }
-
-    List<SendResult> results = new ArrayList<>(messages.size());
-    for (int i = 0; i < messages.size(); i++) {
-      CompletableFuture<PublishAck> ack = acks.get(i);
-      if (ack == null) {
-        results.add(SendResult.failed(errors[i]));
-        continue;
-      }
-      results.add(await(ack, deadline, batch.timeout(), subject));
-    }
+    List<SendResult> results =
+        orderedBatches
+            ? publishOrdered(jetStream, subject, messages, deadline, batch.timeout())
+            : publishPipelined(jetStream, subject, messages, deadline, batch.timeout());
     log.debug(
         "transport={} subject={} sent={} accepted={}",
         name,
@@ -160,6 +139,73 @@ public final class NatsTransport implements Transport {
         results.size(),
         results.stream().filter(SendResult::isAccepted).count());
     return results;
+  }
+
+  /** Publishes every message, then collects the acknowledgements. */
+  private static List<SendResult> publishPipelined(
+      JetStream jetStream,
+      String subject,
+      List<OutgoingMessage> messages,
+      long deadline,
+      Duration timeout)
+      throws InterruptedException {
+    List<CompletableFuture<PublishAck>> acks = new ArrayList<>(messages.size());
+    String[] errors = new String[messages.size()];
+    for (int i = 0; i < messages.size(); i++) {
+      try {
+        acks.add(publish(jetStream, subject, messages.get(i)));
+      } catch (RuntimeException e) {
+        acks.add(null);
+        errors[i] = notSent(e);
+      }
+    }
+    List<SendResult> results = new ArrayList<>(messages.size());
+    for (int i = 0; i < messages.size(); i++) {
+      CompletableFuture<PublishAck> ack = acks.get(i);
+      results.add(
+          ack == null ? SendResult.failed(errors[i]) : await(ack, deadline, timeout, subject));
+    }
+    return results;
+  }
+
+  /** Publishes one message at a time, waiting for its acknowledgement; stops at a failure. */
+  private static List<SendResult> publishOrdered(
+      JetStream jetStream,
+      String subject,
+      List<OutgoingMessage> messages,
+      long deadline,
+      Duration timeout)
+      throws InterruptedException {
+    List<SendResult> results = new ArrayList<>(messages.size());
+    for (OutgoingMessage message : messages) {
+      SendResult result;
+      if (!results.isEmpty() && !results.get(results.size() - 1).isAccepted()) {
+        result = SendResult.failed("not sent: an earlier message of this ordered batch failed");
+      } else {
+        try {
+          result = await(publish(jetStream, subject, message), deadline, timeout, subject);
+        } catch (RuntimeException e) {
+          result = SendResult.failed(notSent(e));
+        }
+      }
+      results.add(result);
+    }
+    return results;
+  }
+
+  private static CompletableFuture<PublishAck> publish(
+      JetStream jetStream, String subject, OutgoingMessage message) {
+    return jetStream.publishAsync(
+        subject,
+        headers(message),
+        message.body(),
+        PublishOptions.builder().messageId(message.messageId().toString()).build());
+  }
+
+  private static String notSent(RuntimeException e) {
+    // The client rejects bad headers with IllegalArgumentException; its message says which.
+    return "not sent: "
+        + (e instanceof IllegalArgumentException ? e.getMessage() : SendResult.describe(e));
   }
 
   private static SendResult await(
@@ -309,6 +355,7 @@ public final class NatsTransport implements Transport {
     private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration reconnectWait = Duration.ofSeconds(1);
+    private boolean orderedBatches;
 
     private Builder() {}
 
@@ -352,6 +399,18 @@ public final class NatsTransport implements Transport {
      */
     public Builder connectTimeout(Duration connectTimeout) {
       this.connectTimeout = connectTimeout;
+      return this;
+    }
+
+    /**
+     * Whether to publish a batch one message at a time, waiting for each publish acknowledgement
+     * before the next and stopping at the first failure (the rest are reported failed and not
+     * sent), so that {@link NatsTransport#preservesBatchOrder()} holds and the dispatcher may send
+     * several messages of one ordering key in a batch. Costs a server round trip per message.
+     * Default {@code false}: pipelined.
+     */
+    public Builder orderedBatches(boolean orderedBatches) {
+      this.orderedBatches = orderedBatches;
       return this;
     }
 

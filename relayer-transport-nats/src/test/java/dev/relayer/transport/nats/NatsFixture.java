@@ -40,6 +40,7 @@ final class NatsFixture implements RestartableBrokerFixture, AutoCloseable {
   private final StorageType storage;
   private final Connection admin;
   private final Map<String, String> streamsBySubject = new ConcurrentHashMap<>();
+  private boolean orderedBatches;
 
   private NatsFixture(String url, NatsServerProcess process, StorageType storage)
       throws IOException, InterruptedException {
@@ -78,9 +79,19 @@ final class NatsFixture implements RestartableBrokerFixture, AutoCloseable {
     return url;
   }
 
+  /** Makes the transports this fixture opens publish ordered batches. */
+  NatsFixture orderedBatches(boolean orderedBatches) {
+    this.orderedBatches = orderedBatches;
+    return this;
+  }
+
   @Override
   public Transport openTransport() {
-    return NatsTransport.builder().url(url).reconnectWait(Duration.ofMillis(250)).build();
+    return NatsTransport.builder()
+        .url(url)
+        .reconnectWait(Duration.ofMillis(250))
+        .orderedBatches(orderedBatches)
+        .build();
   }
 
   @Override
@@ -137,8 +148,8 @@ final class NatsFixture implements RestartableBrokerFixture, AutoCloseable {
       if (remainingMillis <= 0) {
         break;
       }
-      Message message =
-          consumer.next(Duration.ofMillis(Math.max(100, Math.min(remainingMillis, 1000))));
+      // The client's shortest wait is one second, so a read may overrun its timeout by that much.
+      Message message = consumer.next(Duration.ofSeconds(1));
       if (message != null) {
         received.add(toConsumed(message));
       }

@@ -26,6 +26,7 @@ import java.util.Map;
  */
 final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownListener {
 
+  private final boolean ordered;
   private final List<OutgoingMessage> messages;
   private final RabbitMqDestination destination;
   private final String[] errors;
@@ -36,7 +37,12 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
   private int published;
   private int unsettled;
 
-  ConfirmedBatch(List<OutgoingMessage> messages, RabbitMqDestination destination) {
+  /**
+   * @param ordered publish one message at a time, waiting for its confirm, and stop at the first
+   *     failure
+   */
+  ConfirmedBatch(List<OutgoingMessage> messages, RabbitMqDestination destination, boolean ordered) {
+    this.ordered = ordered;
     this.messages = messages;
     this.destination = destination;
     this.errors = new String[messages.size()];
@@ -51,7 +57,8 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
 
   /**
    * Publishes every message in order with {@code mandatory} set, then waits until each one is
-   * settled or the deadline passes, and returns one result per message.
+   * settled or the deadline passes, and returns one result per message. Ordered: waits for each
+   * message's confirm before publishing the next, and publishes nothing after a failure.
    */
   List<SendResult> publishAndAwait(Channel channel, long deadlineNanos, Duration timeout)
       throws IOException, InterruptedException {
@@ -87,24 +94,42 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
         failUnpublished(i + 1, "not sent: an earlier message of the batch could not be published");
         break;
       }
+      if (ordered && !awaitSettled(deadlineNanos, timeout)) {
+        failUnpublished(i + 1, "not sent: an earlier message of this ordered batch failed");
+        break;
+      }
     }
     synchronized (this) {
-      while (unsettled > 0) {
-        long remaining = deadlineNanos - System.nanoTime();
-        if (remaining <= 0) {
-          settleRemaining(
-              "no publisher confirm from RabbitMQ within the batch timeout of " + timeout);
-          break;
-        }
-        Duration wait = Duration.ofNanos(remaining);
-        wait(Math.max(1, wait.toMillis()));
-      }
+      awaitSettled(deadlineNanos, timeout);
       List<SendResult> results = new ArrayList<>(errors.length);
       for (String error : errors) {
         results.add(error == null ? SendResult.accepted() : SendResult.failed(error));
       }
       return results;
     }
+  }
+
+  /**
+   * Waits until every published message is settled, or settles the rest as timed out at the
+   * deadline. Returns whether every published message was accepted.
+   */
+  private synchronized boolean awaitSettled(long deadlineNanos, Duration timeout)
+      throws InterruptedException {
+    while (unsettled > 0) {
+      long remaining = deadlineNanos - System.nanoTime();
+      if (remaining <= 0) {
+        settleRemaining(
+            "no publisher confirm from RabbitMQ within the batch timeout of " + timeout);
+        break;
+      }
+      wait(Math.max(1, Duration.ofNanos(remaining).toMillis()));
+    }
+    for (int i = 0; i < published; i++) {
+      if (errors[i] != null) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Whether every published message was settled by the broker before the deadline. */

@@ -53,6 +53,7 @@ public final class RabbitMqTransport implements Transport {
 
   private final String name;
   private final int maxBatchSize;
+  private final boolean orderedBatches;
   private final Duration connectTimeout;
   private final ConnectionFactory factory;
   private final String address;
@@ -64,6 +65,7 @@ public final class RabbitMqTransport implements Transport {
   private RabbitMqTransport(Builder builder, ConnectionFactory factory) {
     this.name = builder.name;
     this.maxBatchSize = builder.maxBatchSize;
+    this.orderedBatches = builder.orderedBatches;
     this.connectTimeout = builder.connectTimeout;
     this.factory = factory;
     this.address = factory.getHost() + ":" + factory.getPort();
@@ -99,13 +101,15 @@ public final class RabbitMqTransport implements Transport {
   }
 
   /**
-   * {@code false}: the batch is published pipelined and confirmed afterwards, so when RabbitMQ
-   * refuses one message the ones after it may already be queued. Accepted messages of one batch do
-   * reach a queue in batch order (one channel per batch).
+   * Whether the transport was built with {@link Builder#orderedBatches(boolean)}. By default
+   * ({@code false}) a batch is published pipelined and confirmed afterwards, so when RabbitMQ
+   * refuses one message the ones after it may already be queued; accepted messages of one batch do
+   * reach a queue in batch order (one channel per batch). Ordered batches wait for each confirm and
+   * stop at the first failure.
    */
   @Override
   public boolean preservesBatchOrder() {
-    return false;
+    return orderedBatches;
   }
 
   @Override
@@ -129,7 +133,7 @@ public final class RabbitMqTransport implements Transport {
       throw new RelayerException(
           "RabbitMQ at " + address + " has no free channel on the connection of '" + name + "'");
     }
-    ConfirmedBatch confirmed = new ConfirmedBatch(batch.messages(), destination);
+    ConfirmedBatch confirmed = new ConfirmedBatch(batch.messages(), destination, orderedBatches);
     try {
       List<SendResult> results = confirmed.publishAndAwait(channel, deadline, batch.timeout());
       log.debug(
@@ -286,6 +290,7 @@ public final class RabbitMqTransport implements Transport {
     private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration recoveryInterval = Duration.ofSeconds(2);
+    private boolean orderedBatches;
 
     private Builder() {}
 
@@ -330,6 +335,18 @@ public final class RabbitMqTransport implements Transport {
      */
     public Builder connectTimeout(Duration connectTimeout) {
       this.connectTimeout = connectTimeout;
+      return this;
+    }
+
+    /**
+     * Whether to publish a batch one message at a time, waiting for each publisher confirm before
+     * the next and stopping at the first failure (the rest are reported failed and not sent), so
+     * that {@link RabbitMqTransport#preservesBatchOrder()} holds and the dispatcher may send
+     * several messages of one ordering key in a batch. Costs a broker round trip per message.
+     * Default {@code false}: pipelined.
+     */
+    public Builder orderedBatches(boolean orderedBatches) {
+      this.orderedBatches = orderedBatches;
       return this;
     }
 

@@ -33,9 +33,12 @@ final class RabbitMqFixture implements RestartableBrokerFixture, AutoCloseable {
   private final TcpProxy proxy;
   private final Connection admin;
   private final List<String> queues = new ArrayList<>();
+  private final boolean orderedBatches;
 
-  private RabbitMqFixture(String brokerUri, TcpProxy proxy) throws Exception {
+  private RabbitMqFixture(String brokerUri, TcpProxy proxy, boolean orderedBatches)
+      throws Exception {
     this.brokerUri = brokerUri;
+    this.orderedBatches = orderedBatches;
     this.proxy = proxy;
     ConnectionFactory factory = RabbitMqTransport.Builder.factoryFor(brokerUri);
     this.admin = factory.newConnection("relayer-it-admin");
@@ -47,19 +50,19 @@ final class RabbitMqFixture implements RestartableBrokerFixture, AutoCloseable {
   }
 
   /** Transports connect straight to the broker. */
-  static RabbitMqFixture direct() throws Exception {
-    return new RabbitMqFixture(brokerUri(), null);
+  static RabbitMqFixture direct(boolean orderedBatches) throws Exception {
+    return new RabbitMqFixture(brokerUri(), null, orderedBatches);
   }
 
   /**
    * Transports connect through a proxy that {@link #stop()} and {@link #start()} cut and restore.
    */
-  static RabbitMqFixture proxied() throws Exception {
+  static RabbitMqFixture proxied(boolean orderedBatches) throws Exception {
     URI uri = URI.create(brokerUri());
     int port = uri.getPort() > 0 ? uri.getPort() : 5672;
     TcpProxy proxy = TcpProxy.start(uri.getHost(), port);
     try {
-      return new RabbitMqFixture(brokerUri(), proxy);
+      return new RabbitMqFixture(brokerUri(), proxy, orderedBatches);
     } catch (Exception e) {
       proxy.close();
       throw e;
@@ -85,6 +88,7 @@ final class RabbitMqFixture implements RestartableBrokerFixture, AutoCloseable {
     return RabbitMqTransport.builder()
         .uri(transportUri())
         .recoveryInterval(Duration.ofMillis(500))
+        .orderedBatches(orderedBatches)
         .build();
   }
 
