@@ -64,10 +64,14 @@ public final class KafkaTransport implements Transport {
   /** Header carrying the message type (UTF-8). */
   public static final String MESSAGE_TYPE_HEADER = "relayer-message-type";
 
+  private static final String EARLIER_FAILED =
+      "not sent: an earlier message of this ordered batch failed";
+
   private static final Logger log = LoggerFactory.getLogger(KafkaTransport.class);
 
   private final String name;
   private final int maxBatchSize;
+  private final boolean orderedBatches;
   private final Duration closeTimeout;
   private final String bootstrapServers;
   private final Producer<String, byte[]> producer;
@@ -77,6 +81,7 @@ public final class KafkaTransport implements Transport {
   private KafkaTransport(Builder builder, Properties config) {
     this.name = builder.name;
     this.maxBatchSize = builder.maxBatchSize;
+    this.orderedBatches = builder.orderedBatches;
     this.closeTimeout = builder.closeTimeout;
     this.bootstrapServers = config.getProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
     this.producer = new KafkaProducer<>(config);
@@ -111,13 +116,15 @@ public final class KafkaTransport implements Transport {
   }
 
   /**
-   * {@code false}: records are handed to the producer together and acknowledged independently, so a
-   * record after a rejected one may already be written. The idempotent producer does keep the order
-   * of accepted records within a partition, so records with the same key stay in batch order.
+   * Whether the transport was built with {@link Builder#orderedBatches(boolean)}. By default
+   * ({@code false}) records are handed to the producer together and acknowledged independently, so
+   * a record after a rejected one may already be written; the idempotent producer does keep
+   * accepted records of a partition in order, so records with the same key stay in batch order.
+   * Ordered batches wait for each acknowledgement and stop at the first failure.
    */
   @Override
   public boolean preservesBatchOrder() {
-    return false;
+    return orderedBatches;
   }
 
   @Override
@@ -131,15 +138,33 @@ public final class KafkaTransport implements Transport {
     if (messages.isEmpty()) {
       return List.of();
     }
+    List<SendResult> results =
+        orderedBatches
+            ? sendOrdered(topic, messages, deadline, batch.timeout())
+            : sendPipelined(topic, messages, deadline, batch.timeout());
+    log.debug(
+        "transport={} topic={} sent={} accepted={}",
+        name,
+        topic,
+        results.size(),
+        results.stream().filter(SendResult::isAccepted).count());
+    return results;
+  }
 
-    // KafkaProducer.send blocks while it waits for the topic's metadata (up to max.block.ms), so
-    // the
-    // hand-off runs on a sender thread that is interrupted when the batch timeout passes.
+  /**
+   * Hands every record to the producer, then awaits each acknowledgement. KafkaProducer.send blocks
+   * while it waits for the topic's metadata (up to max.block.ms), so the hand-off runs on a sender
+   * thread that is interrupted when the batch timeout passes.
+   */
+  private List<SendResult> sendPipelined(
+      String topic, List<OutgoingMessage> messages, long deadline, Duration timeout)
+      throws InterruptedException {
     AtomicReferenceArray<Future<RecordMetadata>> futures =
         new AtomicReferenceArray<>(messages.size());
     AtomicReferenceArray<String> notSent = new AtomicReferenceArray<>(messages.size());
-    Future<?> handOff =
-        sender.submit(
+    boolean handedOver =
+        runUntil(
+            deadline,
             () -> {
               for (int i = 0; i < messages.size(); i++) {
                 if (Thread.currentThread().isInterrupted()) {
@@ -165,45 +190,109 @@ public final class KafkaTransport implements Transport {
                 }
               }
             });
-    boolean handedOver;
-    try {
-      handOff.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      handedOver = true;
-    } catch (TimeoutException e) {
-      handOff.cancel(true);
-      handedOver = false;
-    } catch (ExecutionException e) {
-      throw new RelayerException("handing the batch to the Kafka producer failed", e.getCause());
-    }
 
     List<SendResult> results = new ArrayList<>(messages.size());
     for (int i = 0; i < messages.size(); i++) {
       Future<RecordMetadata> future = futures.get(i);
-      if (future == null) {
+      if (future != null) {
+        results.add(await(future, deadline, timeout));
+      } else {
         // After a timeout the interrupted hand-off may still be writing; its errors are not ours.
         String error = handedOver ? notSent.get(i) : null;
+        results.add(SendResult.failed(error != null ? error : noMetadata(topic, timeout)));
+      }
+    }
+    return results;
+  }
+
+  /**
+   * Hands one record at a time to the producer and waits for its acknowledgement before the next;
+   * after a failure the rest are not sent. Runs on a sender thread, interrupted at the timeout.
+   */
+  private List<SendResult> sendOrdered(
+      String topic, List<OutgoingMessage> messages, long deadline, Duration timeout)
+      throws InterruptedException {
+    AtomicReferenceArray<Future<RecordMetadata>> futures =
+        new AtomicReferenceArray<>(messages.size());
+    AtomicReferenceArray<SendResult> outcomes = new AtomicReferenceArray<>(messages.size());
+    runUntil(
+        deadline,
+        () -> {
+          for (int i = 0; i < messages.size(); i++) {
+            SendResult outcome;
+            try {
+              Future<RecordMetadata> future = producer.send(record(topic, messages.get(i)));
+              futures.set(i, future);
+              future.get();
+              outcome = SendResult.accepted();
+            } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
+              return; // the batch timed out; the caller reports the rest
+            } catch (ExecutionException e) {
+              outcome = SendResult.failed(describe(e.getCause() == null ? e : e.getCause()));
+            } catch (KafkaException | IllegalStateException e) {
+              outcome = SendResult.failed("not sent: " + describe(e));
+            }
+            outcomes.set(i, outcome);
+            if (!outcome.isAccepted()) {
+              for (int j = i + 1; j < messages.size(); j++) {
+                outcomes.set(j, SendResult.failed(EARLIER_FAILED));
+              }
+              return;
+            }
+          }
+        });
+
+    List<SendResult> results = new ArrayList<>(messages.size());
+    boolean pendingReported = false;
+    for (int i = 0; i < messages.size(); i++) {
+      SendResult outcome = outcomes.get(i);
+      if (outcome != null) {
+        results.add(outcome);
+      } else if (pendingReported) {
+        results.add(SendResult.failed(EARLIER_FAILED));
+      } else {
+        pendingReported = true;
         results.add(
             SendResult.failed(
-                error != null
-                    ? error
-                    : "not sent: no metadata for topic '"
-                        + topic
-                        + "' from Kafka within the batch timeout of "
-                        + batch.timeout()
-                        + " (bootstrap.servers="
-                        + bootstrapServers
-                        + ")"));
-        continue;
+                futures.get(i) != null ? noAcknowledgement(timeout) : noMetadata(topic, timeout)));
       }
-      results.add(await(future, deadline, batch.timeout()));
     }
-    log.debug(
-        "transport={} topic={} sent={} accepted={}",
-        name,
-        topic,
-        results.size(),
-        results.stream().filter(SendResult::isAccepted).count());
     return results;
+  }
+
+  /**
+   * Runs {@code handOff} on a sender thread until it ends or the deadline passes, then interrupts
+   * it. Returns whether it ended in time.
+   */
+  private boolean runUntil(long deadline, Runnable handOff) throws InterruptedException {
+    Future<?> task = sender.submit(handOff);
+    try {
+      task.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      return true;
+    } catch (TimeoutException e) {
+      task.cancel(true);
+      return false;
+    } catch (ExecutionException e) {
+      throw new RelayerException("handing the batch to the Kafka producer failed", e.getCause());
+    }
+  }
+
+  private String noMetadata(String topic, Duration timeout) {
+    return "not sent: no metadata for topic '"
+        + topic
+        + "' from Kafka within the batch timeout of "
+        + timeout
+        + " (bootstrap.servers="
+        + bootstrapServers
+        + ")";
+  }
+
+  private String noAcknowledgement(Duration timeout) {
+    return "no acknowledgement from Kafka within the batch timeout of "
+        + timeout
+        + " (bootstrap.servers="
+        + bootstrapServers
+        + ")";
   }
 
   private SendResult await(Future<RecordMetadata> future, long deadline, Duration timeout)
@@ -212,12 +301,7 @@ public final class KafkaTransport implements Transport {
       future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       return SendResult.accepted();
     } catch (TimeoutException e) {
-      return SendResult.failed(
-          "no acknowledgement from Kafka within the batch timeout of "
-              + timeout
-              + " (bootstrap.servers="
-              + bootstrapServers
-              + ")");
+      return SendResult.failed(noAcknowledgement(timeout));
     } catch (ExecutionException e) {
       return SendResult.failed(describe(e.getCause() == null ? e : e.getCause()));
     }
@@ -289,6 +373,7 @@ public final class KafkaTransport implements Transport {
     private Properties properties;
     private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
     private Duration closeTimeout = Duration.ofSeconds(30);
+    private boolean orderedBatches;
 
     private Builder() {}
 
@@ -316,6 +401,18 @@ public final class KafkaTransport implements Transport {
      */
     public Builder maxBatchSize(int maxBatchSize) {
       this.maxBatchSize = maxBatchSize;
+      return this;
+    }
+
+    /**
+     * Whether to send a batch one record at a time, waiting for each acknowledgement before the
+     * next and stopping at the first failure (the rest are reported failed and not sent), so that
+     * {@link KafkaTransport#preservesBatchOrder()} holds and the dispatcher may send several
+     * messages of one ordering key in a batch. Costs a round trip (plus {@code linger.ms}) per
+     * record. Default {@code false}: pipelined.
+     */
+    public Builder orderedBatches(boolean orderedBatches) {
+      this.orderedBatches = orderedBatches;
       return this;
     }
 

@@ -46,6 +46,7 @@ final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
   private final KafkaBrokerProcess process;
   private final Admin admin;
   private final Set<String> topics = ConcurrentHashMap.newKeySet();
+  private boolean orderedBatches;
 
   private KafkaFixture(String bootstrapServers, KafkaBrokerProcess process) {
     this.bootstrapServers = bootstrapServers;
@@ -78,6 +79,12 @@ final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
     return bootstrapServers;
   }
 
+  /** Makes the transports this fixture opens send ordered batches. */
+  KafkaFixture orderedBatches(boolean orderedBatches) {
+    this.orderedBatches = orderedBatches;
+    return this;
+  }
+
   Properties producerProperties() {
     Properties properties = new Properties();
     properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -88,7 +95,10 @@ final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
 
   @Override
   public Transport openTransport() {
-    return KafkaTransport.builder().properties(producerProperties()).build();
+    return KafkaTransport.builder()
+        .properties(producerProperties())
+        .orderedBatches(orderedBatches)
+        .build();
   }
 
   @Override
