@@ -26,6 +26,9 @@
  *       batches instead of hanging.
  * </ul>
  *
+ * <p>Run the suite once per configuration that changes what the transport declares, for example
+ * with and without ordered batches.
+ *
  * <p>{@link dev.relayer.testkit.transport.TcpProxy} is a loopback forwarder that tests can cut and
  * restore, to take a shared broker "down" for one client without stopping it for anyone else.
  */

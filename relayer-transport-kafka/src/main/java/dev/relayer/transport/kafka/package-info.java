@@ -25,9 +25,12 @@
  * </ul>
  *
  * The idempotent producer keeps accepted records of a partition in order and writes no duplicates
- * on its own retries. {@link dev.relayer.transport.kafka.KafkaTransport#preservesBatchOrder()} is
- * still {@code false}: records are in flight together, so a record after a rejected one may already
- * be written.
+ * on its own retries. Even so, {@link
+ * dev.relayer.transport.kafka.KafkaTransport#preservesBatchOrder()} is {@code false} by default:
+ * records are in flight together, so a record after a rejected one may already be written. Built
+ * with {@code orderedBatches(true)}, the transport hands over one record at a time, waits for its
+ * acknowledgement, stops at the first failure (the rest are reported failed and not sent) and
+ * declares batch order.
  *
  * <h2>When the cluster is down</h2>
  *

@@ -28,9 +28,11 @@
  * </ul>
  *
  * Accepted messages of a batch are stored in batch order. {@link
- * dev.relayer.transport.nats.NatsTransport#preservesBatchOrder()} is still {@code false}: the
- * publishes are pipelined, so a message after a refused one may already be stored when the refusal
- * arrives.
+ * dev.relayer.transport.nats.NatsTransport#preservesBatchOrder()} is still {@code false} by
+ * default: the publishes are pipelined, so a message after a refused one may already be stored when
+ * the refusal arrives. Built with {@code orderedBatches(true)}, the transport publishes one message
+ * at a time, waits for its acknowledgement, stops at the first failure (the rest are reported
+ * failed and not sent) and declares batch order.
  *
  * <h2>When the server is down</h2>
  *

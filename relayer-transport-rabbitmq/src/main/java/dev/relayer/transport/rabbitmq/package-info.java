@@ -38,9 +38,11 @@
  * </ul>
  *
  * One channel per batch keeps the batch's order on its way to a queue. {@link
- * dev.relayer.transport.rabbitmq.RabbitMqTransport#preservesBatchOrder()} is still {@code false}:
- * publishing is pipelined, so a message after a refused one may already be queued when the refusal
- * arrives, and the transport cannot stop at the first failure.
+ * dev.relayer.transport.rabbitmq.RabbitMqTransport#preservesBatchOrder()} is still {@code false} by
+ * default: publishing is pipelined, so a message after a refused one may already be queued when the
+ * refusal arrives, and the transport cannot stop at the first failure. Built with {@code
+ * orderedBatches(true)}, the transport publishes one message at a time, waits for its confirm,
+ * stops at the first failure (the rest are reported failed and not sent) and declares batch order.
  *
  * <h2>When the broker is down</h2>
  *
