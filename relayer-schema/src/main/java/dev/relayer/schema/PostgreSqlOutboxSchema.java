@@ -81,6 +81,7 @@ public final class PostgreSqlOutboxSchema {
         + "  status text NOT NULL DEFAULT 'pending',\n"
         + "  claim_token uuid,\n"
         + "  claim_expires_at timestamptz,\n"
+        + "  parked_at timestamptz,\n"
         + constraint(n, "outbox_pkey", "PRIMARY KEY (id)")
         + constraint(n, "outbox_message_id_check", "CHECK (message_id <> " + NIL_UUID + ")")
         + constraint(n, "outbox_transport_check", "CHECK (transport <> '')")
@@ -91,6 +92,12 @@ public final class PostgreSqlOutboxSchema {
         + constraint(n, "outbox_ordering_check", "CHECK ((ordering_key IS NULL) = (lane IS NULL))")
         + constraint(n, "outbox_attempts_check", "CHECK (attempts >= 0)")
         + constraint(n, "outbox_status_check", "CHECK (status IN ('pending', 'parked'))")
+        + constraint(
+            n,
+            "outbox_parked_check",
+            "CHECK (status = 'pending' AND parked_at IS NULL"
+                + " OR status = 'parked' AND parked_at IS NOT NULL"
+                + " AND ordering_key IS NOT NULL AND claim_token IS NULL)")
         + constraint(n, "outbox_claim_token_check", "CHECK (claim_token <> " + NIL_UUID + ")")
         + lastConstraint(
             n, "outbox_claim_check", "CHECK ((claim_token IS NULL) = (claim_expires_at IS NULL))")

@@ -39,6 +39,7 @@ public final class SchemaNames {
           "outbox_ordering_check",
           "outbox_attempts_check",
           "outbox_status_check",
+          "outbox_parked_check",
           "outbox_claim_token_check",
           "outbox_claim_check",
           "outbox_pending_idx",

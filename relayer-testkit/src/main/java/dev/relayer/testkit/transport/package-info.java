@@ -1,5 +1,8 @@
 /**
- * The contract every broker transport passes, and what it needs to run against a real broker.
+ * Transports for tests, and the contract every broker transport passes.
+ *
+ * <p>{@link dev.relayer.testkit.transport.InMemoryTransport} keeps what it is sent in memory and
+ * can be scripted to reject, fail or hang, for testing the dispatcher without a broker.
  *
  * <p>{@link dev.relayer.testkit.transport.TransportContract} is an abstract JUnit 5 class. A
  * transport module's integration test extends it and supplies two {@link

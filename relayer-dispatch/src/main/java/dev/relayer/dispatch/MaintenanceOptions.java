@@ -1,0 +1,195 @@
+package dev.relayer.dispatch;
+
+import dev.relayer.dispatch.internal.Durations;
+import dev.relayer.dispatch.internal.OptionChecks;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Consumer;
+
+/**
+ * Options of {@link RelayerMaintenance}. Every instance sharing the tables must use the same values
+ * (the lease holder's are the ones in force, and a takeover must not change behaviour).
+ *
+ * @param batchSize rows per sweep pass and per cleanup delete; 1–10000, default 100
+ * @param recoveryDelay the sweeper leaves rows younger than this (by {@code created_at}) to direct
+ *     dispatch; ≥ 0, default 30 s. Raise it if direct dispatch often takes longer
+ * @param sweepInterval wait between sweep passes; > 0, default 5 s
+ * @param leaseDuration how long the sweeper and cleanup leases last after each pass; 1 s – 1 h,
+ *     default 30 s. A crashed leader is replaced after at most this long
+ * @param claimDuration how long a sweep claim holds a row; > 0, default 30 s; longer than a send
+ *     plus the database round trips
+ * @param cleanupInterval how often cleanup runs (after a sweep); > 0, default 1 min
+ * @param deadRetention dead rows older than this (by {@code failed_at}) are deleted; default 30 d
+ * @param inboxRetention inbox records older than this (by {@code processed_at}) are deleted;
+ *     default 7 d. It bounds deduplication: a redelivery older than this is processed again
+ * @param shutdownTimeout how long {@code close()} waits for a running pass; ≥ 0, default 10 s
+ */
+public record MaintenanceOptions(
+    int batchSize,
+    Duration recoveryDelay,
+    Duration sweepInterval,
+    Duration leaseDuration,
+    Duration claimDuration,
+    Duration cleanupInterval,
+    Retention deadRetention,
+    Retention inboxRetention,
+    Duration shutdownTimeout) {
+
+  public MaintenanceOptions {
+    OptionChecks checks = new OptionChecks("maintenance");
+    checks
+        .between("batchSize", batchSize, 1, 10_000)
+        .notNegative("recoveryDelay", recoveryDelay)
+        .positive("sweepInterval", sweepInterval)
+        .between("leaseDuration", leaseDuration, Duration.ofSeconds(1), Duration.ofHours(1))
+        .positive("claimDuration", claimDuration)
+        .positive("cleanupInterval", cleanupInterval)
+        .notNegative("shutdownTimeout", shutdownTimeout);
+    checkRetention(checks, "deadRetention", deadRetention);
+    checkRetention(checks, "inboxRetention", inboxRetention);
+    checks.throwIfAny();
+  }
+
+  private static void checkRetention(OptionChecks checks, String option, Retention retention) {
+    if (retention == null) {
+      checks.rule(false, option + " must be set");
+    } else {
+      retention.duration().ifPresent(d -> checks.positive(option, d));
+    }
+  }
+
+  /** All defaults. */
+  public static MaintenanceOptions defaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Binds options from strings named like the fields ({@code batchSize}, {@code sweepInterval},
+   * ...). Durations take ISO-8601 ({@code PT30S}) or short forms ({@code 30s}, {@code 5m}, {@code
+   * 7d}); retentions also take {@code infinite}. Unknown keys are rejected.
+   */
+  public static MaintenanceOptions fromMap(Map<String, String> values) {
+    Builder builder = builder();
+    Map<String, Consumer<String>> setters = new LinkedHashMap<>();
+    setters.put("batchSize", v -> builder.batchSize(OptionChecks.parseInt(v)));
+    setters.put("recoveryDelay", v -> builder.recoveryDelay(Durations.parse(v)));
+    setters.put("sweepInterval", v -> builder.sweepInterval(Durations.parse(v)));
+    setters.put("leaseDuration", v -> builder.leaseDuration(Durations.parse(v)));
+    setters.put("claimDuration", v -> builder.claimDuration(Durations.parse(v)));
+    setters.put("cleanupInterval", v -> builder.cleanupInterval(Durations.parse(v)));
+    setters.put("deadRetention", v -> builder.deadRetention(Retention.parse(v)));
+    setters.put("inboxRetention", v -> builder.inboxRetention(Retention.parse(v)));
+    setters.put("shutdownTimeout", v -> builder.shutdownTimeout(Durations.parse(v)));
+    OptionChecks.bind("maintenance", values, setters);
+    return builder.build();
+  }
+
+  /** {@link #fromMap} over {@code properties}. */
+  public static MaintenanceOptions fromProperties(Properties properties) {
+    Map<String, String> values = new LinkedHashMap<>();
+    properties.stringPropertyNames().forEach(k -> values.put(k, properties.getProperty(k)));
+    return fromMap(values);
+  }
+
+  /** One line for the start-up log. */
+  public String describe() {
+    return "batchSize="
+        + batchSize
+        + " recoveryDelay="
+        + Durations.format(recoveryDelay)
+        + " sweepInterval="
+        + Durations.format(sweepInterval)
+        + " leaseDuration="
+        + Durations.format(leaseDuration)
+        + " claimDuration="
+        + Durations.format(claimDuration)
+        + " cleanupInterval="
+        + Durations.format(cleanupInterval)
+        + " deadRetention="
+        + deadRetention
+        + " inboxRetention="
+        + inboxRetention
+        + " shutdownTimeout="
+        + Durations.format(shutdownTimeout);
+  }
+
+  /** Builds {@link MaintenanceOptions}; unset fields take their defaults. */
+  public static final class Builder {
+    private int batchSize = 100;
+    private Duration recoveryDelay = Duration.ofSeconds(30);
+    private Duration sweepInterval = Duration.ofSeconds(5);
+    private Duration leaseDuration = Duration.ofSeconds(30);
+    private Duration claimDuration = Duration.ofSeconds(30);
+    private Duration cleanupInterval = Duration.ofMinutes(1);
+    private Retention deadRetention = Retention.of(Duration.ofDays(30));
+    private Retention inboxRetention = Retention.of(Duration.ofDays(7));
+    private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+    private Builder() {}
+
+    public Builder batchSize(int batchSize) {
+      this.batchSize = batchSize;
+      return this;
+    }
+
+    public Builder recoveryDelay(Duration recoveryDelay) {
+      this.recoveryDelay = recoveryDelay;
+      return this;
+    }
+
+    public Builder sweepInterval(Duration sweepInterval) {
+      this.sweepInterval = sweepInterval;
+      return this;
+    }
+
+    public Builder leaseDuration(Duration leaseDuration) {
+      this.leaseDuration = leaseDuration;
+      return this;
+    }
+
+    public Builder claimDuration(Duration claimDuration) {
+      this.claimDuration = claimDuration;
+      return this;
+    }
+
+    public Builder cleanupInterval(Duration cleanupInterval) {
+      this.cleanupInterval = cleanupInterval;
+      return this;
+    }
+
+    public Builder deadRetention(Retention deadRetention) {
+      this.deadRetention = deadRetention;
+      return this;
+    }
+
+    public Builder inboxRetention(Retention inboxRetention) {
+      this.inboxRetention = inboxRetention;
+      return this;
+    }
+
+    public Builder shutdownTimeout(Duration shutdownTimeout) {
+      this.shutdownTimeout = shutdownTimeout;
+      return this;
+    }
+
+    /** Validates every option at once; throws naming each offending option. */
+    public MaintenanceOptions build() {
+      return new MaintenanceOptions(
+          batchSize,
+          recoveryDelay,
+          sweepInterval,
+          leaseDuration,
+          claimDuration,
+          cleanupInterval,
+          deadRetention,
+          inboxRetention,
+          shutdownTimeout);
+    }
+  }
+}

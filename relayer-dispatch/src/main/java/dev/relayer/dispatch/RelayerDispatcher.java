@@ -1,0 +1,241 @@
+package dev.relayer.dispatch;
+
+import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.spi.Transport;
+import dev.relayer.dispatch.internal.AfterCommitHandoff;
+import dev.relayer.dispatch.internal.Backoff;
+import dev.relayer.dispatch.internal.DeliveryEngine;
+import dev.relayer.dispatch.internal.DirectDispatcher;
+import dev.relayer.dispatch.internal.Events;
+import dev.relayer.dispatch.spi.RelayerEventListener;
+import dev.relayer.store.RelayerStore;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.jooq.DSLContext;
+import org.jooq.TransactionListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers outbox rows right after the transaction that wrote them commits.
+ *
+ * <pre>{@code
+ * RelayerDispatcher dispatcher =
+ *     RelayerDispatcher.builder(store, dsl).transport(rabbit).build();
+ * dispatcher.start();
+ * DSLContext app = DSL.using(dsl.configuration().deriveAppending(dispatcher.transactionListener()));
+ * app.transaction(tx -> {
+ *   // business writes ...
+ *   store.enqueue(tx.dsl(), message);
+ * }); // after the commit, a worker claims, sends and deletes the row
+ * }</pre>
+ *
+ * <p>{@code dsl} is the dispatcher's own way to the database (usually the application's pool); it
+ * opens short transactions to claim and to complete, never holding a connection during a send. Rows
+ * whose hand-off is lost (queue full, process died) are delivered by {@link RelayerMaintenance}'s
+ * sweeper after its recovery delay.
+ *
+ * <p>{@link #start()} is idempotent; {@link #close()} stops taking work, waits up to {@code
+ * shutdownTimeout} for in-flight sends, and is safe before start and twice. Close the maintenance
+ * worker before the dispatcher it uses.
+ */
+public final class RelayerDispatcher implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(RelayerDispatcher.class);
+
+  private final RelayerStore store;
+  private final DSLContext dsl;
+  private final DispatchOptions options;
+  private final List<String> transportNames;
+  private final DeliveryEngine engine;
+  private final DirectDispatcher direct;
+  private final AfterCommitHandoff handoff;
+  private final List<Consumer<Set<Integer>>> laneWakeups = new CopyOnWriteArrayList<>();
+  private final Object lifecycle = new Object();
+  private boolean started;
+  private boolean closed;
+
+  private RelayerDispatcher(Builder builder) {
+    this.store = builder.store;
+    this.dsl = builder.dsl;
+    this.options = builder.options;
+    this.transportNames = List.copyOf(builder.transports.keySet());
+    this.engine =
+        new DeliveryEngine(
+            store,
+            builder.transports,
+            new DeliveryEngine.DeliverySettings(
+                options.sendTimeout(),
+                options.maxAttempts(),
+                new Backoff(options.backoffInitial(), options.backoffMax())),
+            builder.clock,
+            new Events(builder.listeners));
+    this.direct =
+        new DirectDispatcher(
+            engine,
+            dsl,
+            options.claimDuration(),
+            options.claimBatchSize(),
+            options.workers(),
+            options.queueCapacity());
+    this.handoff = new AfterCommitHandoff(this::handOver);
+    store.addEnqueueListener(handoff);
+  }
+
+  /** A builder for a dispatcher over {@code store}, using {@code dsl} for its own transactions. */
+  public static Builder builder(RelayerStore store, DSLContext dsl) {
+    return new Builder(store, dsl);
+  }
+
+  /** Starts the direct-dispatch workers; idempotent. */
+  public void start() {
+    synchronized (lifecycle) {
+      if (started || closed) {
+        return;
+      }
+      started = true;
+      log.info(
+          "Relayer dispatcher starting: store={} transports={} {}",
+          store.displayName(),
+          transportNames,
+          options.describe());
+      direct.start();
+    }
+  }
+
+  /**
+   * The jOOQ listener that hands a transaction's enqueued ids over after it commits. Install it on
+   * the application's configuration: {@code configuration.deriveAppending(listener)}.
+   */
+  public TransactionListener transactionListener() {
+    return handoff;
+  }
+
+  /**
+   * Hands over ids written by a transaction that has committed, for applications whose transactions
+   * jOOQ does not manage. Never blocks: when the queue is full the ids are left to the sweeper.
+   */
+  public void afterCommit(Collection<Long> ids) {
+    Objects.requireNonNull(ids, "ids");
+    direct.offer(ids);
+  }
+
+  private void handOver(List<Long> unorderedIds, Set<Integer> lanes) {
+    if (!unorderedIds.isEmpty()) {
+      direct.offer(unorderedIds);
+    }
+    if (!lanes.isEmpty()) {
+      for (Consumer<Set<Integer>> wakeup : laneWakeups) {
+        wakeup.accept(lanes);
+      }
+    }
+  }
+
+  /** Registers a callback told, after commit, which lanes received ordered rows. */
+  public void onLaneWrites(Consumer<Set<Integer>> wakeup) {
+    laneWakeups.add(Objects.requireNonNull(wakeup, "wakeup"));
+  }
+
+  /** Ids waiting for a direct-dispatch worker. */
+  public int queuedIds() {
+    return direct.queued();
+  }
+
+  public RelayerStore store() {
+    return store;
+  }
+
+  public DispatchOptions options() {
+    return options;
+  }
+
+  DSLContext dsl() {
+    return dsl;
+  }
+
+  DeliveryEngine engine() {
+    return engine;
+  }
+
+  /** Stops direct dispatch (bounded by {@code shutdownTimeout}); safe before start and twice. */
+  @Override
+  public void close() {
+    synchronized (lifecycle) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    store.removeEnqueueListener(handoff);
+    direct.stop(options.shutdownTimeout());
+    engine.close();
+    log.info("Relayer dispatcher stopped: store={}", store.displayName());
+  }
+
+  /** Builds a {@link RelayerDispatcher}. */
+  public static final class Builder {
+    private final RelayerStore store;
+    private final DSLContext dsl;
+    private final Map<String, Transport> transports = new LinkedHashMap<>();
+    private final List<RelayerEventListener> listeners = new ArrayList<>();
+    private final List<String> problems = new ArrayList<>();
+    private DispatchOptions options = DispatchOptions.defaults();
+    private Clock clock = Clock.systemUTC();
+
+    private Builder(RelayerStore store, DSLContext dsl) {
+      this.store = Objects.requireNonNull(store, "store");
+      this.dsl = Objects.requireNonNull(dsl, "dsl");
+    }
+
+    /** Registers a transport under its name; names must be non-blank and unique. */
+    public Builder transport(Transport transport) {
+      Objects.requireNonNull(transport, "transport");
+      String name = transport.name();
+      if (name == null || name.isBlank()) {
+        problems.add("transport name must not be blank (" + transport.getClass().getName() + ")");
+      } else if (transports.containsKey(name)) {
+        problems.add("transport '" + name + "' is registered twice");
+      } else if (transport.maxBatchSize() < 1) {
+        problems.add("transport '" + name + "' declares maxBatchSize " + transport.maxBatchSize());
+      } else {
+        transports.put(name, transport);
+      }
+      return this;
+    }
+
+    public Builder options(DispatchOptions options) {
+      this.options = Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /** The UTC clock claims and retry times are computed with; default the system clock. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    public Builder eventListener(RelayerEventListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /** Validates the registrations; throws listing every problem. */
+    public RelayerDispatcher build() {
+      if (transports.isEmpty() && problems.isEmpty()) {
+        problems.add("at least one transport must be registered");
+      }
+      if (!problems.isEmpty()) {
+        throw new InvalidInputException(problems);
+      }
+      return new RelayerDispatcher(this);
+    }
+  }
+}

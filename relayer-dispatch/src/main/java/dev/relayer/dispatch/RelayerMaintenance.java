@@ -1,0 +1,242 @@
+package dev.relayer.dispatch;
+
+import dev.relayer.api.InvalidInputException;
+import dev.relayer.dispatch.internal.Cleanup;
+import dev.relayer.dispatch.internal.DeliveryEngine;
+import dev.relayer.dispatch.internal.Durations;
+import dev.relayer.dispatch.internal.LeaseTracker;
+import dev.relayer.dispatch.internal.NamedThreads;
+import dev.relayer.dispatch.internal.Sweeper;
+import dev.relayer.store.RelayerStore;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.jooq.DSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The maintenance worker: run one on every instance. Under database leases, one instance at a time
+ * sweeps (delivers unordered rows whose hand-off was lost, failed rows whose backoff ended, and
+ * newly due scheduled rows) and one runs cleanup (retention of dead rows and inbox records). See
+ * the package documentation for the protocol.
+ *
+ * <p>It reuses the dispatcher's transports and delivery path. {@link #start()} runs passes on a
+ * library-owned thread every {@code sweepInterval}; {@link #sweepOnce()} and {@link #cleanupOnce()}
+ * run one pass on the calling thread. {@link #close()} stops the loop, waits up to {@code
+ * shutdownTimeout} for a running pass, and releases the leases this instance holds.
+ */
+public final class RelayerMaintenance implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(RelayerMaintenance.class);
+
+  private final RelayerStore store;
+  private final DSLContext dsl;
+  private final MaintenanceOptions options;
+  private final String owner;
+  private final DeliveryEngine engine;
+  private final LeaseTracker leases;
+  private final Sweeper sweeper;
+  private final Cleanup cleanup;
+  private final Object lifecycle = new Object();
+  private ExecutorService loop;
+  private boolean closed;
+  private volatile boolean running;
+  private final CountDownLatch stopSignal = new CountDownLatch(1);
+  private Instant nextCleanup = Instant.MIN;
+
+  private RelayerMaintenance(
+      RelayerDispatcher dispatcher, MaintenanceOptions options, String owner) {
+    this.store = dispatcher.store();
+    this.dsl = dispatcher.dsl();
+    this.options = options;
+    this.owner = owner;
+    this.engine = dispatcher.engine();
+    this.leases = new LeaseTracker(store.displayName(), engine.events());
+    this.sweeper =
+        new Sweeper(
+            engine,
+            new Sweeper.Settings(
+                owner,
+                options.batchSize(),
+                options.recoveryDelay(),
+                options.claimDuration(),
+                options.leaseDuration()),
+            leases);
+    this.cleanup =
+        new Cleanup(
+            store,
+            new Cleanup.Settings(
+                owner,
+                options.batchSize(),
+                options.leaseDuration(),
+                options.deadRetention().duration(),
+                options.inboxRetention().duration()),
+            leases);
+  }
+
+  /** Maintenance over the dispatcher's store, database and transports, with default options. */
+  public static RelayerMaintenance create(RelayerDispatcher dispatcher) {
+    return create(dispatcher, MaintenanceOptions.defaults());
+  }
+
+  /** Maintenance with the given options and a fresh, unique owner identity. */
+  public static RelayerMaintenance create(
+      RelayerDispatcher dispatcher, MaintenanceOptions options) {
+    return create(dispatcher, options, defaultOwner());
+  }
+
+  /**
+   * Maintenance with an explicit owner identity; it must be unique among live instances (two
+   * instances with one identity would share leases).
+   */
+  public static RelayerMaintenance create(
+      RelayerDispatcher dispatcher, MaintenanceOptions options, String owner) {
+    Objects.requireNonNull(dispatcher, "dispatcher");
+    Objects.requireNonNull(options, "options");
+    if (owner == null || owner.isBlank()) {
+      throw new InvalidInputException("maintenance owner must not be blank");
+    }
+    return new RelayerMaintenance(dispatcher, options, owner);
+  }
+
+  /** {@code host/pid/random}: unique per instance. */
+  static String defaultOwner() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (Exception e) {
+      host = "unknown-host";
+    }
+    long pid = ManagementFactory.getRuntimeMXBean().getPid();
+    return host + "/" + pid + "/" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /** This instance's lease owner identity. */
+  public String owner() {
+    return owner;
+  }
+
+  /** Starts the pass loop; idempotent. */
+  public void start() {
+    synchronized (lifecycle) {
+      if (loop != null || closed) {
+        return;
+      }
+      running = true;
+      log.info(
+          "Relayer maintenance starting: store={} owner={} {}",
+          store.displayName(),
+          owner,
+          options.describe());
+      loop =
+          Executors.newSingleThreadExecutor(new NamedThreads(store.displayName(), "maintenance"));
+      loop.execute(this::runLoop);
+    }
+  }
+
+  private void runLoop() {
+    while (running) {
+      try {
+        Sweeper.PassResult result = sweeper.pass(dsl);
+        if (result.sent() > 0) {
+          log.info(
+              "store={} sweeper sent={} claimed={}",
+              store.displayName(),
+              result.sent(),
+              result.claimed());
+        }
+        cleanupIfDue();
+      } catch (Throwable e) {
+        log.error("store={} maintenance pass failed; will retry", store.displayName(), e);
+      }
+      try {
+        if (stopSignal.await(options.sweepInterval().toMillis(), TimeUnit.MILLISECONDS)) {
+          return;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private void cleanupIfDue() {
+    Instant now = engine.clock().instant();
+    if (now.isBefore(nextCleanup)) {
+      return;
+    }
+    nextCleanup = now.plus(options.cleanupInterval());
+    Cleanup.PassResult result = cleanup.pass(dsl, now);
+    if (result.deadDeleted() + result.inboxDeleted() > 0) {
+      log.info(
+          "store={} cleanup deleted dead={} inbox={}",
+          store.displayName(),
+          result.deadDeleted(),
+          result.inboxDeleted());
+    }
+  }
+
+  /** Runs one sweep pass on the calling thread; for tests, tools and benchmarks. */
+  public Sweeper.PassResult sweepOnce() {
+    return sweeper.pass(dsl);
+  }
+
+  /** Runs one cleanup pass on the calling thread, whether or not it is due. */
+  public Cleanup.PassResult cleanupOnce() {
+    return cleanup.pass(dsl, engine.clock().instant());
+  }
+
+  /** Whether this instance held the sweeper lease at its last pass. */
+  public boolean leadsSweeper() {
+    return leases.holds(Sweeper.LEASE);
+  }
+
+  /** Stops the loop, waits for a running pass (bounded), releases held leases. Safe twice. */
+  @Override
+  public void close() {
+    ExecutorService current;
+    synchronized (lifecycle) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      running = false;
+      current = loop;
+    }
+    stopSignal.countDown();
+    if (current != null) {
+      current.shutdown();
+      try {
+        if (!current.awaitTermination(
+            options.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+          log.warn(
+              "store={} maintenance pass still running after {}; interrupting",
+              store.displayName(),
+              Durations.format(options.shutdownTimeout()));
+          current.shutdownNow();
+          current.awaitTermination(5, TimeUnit.SECONDS);
+        }
+      } catch (InterruptedException e) {
+        current.shutdownNow();
+        Thread.currentThread().interrupt();
+      }
+    }
+    for (String lease : leases.held()) {
+      try {
+        store.releaseLease(dsl, lease, owner);
+        leases.observe(lease, owner, false);
+      } catch (RuntimeException e) {
+        log.warn(
+            "store={} could not release lease={}; it will expire", store.displayName(), lease, e);
+      }
+    }
+    log.info("Relayer maintenance stopped: store={} owner={}", store.displayName(), owner);
+  }
+}

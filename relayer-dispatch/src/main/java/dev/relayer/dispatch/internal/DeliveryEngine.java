@@ -1,0 +1,328 @@
+package dev.relayer.dispatch.internal;
+
+import dev.relayer.api.spi.OutgoingMessage;
+import dev.relayer.api.spi.SendResult;
+import dev.relayer.api.spi.Transport;
+import dev.relayer.api.spi.TransportBatch;
+import dev.relayer.dispatch.spi.DeliveryEvent;
+import dev.relayer.dispatch.spi.RelayerEventListener;
+import dev.relayer.store.Claim;
+import dev.relayer.store.ClaimedMessage;
+import dev.relayer.store.DeadLetter;
+import dev.relayer.store.FailedSend;
+import dev.relayer.store.RelayerStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.jooq.DSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The claim → send → complete path shared by direct dispatch, the sweeper and lane workers: groups
+ * claimed rows by transport and destination, splits them by the transport's native batch limit,
+ * sends each batch with a bounded wait, and writes the outcome with fenced statements.
+ */
+public final class DeliveryEngine implements AutoCloseable {
+
+  /** Reason stored for rows that ran out of attempts. */
+  public static final String MAX_ATTEMPTS = "max-attempts";
+
+  /** Reason stored for rows naming a transport that is not registered. */
+  public static final String UNKNOWN_TRANSPORT = "unknown-transport";
+
+  private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
+
+  private final RelayerStore store;
+  private final Map<String, Transport> transports;
+  private final Duration sendTimeout;
+  private final int maxAttempts;
+  private final Backoff backoff;
+  private final Clock clock;
+  private final Events events;
+  private final ExecutorService senders;
+
+  public DeliveryEngine(
+      RelayerStore store,
+      Map<String, Transport> transports,
+      DeliverySettings settings,
+      Clock clock,
+      Events events) {
+    this.store = store;
+    this.transports = Map.copyOf(transports);
+    this.sendTimeout = settings.sendTimeout();
+    this.maxAttempts = settings.maxAttempts();
+    this.backoff = settings.backoff();
+    this.clock = clock;
+    this.events = events;
+    this.senders = Executors.newCachedThreadPool(new NamedThreads(store.displayName(), "send"));
+  }
+
+  /** Send timeout, retry policy and attempt limit. */
+  public record DeliverySettings(Duration sendTimeout, int maxAttempts, Backoff backoff) {}
+
+  public RelayerStore store() {
+    return store;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  public Events events() {
+    return events;
+  }
+
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  /** Whether a transport of this name is registered. */
+  public boolean hasTransport(String name) {
+    return transports.containsKey(name);
+  }
+
+  /** The registered transport of this name, or {@code null}. */
+  public Transport transport(String name) {
+    return transports.get(name);
+  }
+
+  /**
+   * Sends the claimed rows (no database work). Rows that used more than {@code maxAttempts} claims
+   * are not sent. Stops starting new batches once the claim is about to lapse.
+   */
+  public SendOutcome send(Claim claim) {
+    List<ClaimedMessage> accepted = new ArrayList<>();
+    List<SendOutcome.Failure> failed = new ArrayList<>();
+    List<ClaimedMessage> exhausted = new ArrayList<>();
+    List<ClaimedMessage> notAttempted = new ArrayList<>();
+    Map<String, List<ClaimedMessage>> groups = new LinkedHashMap<>();
+    for (ClaimedMessage message : claim.messages()) {
+      if (message.attempts() > maxAttempts) {
+        exhausted.add(message);
+      } else {
+        groups
+            .computeIfAbsent(
+                message.transport() + '\u0000' + message.destination(), k -> new ArrayList<>())
+            .add(message);
+      }
+    }
+    Instant lastStart = claim.expiresAt().minus(sendTimeout);
+    for (List<ClaimedMessage> group : groups.values()) {
+      ClaimedMessage first = group.get(0);
+      Transport transport = transports.get(first.transport());
+      if (transport == null) {
+        String error = "unknown transport '" + first.transport() + "'";
+        group.forEach(m -> failed.add(new SendOutcome.Failure(m, UNKNOWN_TRANSPORT, error)));
+        continue;
+      }
+      int limit = Math.max(1, transport.maxBatchSize());
+      for (int from = 0; from < group.size(); from += limit) {
+        List<ClaimedMessage> chunk = group.subList(from, Math.min(group.size(), from + limit));
+        if (clock.instant().isAfter(lastStart)) {
+          notAttempted.addAll(chunk);
+          continue;
+        }
+        sendChunk(transport, first.destination(), chunk, accepted, failed);
+      }
+    }
+    return new SendOutcome(accepted, failed, exhausted, notAttempted);
+  }
+
+  /** Sends rows as given, one native batch, and reports per row; for ordered lanes. */
+  public SendOutcome sendInOrder(
+      Transport transport, String destination, List<ClaimedMessage> rows) {
+    List<ClaimedMessage> accepted = new ArrayList<>();
+    List<SendOutcome.Failure> failed = new ArrayList<>();
+    sendChunk(transport, destination, rows, accepted, failed);
+    return new SendOutcome(accepted, failed, List.of(), List.of());
+  }
+
+  private void sendChunk(
+      Transport transport,
+      String destination,
+      List<ClaimedMessage> chunk,
+      List<ClaimedMessage> accepted,
+      List<SendOutcome.Failure> failed) {
+    List<OutgoingMessage> outgoing = new ArrayList<>(chunk.size());
+    for (ClaimedMessage m : chunk) {
+      outgoing.add(
+          new OutgoingMessage(
+              m.messageId(),
+              m.messageType(),
+              m.headers(),
+              m.body(),
+              m.orderingKey(),
+              m.tenantId()));
+    }
+    TransportBatch batch = new TransportBatch(destination, outgoing, sendTimeout);
+    List<SendResult> results;
+    Future<List<SendResult>> call = senders.submit(() -> transport.send(batch));
+    try {
+      results = call.get(sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      call.cancel(true);
+      failAll(
+          chunk,
+          "send to '" + destination + "' timed out after " + Durations.format(sendTimeout),
+          failed);
+      return;
+    } catch (ExecutionException e) {
+      failAll(chunk, SendResult.describe(e.getCause()), failed);
+      return;
+    } catch (InterruptedException e) {
+      call.cancel(true);
+      Thread.currentThread().interrupt();
+      failAll(chunk, "send interrupted by shutdown", failed);
+      return;
+    }
+    if (results == null || results.size() != chunk.size()) {
+      failAll(
+          chunk,
+          "transport '"
+              + transport.name()
+              + "' returned "
+              + (results == null ? "no" : results.size())
+              + " results for "
+              + chunk.size()
+              + " messages",
+          failed);
+      return;
+    }
+    for (int i = 0; i < chunk.size(); i++) {
+      SendResult result = results.get(i);
+      if (result != null && result.isAccepted()) {
+        accepted.add(chunk.get(i));
+      } else {
+        String error = result == null ? "transport returned no result" : result.error();
+        failed.add(new SendOutcome.Failure(chunk.get(i), "send-failed", error));
+      }
+    }
+  }
+
+  private static void failAll(
+      List<ClaimedMessage> chunk, String error, List<SendOutcome.Failure> failed) {
+    chunk.forEach(m -> failed.add(new SendOutcome.Failure(m, "send-failed", error)));
+  }
+
+  /**
+   * Writes the outcome under the claim's token: deletes accepted rows, holds failed ones for their
+   * backoff, buries rows out of attempts (an ordered head is parked instead). Returns the events to
+   * emit once the caller's transaction has committed.
+   */
+  public List<Consumer<RelayerEventListener>> complete(
+      DSLContext tx, Claim claim, SendOutcome outcome, String component) {
+    UUID token = claim.token();
+    Instant now = clock.instant();
+    List<Consumer<RelayerEventListener>> emitted = new ArrayList<>();
+
+    List<Long> acceptedIds = outcome.accepted().stream().map(ClaimedMessage::id).toList();
+    int deleted = store.deleteFenced(tx, token, acceptedIds);
+    if (deleted < acceptedIds.size()) {
+      log.debug(
+          "store={} component={} lost {} deletes to a newer claim",
+          store.displayName(),
+          component,
+          acceptedIds.size() - deleted);
+    }
+    for (ClaimedMessage m : outcome.accepted()) {
+      DeliveryEvent event = event(m, component);
+      emitted.add(l -> l.sent(event));
+    }
+
+    List<FailedSend> retries = new ArrayList<>();
+    for (ClaimedMessage m : outcome.exhausted()) {
+      String error =
+          "claimed "
+              + m.attempts()
+              + " times without completing"
+              + (m.lastError() == null ? "" : "; last error: " + m.lastError());
+      bury(tx, token, m, MAX_ATTEMPTS, error, now, component, emitted);
+    }
+    for (SendOutcome.Failure failure : outcome.failed()) {
+      ClaimedMessage m = failure.message();
+      if (m.attempts() >= maxAttempts) {
+        String reason =
+            UNKNOWN_TRANSPORT.equals(failure.reason()) ? UNKNOWN_TRANSPORT : MAX_ATTEMPTS;
+        bury(tx, token, m, reason, failure.error(), now, component, emitted);
+      } else {
+        Instant retryAt = now.plus(backoff.delayAfter(m.attempts()));
+        retries.add(new FailedSend(m.id(), failure.error(), retryAt));
+        DeliveryEvent event = event(m, component);
+        emitted.add(l -> l.failed(event, failure.error(), retryAt));
+      }
+    }
+    store.recordFailures(tx, token, retries);
+    return emitted;
+  }
+
+  private void bury(
+      DSLContext tx,
+      UUID token,
+      ClaimedMessage m,
+      String reason,
+      String error,
+      Instant now,
+      String component,
+      List<Consumer<RelayerEventListener>> emitted) {
+    DeliveryEvent event = event(m, component);
+    if (m.orderingKey() != null) {
+      if (store.park(tx, token, m.id(), error, now)) {
+        log.warn(
+            "store={} lane={} id={} key={} parked after {} attempts: {}",
+            store.displayName(),
+            m.lane(),
+            m.id(),
+            m.orderingKey(),
+            m.attempts(),
+            error);
+        emitted.add(l -> l.parked(event, error));
+      }
+      return;
+    }
+    if (store.moveToDead(tx, token, new DeadLetter(List.of(m.id()), reason, error, now)) == 1) {
+      log.warn(
+          "store={} id={} message_id={} moved to dead rows ({}) after {} attempts: {}",
+          store.displayName(),
+          m.id(),
+          m.messageId(),
+          reason,
+          m.attempts(),
+          error);
+      emitted.add(l -> l.dead(event, reason, error));
+    }
+  }
+
+  private static DeliveryEvent event(ClaimedMessage m, String component) {
+    return new DeliveryEvent(
+        m.id(),
+        m.messageId(),
+        m.transport(),
+        m.destination(),
+        m.orderingKey(),
+        m.attempts(),
+        component);
+  }
+
+  /** Emits events collected by {@link #complete}, after the transaction committed. */
+  public void emit(List<Consumer<RelayerEventListener>> collected) {
+    collected.forEach(events::emit);
+  }
+
+  @Override
+  public void close() {
+    senders.shutdownNow();
+  }
+}

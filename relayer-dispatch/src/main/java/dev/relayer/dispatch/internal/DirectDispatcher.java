@@ -1,0 +1,148 @@
+package dev.relayer.dispatch.internal;
+
+import dev.relayer.dispatch.spi.RelayerEventListener;
+import dev.relayer.store.Claim;
+import dev.relayer.store.ClaimByIds;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jooq.DSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Direct dispatch: ids handed over after commit wait in a bounded queue; workers claim them in
+ * their own committed transaction, send, and complete them in another. A full queue drops the
+ * hand-off instead of blocking the committing thread; the sweeper delivers such rows later.
+ */
+public final class DirectDispatcher {
+
+  private static final Logger log = LoggerFactory.getLogger(DirectDispatcher.class);
+
+  private final DeliveryEngine engine;
+  private final DSLContext dsl;
+  private final Duration claimDuration;
+  private final int claimBatchSize;
+  private final int workers;
+  private final BlockingQueue<Long> queue;
+  private ExecutorService pool;
+  private volatile boolean running;
+
+  public DirectDispatcher(
+      DeliveryEngine engine,
+      DSLContext dsl,
+      Duration claimDuration,
+      int claimBatchSize,
+      int workers,
+      int queueCapacity) {
+    this.engine = engine;
+    this.dsl = dsl;
+    this.claimDuration = claimDuration;
+    this.claimBatchSize = claimBatchSize;
+    this.workers = workers;
+    this.queue = new ArrayBlockingQueue<>(queueCapacity);
+  }
+
+  /** Queues ids without blocking; returns how many were dropped because the queue was full. */
+  public int offer(Collection<Long> ids) {
+    int dropped = 0;
+    for (Long id : ids) {
+      if (!queue.offer(id)) {
+        dropped++;
+      }
+    }
+    if (dropped > 0) {
+      int count = dropped;
+      log.debug("store={} direct queue full, dropped {} ids", engine.store().displayName(), count);
+      engine.events().emit(l -> l.handoffDropped(count));
+    }
+    return dropped;
+  }
+
+  /** Ids waiting in the queue. */
+  public int queued() {
+    return queue.size();
+  }
+
+  public synchronized void start() {
+    if (pool != null) {
+      return;
+    }
+    running = true;
+    pool =
+        Executors.newFixedThreadPool(
+            workers, new NamedThreads(engine.store().displayName(), "direct"));
+    for (int i = 0; i < workers; i++) {
+      pool.execute(this::work);
+    }
+  }
+
+  /** Stops taking work, waits up to {@code timeout} for in-flight batches, then interrupts. */
+  public synchronized void stop(Duration timeout) {
+    running = false;
+    if (pool == null) {
+      return;
+    }
+    pool.shutdown();
+    try {
+      if (!pool.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn(
+            "store={} direct dispatch did not finish within {}; interrupting",
+            engine.store().displayName(),
+            Durations.format(timeout));
+        pool.shutdownNow();
+        pool.awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      pool.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void work() {
+    while (running) {
+      try {
+        Long first = queue.poll(100, TimeUnit.MILLISECONDS);
+        if (first == null) {
+          continue;
+        }
+        List<Long> ids = new ArrayList<>(Math.min(claimBatchSize, queue.size() + 1));
+        ids.add(first);
+        queue.drainTo(ids, claimBatchSize - 1);
+        dispatch(ids);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (Throwable e) {
+        log.error(
+            "store={} direct dispatch batch failed; rows stay for retry",
+            engine.store().displayName(),
+            e);
+      }
+    }
+  }
+
+  private void dispatch(List<Long> ids) {
+    Claim claim =
+        dsl.transactionResult(
+            tx ->
+                engine
+                    .store()
+                    .claimByIds(
+                        tx.dsl(), new ClaimByIds(ids, engine.clock().instant(), claimDuration)));
+    if (claim.isEmpty()) {
+      return;
+    }
+    SendOutcome outcome = engine.send(claim);
+    List<Consumer<RelayerEventListener>> events =
+        dsl.transactionResult(tx -> engine.complete(tx.dsl(), claim, outcome, "direct"));
+    engine.emit(events);
+  }
+}

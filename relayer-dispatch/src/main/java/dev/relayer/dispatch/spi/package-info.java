@@ -1,0 +1,6 @@
+/**
+ * Extension points of the dispatcher: {@link dev.relayer.dispatch.spi.RelayerEventListener} for
+ * metrics, tracing and tests. Transports implement {@link dev.relayer.api.spi.Transport} from
+ * {@code relayer-api}.
+ */
+package dev.relayer.dispatch.spi;

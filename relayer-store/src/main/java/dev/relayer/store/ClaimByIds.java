@@ -1,0 +1,23 @@
+package dev.relayer.store;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Claim these unordered rows, if they are pending, due and not under a live claim.
+ *
+ * @param ids outbox ids, typically those written by one committed transaction
+ * @param now the claimer's clock reading
+ * @param claimDuration how long the claim holds; must exceed the send plus the delete
+ */
+public record ClaimByIds(Collection<Long> ids, Instant now, Duration claimDuration) {
+
+  public ClaimByIds {
+    ids = List.copyOf(ids);
+    Objects.requireNonNull(now, "now");
+    StoreChecks.requirePositive("claimDuration", claimDuration);
+  }
+}

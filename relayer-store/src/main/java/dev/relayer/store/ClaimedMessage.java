@@ -1,0 +1,37 @@
+package dev.relayer.store;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * An outbox row under a claim, as the claim statement returned it.
+ *
+ * @param id outbox id
+ * @param messageId the message's identity
+ * @param transport transport name
+ * @param destination transport-specific address
+ * @param messageType stable type name
+ * @param headers string headers
+ * @param body payload
+ * @param orderingKey ordering key or {@code null}
+ * @param lane lane or {@code null} (unordered)
+ * @param tenantId tenant or {@code null}
+ * @param attempts claims so far, including this one
+ * @param createdAt when the row was written (database clock)
+ * @param lastError the previous failure, or {@code null}
+ */
+public record ClaimedMessage(
+    long id,
+    UUID messageId,
+    String transport,
+    String destination,
+    String messageType,
+    Map<String, String> headers,
+    byte[] body,
+    String orderingKey,
+    Integer lane,
+    String tenantId,
+    int attempts,
+    Instant createdAt,
+    String lastError) {}

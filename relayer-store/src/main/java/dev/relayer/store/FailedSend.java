@@ -1,0 +1,20 @@
+package dev.relayer.store;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A claimed row whose send failed and that will be retried.
+ *
+ * @param id outbox id
+ * @param error what went wrong; stored in {@code last_error}, truncated to {@value
+ *     RelayerStore#MAX_ERROR_LENGTH} characters
+ * @param retryAt the row is not claimable before this instant (the backoff)
+ */
+public record FailedSend(long id, String error, Instant retryAt) {
+
+  public FailedSend {
+    Objects.requireNonNull(error, "error");
+    Objects.requireNonNull(retryAt, "retryAt");
+  }
+}

@@ -1,0 +1,170 @@
+package dev.relayer.store;
+
+import dev.relayer.api.InvalidInputException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * A message to enqueue. Build one with {@link #builder()}; {@code build()} rejects bad input,
+ * listing every problem, before anything touches the database.
+ *
+ * @param messageId the message's identity, kept on every send and replay; never the nil UUID
+ * @param transport name of a registered transport; not blank
+ * @param destination transport-specific address (exchange/routing key, topic, subject); not blank
+ * @param messageType stable type name chosen by the application (not a Java class name); not blank
+ * @param headers string headers; names and values non-null
+ * @param body opaque payload
+ * @param orderingKey messages with the same key are delivered in enqueue (commit) order; {@code
+ *     null} for unordered messages
+ * @param deliverAt not delivered before this instant; {@code null} for as soon as possible
+ * @param tenantId carried through to the transport; {@code null} if unused
+ */
+public record NewMessage(
+    UUID messageId,
+    String transport,
+    String destination,
+    String messageType,
+    Map<String, String> headers,
+    byte[] body,
+    String orderingKey,
+    Instant deliverAt,
+    String tenantId) {
+
+  static final UUID NIL = new UUID(0, 0);
+
+  public NewMessage {
+    List<String> problems = new ArrayList<>();
+    if (messageId == null) {
+      problems.add("messageId must not be null");
+    } else if (NIL.equals(messageId)) {
+      problems.add("messageId must not be the nil UUID");
+    }
+    requireText(problems, "transport", transport);
+    requireText(problems, "destination", destination);
+    requireText(problems, "messageType", messageType);
+    if (headers == null) {
+      problems.add("headers must not be null");
+    } else {
+      headers.forEach(
+          (name, value) -> {
+            if (name == null) {
+              problems.add("header names must not be null");
+            } else if (value == null) {
+              problems.add("header '" + name + "' must not have a null value");
+            }
+          });
+    }
+    if (body == null) {
+      problems.add("body must not be null");
+    }
+    if (orderingKey != null && orderingKey.isEmpty()) {
+      problems.add("orderingKey must be null (unordered) or non-empty");
+    }
+    if (!problems.isEmpty()) {
+      throw new InvalidInputException(problems);
+    }
+    headers = Map.copyOf(headers);
+  }
+
+  private static void requireText(List<String> problems, String field, String value) {
+    if (value == null || value.isBlank()) {
+      problems.add(field + " must not be blank");
+    }
+  }
+
+  /** Whether this message has an ordering key. */
+  public boolean ordered() {
+    return orderingKey != null;
+  }
+
+  /** A new builder; the message id defaults to a random UUID. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link NewMessage}. */
+  public static final class Builder {
+    private UUID messageId;
+    private String transport;
+    private String destination;
+    private String messageType;
+    private final Map<String, String> headers = new LinkedHashMap<>();
+    private byte[] body;
+    private String orderingKey;
+    private Instant deliverAt;
+    private String tenantId;
+
+    private Builder() {}
+
+    /** The message id; default a random UUID. */
+    public Builder messageId(UUID messageId) {
+      this.messageId = messageId;
+      return this;
+    }
+
+    public Builder transport(String transport) {
+      this.transport = transport;
+      return this;
+    }
+
+    public Builder destination(String destination) {
+      this.destination = destination;
+      return this;
+    }
+
+    public Builder messageType(String messageType) {
+      this.messageType = messageType;
+      return this;
+    }
+
+    /** Adds one header; a later value for the same name replaces an earlier one. */
+    public Builder header(String name, String value) {
+      headers.put(name, value);
+      return this;
+    }
+
+    /** Adds every header of {@code headers}. */
+    public Builder headers(Map<String, String> headers) {
+      this.headers.putAll(headers);
+      return this;
+    }
+
+    public Builder body(byte[] body) {
+      this.body = body;
+      return this;
+    }
+
+    public Builder orderingKey(String orderingKey) {
+      this.orderingKey = orderingKey;
+      return this;
+    }
+
+    public Builder deliverAt(Instant deliverAt) {
+      this.deliverAt = deliverAt;
+      return this;
+    }
+
+    public Builder tenantId(String tenantId) {
+      this.tenantId = tenantId;
+      return this;
+    }
+
+    /** Validates and builds; throws {@link InvalidInputException} listing every problem. */
+    public NewMessage build() {
+      return new NewMessage(
+          messageId == null ? UUID.randomUUID() : messageId,
+          transport,
+          destination,
+          messageType,
+          new LinkedHashMap<>(headers),
+          body,
+          orderingKey,
+          deliverAt,
+          tenantId);
+    }
+  }
+}

@@ -1,0 +1,280 @@
+package dev.relayer.store;
+
+import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
+import static org.jooq.impl.DSL.any;
+import static org.jooq.impl.DSL.count;
+import static org.jooq.impl.DSL.min;
+import static org.jooq.impl.DSL.name;
+import static org.jooq.impl.DSL.select;
+
+import dev.relayer.jooq.generated.tables.RelayerOutbox;
+import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+import org.jooq.CommonTableExpression;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Query;
+import org.jooq.Record1;
+import org.jooq.Record2;
+import org.jooq.impl.DSL;
+
+/** Every statement on the outbox table. */
+final class OutboxQueries {
+
+  private static final RelayerOutbox O = RELAYER_OUTBOX;
+  static final String PENDING = "pending";
+  static final String PARKED = "parked";
+
+  private OutboxQueries() {}
+
+  static OffsetDateTime utc(Instant instant) {
+    return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+  }
+
+  /** Inserts the messages in one statement; returns their ids in input order. */
+  static List<Long> insert(DSLContext dsl, List<NewMessage> messages, int laneCount) {
+    var insert =
+        dsl.insertInto(
+            O,
+            O.MESSAGE_ID,
+            O.TRANSPORT,
+            O.DESTINATION,
+            O.MESSAGE_TYPE,
+            O.HEADERS,
+            O.BODY,
+            O.ORDERING_KEY,
+            O.LANE,
+            O.DELIVER_AT,
+            O.TENANT_ID);
+    for (NewMessage m : messages) {
+      insert =
+          insert.values(
+              m.messageId(),
+              m.transport(),
+              m.destination(),
+              m.messageType(),
+              HeadersJson.write(m.headers()),
+              m.body(),
+              m.orderingKey(),
+              m.ordered() ? Lanes.laneOf(m.orderingKey(), laneCount) : null,
+              utc(m.deliverAt()),
+              m.tenantId());
+    }
+    // Identity values are drawn in VALUES order, so ascending ids are the input order.
+    List<Long> ids = new ArrayList<>(insert.returningResult(O.ID).fetch(O.ID));
+    ids.sort(Comparator.naturalOrder());
+    return ids;
+  }
+
+  /** Pending, due and not under a live claim at {@code now}; boundaries at {@code now} included. */
+  static Condition eligible(OffsetDateTime now) {
+    return O.STATUS
+        .eq(PENDING)
+        .and(O.DELIVER_AT.isNull().or(O.DELIVER_AT.le(now)))
+        .and(O.CLAIM_EXPIRES_AT.isNull().or(O.CLAIM_EXPIRES_AT.le(now)));
+  }
+
+  /**
+   * One statement: lock up to {@code limit} eligible rows matching {@code which} in id order,
+   * skipping rows another transaction holds, and stamp them with a fresh token, expiry and attempt.
+   */
+  static Claim claim(
+      DSLContext dsl, Condition which, int limit, Instant now, Duration claimDuration) {
+    UUID token = UUID.randomUUID();
+    Instant expiresAt = now.plus(claimDuration);
+    CommonTableExpression<Record1<Long>> claimable =
+        name("claimable")
+            .fields("id")
+            .as(
+                select(O.ID)
+                    .from(O)
+                    .where(which)
+                    .and(eligible(utc(now)))
+                    .orderBy(O.ID)
+                    .limit(limit)
+                    .forUpdate()
+                    .skipLocked());
+    Field<Long> claimableId = claimable.field("id", Long.class);
+    List<ClaimedMessage> claimed =
+        dsl.with(claimable)
+            .update(O)
+            .set(O.CLAIM_TOKEN, token)
+            .set(O.CLAIM_EXPIRES_AT, utc(expiresAt))
+            .set(O.ATTEMPTS, O.ATTEMPTS.plus(1))
+            .from(claimable)
+            .where(O.ID.eq(claimableId))
+            .returning()
+            .fetch()
+            .map(OutboxQueries::toClaimed);
+    List<ClaimedMessage> ordered = new ArrayList<>(claimed);
+    ordered.sort(Comparator.comparingLong(ClaimedMessage::id));
+    return new Claim(token, expiresAt, ordered);
+  }
+
+  static Claim claimByIds(DSLContext dsl, ClaimByIds request) {
+    if (request.ids().isEmpty()) {
+      return new Claim(UUID.randomUUID(), request.now(), List.of());
+    }
+    Condition which = O.ID.eq(any(request.ids().toArray(Long[]::new))).and(O.LANE.isNull());
+    return claim(dsl, which, request.ids().size(), request.now(), request.claimDuration());
+  }
+
+  static Claim claimPage(DSLContext dsl, ClaimPage request) {
+    Condition which =
+        O.LANE
+            .isNull()
+            .and(O.ID.gt(request.afterId()))
+            .and(O.ID.le(request.upToId()))
+            .and(O.CREATED_AT.le(utc(request.createdBefore())));
+    return claim(dsl, which, request.limit(), request.now(), request.claimDuration());
+  }
+
+  static OptionalLong highestPendingUnorderedId(DSLContext dsl) {
+    Long max =
+        dsl.select(DSL.max(O.ID))
+            .from(O)
+            .where(O.LANE.isNull())
+            .and(O.STATUS.eq(PENDING))
+            .fetchOne(0, Long.class);
+    return max == null ? OptionalLong.empty() : OptionalLong.of(max);
+  }
+
+  static int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    return dsl.deleteFrom(O)
+        .where(O.ID.eq(any(ids.toArray(Long[]::new))))
+        .and(O.CLAIM_TOKEN.eq(token))
+        .execute();
+  }
+
+  static int recordFailures(DSLContext dsl, UUID token, List<FailedSend> failures) {
+    if (failures.isEmpty()) {
+      return 0;
+    }
+    List<Query> updates = new ArrayList<>(failures.size());
+    for (FailedSend failure : failures) {
+      updates.add(
+          dsl.update(O)
+              .set(O.LAST_ERROR, RelayerStore.truncate(failure.error()))
+              .set(O.CLAIM_EXPIRES_AT, utc(failure.retryAt()))
+              .where(O.ID.eq(failure.id()))
+              .and(O.CLAIM_TOKEN.eq(token)));
+    }
+    int total = 0;
+    for (int count : dsl.batch(updates).execute()) {
+      total += count;
+    }
+    return total;
+  }
+
+  /** Parks a key's head: fenced by the claim token; clears the claim. */
+  static boolean park(DSLContext dsl, UUID token, long id, String error, Instant parkedAt) {
+    return dsl.update(O)
+            .set(O.STATUS, PARKED)
+            .set(O.PARKED_AT, utc(parkedAt))
+            .set(O.LAST_ERROR, RelayerStore.truncate(error))
+            .setNull(O.CLAIM_TOKEN)
+            .setNull(O.CLAIM_EXPIRES_AT)
+            .where(O.ID.eq(id))
+            .and(O.CLAIM_TOKEN.eq(token))
+            .and(O.ORDERING_KEY.isNotNull())
+            .execute()
+        == 1;
+  }
+
+  static List<ParkedKey> parkedKeys(DSLContext dsl, Integer lane) {
+    Condition where = O.STATUS.eq(PARKED);
+    if (lane != null) {
+      where = where.and(O.LANE.eq(lane));
+    }
+    return dsl.select(
+            O.ORDERING_KEY, O.LANE, O.ID, O.MESSAGE_ID, O.ATTEMPTS, O.LAST_ERROR, O.PARKED_AT)
+        .from(O)
+        .where(where)
+        .orderBy(O.LANE, O.ORDERING_KEY)
+        .fetch(
+            r ->
+                new ParkedKey(
+                    r.value1(),
+                    r.value2(),
+                    r.value3(),
+                    r.value4(),
+                    r.value5(),
+                    r.value6(),
+                    r.value7().toInstant()));
+  }
+
+  /** Makes parked heads pending again with fresh attempts; {@code key} null means all in scope. */
+  static int unpark(DSLContext dsl, Integer lane, String key) {
+    Condition where = O.STATUS.eq(PARKED);
+    if (lane != null) {
+      where = where.and(O.LANE.eq(lane));
+    }
+    if (key != null) {
+      where = where.and(O.ORDERING_KEY.eq(key));
+    }
+    return dsl.update(O)
+        .set(O.STATUS, PENDING)
+        .setNull(O.PARKED_AT)
+        .set(O.ATTEMPTS, 0)
+        .where(where)
+        .execute();
+  }
+
+  static long parkedKeyCount(DSLContext dsl) {
+    return dsl.fetchCount(O, O.STATUS.eq(PARKED));
+  }
+
+  static Backlog backlog(DSLContext dsl, Instant now, String transport) {
+    OffsetDateTime at = utc(now);
+    Condition where = eligible(at);
+    if (transport != null) {
+      where = where.and(O.TRANSPORT.eq(transport));
+    }
+    Record2<Integer, OffsetDateTime> row =
+        dsl.select(count(), min(DSL.coalesce(O.DELIVER_AT, O.CREATED_AT)))
+            .from(O)
+            .where(where)
+            .fetchOne();
+    long eligible = row.value1();
+    Optional<Duration> age =
+        row.value2() == null
+            ? Optional.empty()
+            : Optional.of(maxZero(Duration.between(row.value2().toInstant(), now)));
+    return new Backlog(eligible, age);
+  }
+
+  private static Duration maxZero(Duration duration) {
+    return duration.isNegative() ? Duration.ZERO : duration;
+  }
+
+  static ClaimedMessage toClaimed(RelayerOutboxRecord r) {
+    return new ClaimedMessage(
+        r.getId(),
+        r.getMessageId(),
+        r.getTransport(),
+        r.getDestination(),
+        r.getMessageType(),
+        HeadersJson.read(r.getHeaders()),
+        r.getBody(),
+        r.getOrderingKey(),
+        r.getLane(),
+        r.getTenantId(),
+        r.getAttempts(),
+        r.getCreatedAt().toInstant(),
+        r.getLastError());
+  }
+}

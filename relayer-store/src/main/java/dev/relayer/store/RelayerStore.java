@@ -1,0 +1,392 @@
+package dev.relayer.store;
+
+import static dev.relayer.jooq.generated.Tables.RELAYER_INBOX;
+import static dev.relayer.jooq.generated.Tables.RELAYER_LEASES;
+import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
+import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX_DEAD;
+
+import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.SchemaMismatchException;
+import dev.relayer.schema.SchemaNames;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * Every SQL statement Relayer runs, as typed jOOQ DSL over the generated tables, rendered for the
+ * configured schema and prefix. Each method runs on the {@link DSLContext} the caller passes — the
+ * application's transaction — and never opens a connection of its own.
+ *
+ * <p>Fenced writes (delete, failure, dead, park) carry the claim token in their {@code WHERE}
+ * clause and return how many rows they changed: fewer than asked means another claimer took the row
+ * after this claim expired, which is a lost race, not an error.
+ *
+ * <p>Thread-safe; create one per schema and prefix and share it.
+ */
+public final class RelayerStore {
+
+  /** Longest {@code last_error} kept, in characters. */
+  public static final int MAX_ERROR_LENGTH = 2000;
+
+  private final StoreOptions options;
+  private final StoreDsl mapping;
+  private final int advisoryNamespace;
+  private final List<EnqueueListener> listeners = new CopyOnWriteArrayList<>();
+
+  private RelayerStore(StoreOptions options) {
+    this.options = options;
+    this.mapping = new StoreDsl(options.schema());
+    this.advisoryNamespace = Lanes.stableHash(mapping.names().qualified(SchemaNames.OUTBOX));
+  }
+
+  /** A store for the given schema, prefix and lane count. */
+  public static RelayerStore create(StoreOptions options) {
+    return new RelayerStore(Objects.requireNonNull(options, "options"));
+  }
+
+  /** The options this store was created with. */
+  public StoreOptions options() {
+    return options;
+  }
+
+  /** Every identifier of this store's tables. */
+  public SchemaNames names() {
+    return mapping.names();
+  }
+
+  /** A name for logs and threads: {@code schema.prefix}. */
+  public String displayName() {
+    return options.schema().schema() + "." + options.schema().tablePrefix();
+  }
+
+  /** Registers a listener told about every enqueue, inside the writing transaction. */
+  public void addEnqueueListener(EnqueueListener listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Unregisters a listener added with {@link #addEnqueueListener}. */
+  public void removeEnqueueListener(EnqueueListener listener) {
+    listeners.remove(listener);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Writing
+  // ---------------------------------------------------------------------------------------------
+
+  /** Enqueues one message in the caller's transaction; returns its outbox id. */
+  public long enqueue(DSLContext dsl, NewMessage message) {
+    return enqueue(dsl, List.of(Objects.requireNonNull(message, "message"))).get(0);
+  }
+
+  /**
+   * Enqueues messages in the caller's transaction with one multi-row insert; returns their ids in
+   * input order. Ordered messages first take a transaction-scoped advisory lock on (store, key), so
+   * that within a key, id order is commit order even when transactions race.
+   */
+  public List<Long> enqueue(DSLContext dsl, List<NewMessage> messages) {
+    Objects.requireNonNull(dsl, "dsl");
+    Objects.requireNonNull(messages, "messages");
+    if (messages.isEmpty()) {
+      return List.of();
+    }
+    for (int i = 0; i < messages.size(); i++) {
+      if (messages.get(i) == null) {
+        throw new InvalidInputException("messages[" + i + "] must not be null");
+      }
+    }
+    DSLContext mapped = mapping.map(dsl);
+    lockOrderingKeys(mapped, messages);
+    List<Long> ids = OutboxQueries.insert(mapped, messages, options.laneCount());
+    notifyListeners(dsl, messages, ids);
+    return ids;
+  }
+
+  private void lockOrderingKeys(DSLContext dsl, List<NewMessage> messages) {
+    TreeSet<Integer> locks = new TreeSet<>();
+    for (NewMessage message : messages) {
+      if (message.ordered()) {
+        locks.add(Lanes.stableHash(message.orderingKey()));
+      }
+    }
+    // One lock per key hash, in ascending order, so that two writers never deadlock.
+    for (int key : locks) {
+      dsl.select(
+              DSL.function(
+                  "pg_advisory_xact_lock",
+                  SQLDataType.OTHER,
+                  DSL.val(advisoryNamespace),
+                  DSL.val(key)))
+          .execute();
+    }
+  }
+
+  private void notifyListeners(DSLContext dsl, List<NewMessage> messages, List<Long> ids) {
+    if (listeners.isEmpty()) {
+      return;
+    }
+    List<Long> unordered = new ArrayList<>();
+    Set<Integer> lanes = new TreeSet<>();
+    for (int i = 0; i < messages.size(); i++) {
+      NewMessage message = messages.get(i);
+      if (message.ordered()) {
+        lanes.add(Lanes.laneOf(message.orderingKey(), options.laneCount()));
+      } else {
+        unordered.add(ids.get(i));
+      }
+    }
+    List<Long> unorderedView = List.copyOf(unordered);
+    Set<Integer> lanesView = Set.copyOf(lanes);
+    for (EnqueueListener listener : listeners) {
+      listener.enqueued(dsl.configuration(), unorderedView, lanesView);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Claiming
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Claims the given unordered rows that are pending, due and not under a live claim, skipping rows
+   * another transaction has locked. Ordered rows are never claimed here: only their lane owner
+   * sends them.
+   */
+  public Claim claimByIds(DSLContext dsl, ClaimByIds request) {
+    return OutboxQueries.claimByIds(mapping.map(dsl), request);
+  }
+
+  /** Claims the next keyset page of unordered rows; see {@link ClaimPage}. */
+  public Claim claimPage(DSLContext dsl, ClaimPage request) {
+    return OutboxQueries.claimPage(mapping.map(dsl), request);
+  }
+
+  /** The highest id of a pending unordered row: the fixed end of a sweep traversal. */
+  public OptionalLong highestPendingUnorderedId(DSLContext dsl) {
+    return OutboxQueries.highestPendingUnorderedId(mapping.map(dsl));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Completing
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Deletes sent rows still under {@code token}; returns how many. Fewer than {@code ids} means
+   * lost races; more is impossible and throws {@link IllegalStateException}.
+   */
+  public int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
+    int deleted = OutboxQueries.deleteFenced(mapping.map(dsl), token, ids);
+    return checkAtMost("deleteFenced", deleted, ids.size());
+  }
+
+  /**
+   * Records failed sends still under {@code token}: stores the error and holds each row until its
+   * retry instant. Returns how many rows were still held by the token.
+   */
+  public int recordFailures(DSLContext dsl, UUID token, List<FailedSend> failures) {
+    int updated = OutboxQueries.recordFailures(mapping.map(dsl), token, failures);
+    return checkAtMost("recordFailures", updated, failures.size());
+  }
+
+  /** Moves rows still under {@code token} to the dead table in one statement; returns how many. */
+  public int moveToDead(DSLContext dsl, UUID token, DeadLetter letter) {
+    int moved = OutboxDeadQueries.moveClaimed(mapping.map(dsl), token, letter);
+    return checkAtMost("moveToDead", moved, letter.ids().size());
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Parked keys (ordered lanes)
+  // ---------------------------------------------------------------------------------------------
+
+  /** Parks a key's head under {@code token}: the key is held until an operator acts. */
+  public boolean park(DSLContext dsl, UUID token, long id, String error, Instant parkedAt) {
+    return OutboxQueries.park(mapping.map(dsl), token, id, error, parkedAt);
+  }
+
+  /** Parked keys, in lane and key order; {@code lane} null for all lanes. */
+  public List<ParkedKey> parkedKeys(DSLContext dsl, Integer lane) {
+    return OutboxQueries.parkedKeys(mapping.map(dsl), lane);
+  }
+
+  /** Makes the parked head of {@code key} pending again with fresh attempts; true if it was. */
+  public boolean retryParked(DSLContext dsl, String key) {
+    StoreChecks.requireText("orderingKey", key);
+    return OutboxQueries.unpark(mapping.map(dsl), null, key) == 1;
+  }
+
+  /** Makes every parked head pending again, of one lane or ({@code lane} null) of the store. */
+  public int releaseParked(DSLContext dsl, Integer lane) {
+    return OutboxQueries.unpark(mapping.map(dsl), lane, null);
+  }
+
+  /** Moves the parked head {@code headId} to the dead table; its key then continues. */
+  public boolean deadParked(DSLContext dsl, long headId, Instant failedAt) {
+    return OutboxDeadQueries.moveParked(mapping.map(dsl), headId, "operator", failedAt) == 1;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Health
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * The eligible backlog at {@code now}: {@code status = 'pending' and (deliver_at is null or
+   * deliver_at <= now) and (claim_expires_at is null or claim_expires_at <= now)}.
+   */
+  public Backlog backlog(DSLContext dsl, Instant now) {
+    return OutboxQueries.backlog(mapping.map(dsl), Objects.requireNonNull(now, "now"), null);
+  }
+
+  /** The eligible backlog of one transport at {@code now}. */
+  public Backlog backlog(DSLContext dsl, Instant now, String transport) {
+    StoreChecks.requireText("transport", transport);
+    return OutboxQueries.backlog(mapping.map(dsl), Objects.requireNonNull(now, "now"), transport);
+  }
+
+  /** How many keys are parked. */
+  public long parkedKeyCount(DSLContext dsl) {
+    return OutboxQueries.parkedKeyCount(mapping.map(dsl));
+  }
+
+  /** How many rows the dead table holds. */
+  public long deadCount(DSLContext dsl) {
+    return OutboxDeadQueries.count(mapping.map(dsl));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Leases (database clock)
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Takes {@code request.name()} for one pass in the caller's transaction: proceeds only if this
+   * owner holds the lease or it has expired, and keeps the lease row locked until the transaction
+   * ends, so that two owners never run passes at once. Someone else holding it is a value.
+   */
+  public LeaseOutcome tryAcquireLease(DSLContext dsl, LeaseRequest request) {
+    return LeaseQueries.tryAcquire(mapping.map(dsl), request);
+  }
+
+  /** Restarts the lease's expiry from the database's {@code clock_timestamp()}. */
+  public boolean renewLease(DSLContext dsl, LeaseRequest request) {
+    return LeaseQueries.renew(mapping.map(dsl), request);
+  }
+
+  /** Gives a lease up (graceful shutdown); false if {@code owner} did not hold it. */
+  public boolean releaseLease(DSLContext dsl, String name, String owner) {
+    return LeaseQueries.release(mapping.map(dsl), name, owner);
+  }
+
+  /** The lease row, if any. */
+  public Optional<LeaseState> lease(DSLContext dsl, String name) {
+    return LeaseQueries.find(mapping.map(dsl), name);
+  }
+
+  /** Unexpired leases whose name starts with {@code prefix}. */
+  public List<LeaseState> liveLeases(DSLContext dsl, String prefix) {
+    return LeaseQueries.live(mapping.map(dsl), prefix);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Retention and inbox
+  // ---------------------------------------------------------------------------------------------
+
+  /** Deletes at most {@code limit} dead rows with {@code failed_at} before {@code cutoff}. */
+  public int deleteDeadBefore(DSLContext dsl, Instant cutoff, int limit) {
+    return OutboxDeadQueries.deleteFailedBefore(mapping.map(dsl), cutoff, limit);
+  }
+
+  /**
+   * Deletes at most {@code limit} inbox records with {@code processed_at} before {@code cutoff}.
+   */
+  public int deleteInboxBefore(DSLContext dsl, Instant cutoff, int limit) {
+    return InboxQueries.deleteProcessedBefore(mapping.map(dsl), cutoff, limit);
+  }
+
+  /**
+   * Records that {@code consumer} processed {@code messageId}, in the consumer's transaction, with
+   * a single insert: {@link InboxOutcome#FIRST} means process it, {@link InboxOutcome#DUPLICATE}
+   * means drop it. A rollback of the consumer's transaction removes the record with its work.
+   */
+  public InboxOutcome tryRecordInbox(DSLContext dsl, String consumer, UUID messageId) {
+    StoreChecks.requireText("consumer", consumer);
+    Objects.requireNonNull(messageId, "messageId");
+    if (NewMessage.NIL.equals(messageId)) {
+      throw new InvalidInputException("messageId must not be the nil UUID");
+    }
+    return InboxQueries.tryRecord(mapping.map(dsl), consumer, messageId);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Schema
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Checks that the four tables exist with every column Relayer uses; throws {@link
+   * SchemaMismatchException} naming the first missing table or column.
+   */
+  public void verifySchema(DSLContext dsl) {
+    Map<String, Table<?>> tables = new LinkedHashMap<>();
+    tables.put(SchemaNames.OUTBOX, RELAYER_OUTBOX);
+    tables.put(SchemaNames.OUTBOX_DEAD, RELAYER_OUTBOX_DEAD);
+    tables.put(SchemaNames.INBOX, RELAYER_INBOX);
+    tables.put(SchemaNames.LEASES, RELAYER_LEASES);
+    Table<?> attributes = DSL.table(DSL.name("pg_catalog", "pg_attribute"));
+    Field<String> attname = DSL.field(DSL.name("attname"), String.class);
+    Field<Object> attrelid = DSL.field(DSL.name("attrelid"));
+    Field<Integer> attnum = DSL.field(DSL.name("attnum"), Integer.class);
+    Field<Boolean> attisdropped = DSL.field(DSL.name("attisdropped"), Boolean.class);
+    for (Map.Entry<String, Table<?>> entry : tables.entrySet()) {
+      String qualified = names().qualified(entry.getKey());
+      List<String> columns =
+          dsl.select(attname)
+              .from(attributes)
+              .where(attrelid.eq(DSL.function("to_regclass", Object.class, DSL.val(qualified))))
+              .and(attnum.gt(0))
+              .and(attisdropped.isFalse())
+              .fetch(attname);
+      if (columns.isEmpty()) {
+        throw new SchemaMismatchException(
+            qualified,
+            "Relayer table "
+                + qualified
+                + " does not exist; apply Relayer's changelog or script for this schema and prefix",
+            null);
+      }
+      for (Field<?> field : entry.getValue().fields()) {
+        if (!columns.contains(field.getName())) {
+          throw new SchemaMismatchException(
+              qualified + "." + field.getName(),
+              "Relayer table " + qualified + " lacks column " + field.getName(),
+              null);
+        }
+      }
+    }
+  }
+
+  static String truncate(String error) {
+    if (error == null || error.length() <= MAX_ERROR_LENGTH) {
+      return error;
+    }
+    return error.substring(0, MAX_ERROR_LENGTH - 1) + "…";
+  }
+
+  private static int checkAtMost(String operation, int changed, int expected) {
+    if (changed > expected) {
+      throw new IllegalStateException(
+          operation + " changed " + changed + " rows, expected at most " + expected);
+    }
+    return changed;
+  }
+}

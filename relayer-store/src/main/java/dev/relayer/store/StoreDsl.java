@@ -1,0 +1,123 @@
+package dev.relayer.store;
+
+import dev.relayer.api.SchemaMismatchException;
+import dev.relayer.schema.SchemaNames;
+import dev.relayer.schema.SchemaOptions;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jooq.Configuration;
+import org.jooq.DSLContext;
+import org.jooq.ExecuteContext;
+import org.jooq.ExecuteListener;
+import org.jooq.conf.MappedSchema;
+import org.jooq.conf.MappedTable;
+import org.jooq.conf.RenderMapping;
+import org.jooq.conf.RenderNameCase;
+import org.jooq.conf.RenderQuotedNames;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+
+/**
+ * Turns the caller's {@link DSLContext} into one that renders the generated {@code
+ * "relayer"."relayer_*"} names as the configured schema and prefix, on the caller's connection and
+ * transaction, and that reports missing tables or columns as {@link SchemaMismatchException}.
+ */
+final class StoreDsl {
+
+  /** Schema name the generated classes carry. */
+  static final String GENERATED_SCHEMA = "relayer";
+
+  private static final Pattern GENERATED_TABLE = Pattern.compile("relayer_(.*)");
+
+  private final SchemaNames names;
+  private final RenderMapping mapping;
+  private final ExecuteListener translator;
+
+  StoreDsl(SchemaOptions schema) {
+    this.names = schema.names();
+    this.mapping =
+        new RenderMapping()
+            .withSchemata(
+                new MappedSchema()
+                    .withInput(GENERATED_SCHEMA)
+                    .withOutput(schema.schema())
+                    .withTables(
+                        new MappedTable()
+                            .withInputExpression(GENERATED_TABLE)
+                            .withOutput(Matcher.quoteReplacement(schema.tablePrefix()) + "$1")));
+    this.translator = new MissingObjectTranslator(names);
+  }
+
+  SchemaNames names() {
+    return names;
+  }
+
+  /** The caller's context, mapped to this store's schema and prefix. */
+  DSLContext map(DSLContext caller) {
+    Configuration configuration = caller.configuration();
+    Settings settings = (Settings) configuration.settings().clone();
+    settings
+        .withRenderMapping(mapping)
+        .withRenderSchema(true)
+        .withRenderQuotedNames(RenderQuotedNames.ALWAYS)
+        .withRenderNameCase(RenderNameCase.AS_IS);
+    return DSL.using(configuration.derive(settings).deriveAppending(translator));
+  }
+
+  /**
+   * SQLState 42P01 (undefined table) and 42703 (undefined column) mean the changelog was not
+   * applied for this schema and prefix, or the tables have another shape.
+   */
+  private static final class MissingObjectTranslator implements ExecuteListener {
+    private static final long serialVersionUID = 1L;
+    private final transient SchemaNames names;
+
+    MissingObjectTranslator(SchemaNames names) {
+      this.names = names;
+    }
+
+    @Override
+    public void exception(ExecuteContext ctx) {
+      SQLException sqlException = ctx.sqlException();
+      if (sqlException == null) {
+        return;
+      }
+      String state = sqlException.getSQLState();
+      if (!"42P01".equals(state) && !"42703".equals(state) && !"3F000".equals(state)) {
+        return;
+      }
+      List<String> referenced = new ArrayList<>();
+      String sql = ctx.sql() == null ? "" : ctx.sql();
+      for (String base :
+          List.of(
+              SchemaNames.OUTBOX_DEAD, SchemaNames.OUTBOX, SchemaNames.INBOX, SchemaNames.LEASES)) {
+        String qualified = names.qualified(base);
+        if (sql.contains(qualified) && referenced.stream().noneMatch(r -> r.equals(qualified))) {
+          referenced.add(qualified);
+        }
+      }
+      String objects = referenced.isEmpty() ? "Relayer's tables" : String.join(", ", referenced);
+      String what =
+          "42703".equals(state)
+              ? "has a column missing or of another shape: "
+              : "is missing (or its schema is): ";
+      ctx.exception(
+          new SchemaMismatchException(
+              objects,
+              "Relayer table "
+                  + what
+                  + objects
+                  + ". Apply Relayer's changelog or script for schema "
+                  + names.schema()
+                  + " and prefix '"
+                  + names.prefix()
+                  + "' ("
+                  + sqlException.getMessage()
+                  + ")",
+              sqlException));
+    }
+  }
+}

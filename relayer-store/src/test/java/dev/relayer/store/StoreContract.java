@@ -1,0 +1,708 @@
+package dev.relayer.store;
+
+import static dev.relayer.jooq.generated.Tables.RELAYER_INBOX;
+import static dev.relayer.jooq.generated.Tables.RELAYER_LEASES;
+import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
+import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX_DEAD;
+import static dev.relayer.store.StoreFixture.ordered;
+import static dev.relayer.store.StoreFixture.scheduled;
+import static dev.relayer.store.StoreFixture.unordered;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.relayer.api.InvalidInputException;
+import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
+import dev.relayer.schema.SchemaOptions;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Every store operation against a real PostgreSQL, run once per schema configuration by the
+ * subclasses.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class StoreContract {
+
+  private static final Duration CLAIM = Duration.ofSeconds(30);
+
+  StoreFixture fx;
+  RelayerStore store;
+  DSLContext dsl;
+  DSLContext mapped;
+
+  abstract SchemaOptions schema();
+
+  @BeforeAll
+  void createDatabase() {
+    fx = new StoreFixture(schema());
+    store = fx.store;
+    dsl = fx.dsl;
+    mapped = new StoreDsl(schema()).map(dsl);
+  }
+
+  @AfterAll
+  void dropDatabase() {
+    fx.close();
+  }
+
+  @BeforeEach
+  void emptyTables() {
+    mapped.deleteFrom(RELAYER_OUTBOX).execute();
+    mapped.deleteFrom(RELAYER_OUTBOX_DEAD).execute();
+    mapped.deleteFrom(RELAYER_INBOX).execute();
+    mapped.deleteFrom(RELAYER_LEASES).execute();
+  }
+
+  private RelayerOutboxRecord row(long id) {
+    return mapped.selectFrom(RELAYER_OUTBOX).where(RELAYER_OUTBOX.ID.eq(id)).fetchOne();
+  }
+
+  private int outboxCount() {
+    return mapped.fetchCount(RELAYER_OUTBOX);
+  }
+
+  private Instant now() {
+    return Instant.now().truncatedTo(ChronoUnit.MICROS);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  @Test
+  void enqueueWritesEveryColumnAndReturnsIdsInInputOrder() {
+    Instant later = now().plusSeconds(3600);
+    NewMessage first =
+        NewMessage.builder()
+            .transport("rabbit")
+            .destination("orders/created")
+            .messageType("OrderPlaced")
+            .header("traceparent", "00-abc-def-01")
+            .header("quote\"and\\slash", "line\nbreak é")
+            .body(new byte[] {0, 1, 2, (byte) 255})
+            .tenantId("tenant-7")
+            .deliverAt(later)
+            .build();
+    NewMessage second = ordered("customer-42");
+    List<Long> ids = dsl.transactionResult(c -> store.enqueue(c.dsl(), List.of(first, second)));
+
+    assertThat(ids).hasSize(2);
+    assertThat(ids.get(0)).isLessThan(ids.get(1));
+    RelayerOutboxRecord a = row(ids.get(0));
+    assertThat(a.getMessageId()).isEqualTo(first.messageId());
+    assertThat(a.getTransport()).isEqualTo("rabbit");
+    assertThat(a.getDestination()).isEqualTo("orders/created");
+    assertThat(a.getMessageType()).isEqualTo("OrderPlaced");
+    assertThat(HeadersJson.read(a.getHeaders())).isEqualTo(first.headers());
+    assertThat(a.getBody()).containsExactly(0, 1, 2, 255);
+    assertThat(a.getTenantId()).isEqualTo("tenant-7");
+    assertThat(a.getDeliverAt().toInstant()).isEqualTo(later);
+    assertThat(a.getLane()).isNull();
+    assertThat(a.getOrderingKey()).isNull();
+    assertThat(a.getAttempts()).isZero();
+    assertThat(a.getStatus()).isEqualTo("pending");
+    RelayerOutboxRecord b = row(ids.get(1));
+    assertThat(b.getOrderingKey()).isEqualTo("customer-42");
+    assertThat(b.getLane()).isEqualTo(Lanes.laneOf("customer-42", StoreOptions.DEFAULT_LANES));
+  }
+
+  @Test
+  void enqueueRejectsBadMessagesBeforeTouchingTheDatabase() {
+    assertThatThrownBy(
+            () -> NewMessage.builder().transport(" ").destination("d").body(new byte[0]).build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("transport must not be blank")
+        .hasMessageContaining("messageType must not be blank");
+    assertThatThrownBy(() -> StoreFixture.message().messageId(new UUID(0, 0)).build())
+        .hasMessageContaining("nil UUID");
+    assertThatThrownBy(() -> StoreFixture.message().header("x", null).build())
+        .hasMessageContaining("header 'x'");
+    List<NewMessage> withNull = new ArrayList<>();
+    withNull.add(unordered());
+    withNull.add(null);
+    assertThatThrownBy(() -> store.enqueue(dsl, withNull))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("messages[1]");
+    assertThat(outboxCount()).isZero();
+  }
+
+  @Test
+  void enqueueTellsListenersWhichRowsAreUnorderedAndWhichLanesHaveOrderedOnes() {
+    List<List<Long>> seen = new ArrayList<>();
+    List<Set<Integer>> lanes = new ArrayList<>();
+    EnqueueListener listener =
+        (configuration, unorderedIds, orderedLanes) -> {
+          seen.add(unorderedIds);
+          lanes.add(orderedLanes);
+        };
+    store.addEnqueueListener(listener);
+    try {
+      List<Long> ids =
+          dsl.transactionResult(
+              c -> store.enqueue(c.dsl(), List.of(unordered(), ordered("k1"), unordered())));
+      assertThat(seen).containsExactly(List.of(ids.get(0), ids.get(2)));
+      assertThat(lanes).containsExactly(Set.of(Lanes.laneOf("k1", StoreOptions.DEFAULT_LANES)));
+    } finally {
+      store.removeEnqueueListener(listener);
+    }
+  }
+
+  @Test
+  void claimByIdsTakesOnlyEligibleUnorderedRows() {
+    Instant now = now();
+    long due = store.enqueue(dsl, unordered());
+    long future = store.enqueue(dsl, scheduled(now.plusSeconds(60)));
+    long dueExactlyNow = store.enqueue(dsl, scheduled(now));
+    long orderedRow = store.enqueue(dsl, ordered("k"));
+
+    Claim claim =
+        store.claimByIds(
+            dsl, new ClaimByIds(List.of(due, future, dueExactlyNow, orderedRow), now, CLAIM));
+
+    assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly(due, dueExactlyNow);
+    assertThat(claim.messages()).allSatisfy(m -> assertThat(m.attempts()).isEqualTo(1));
+    RelayerOutboxRecord claimed = row(due);
+    assertThat(claimed.getClaimToken()).isEqualTo(claim.token());
+    assertThat(claimed.getClaimExpiresAt().toInstant()).isEqualTo(now.plus(CLAIM));
+    assertThat(claimed.getAttempts()).isEqualTo(1);
+
+    Claim again = store.claimByIds(dsl, new ClaimByIds(List.of(due), now.plusSeconds(1), CLAIM));
+    assertThat(again.isEmpty()).as("a live claim is not claimed twice").isTrue();
+
+    Claim afterExpiry = store.claimByIds(dsl, new ClaimByIds(List.of(due), now.plus(CLAIM), CLAIM));
+    assertThat(afterExpiry.messages()).extracting(ClaimedMessage::attempts).containsExactly(2);
+    assertThat(afterExpiry.token()).isNotEqualTo(claim.token());
+  }
+
+  @Test
+  void claimPageWalksUnorderedRowsByKeysetWithinBoundsAndAge() {
+    Instant now = now();
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      ids.add(store.enqueue(dsl, unordered()));
+    }
+    store.enqueue(dsl, ordered("k"));
+    long upTo = store.highestPendingUnorderedId(dsl).orElseThrow();
+    assertThat(upTo).isEqualTo(ids.get(6));
+    long late = store.enqueue(dsl, unordered());
+
+    Claim first = store.claimPage(dsl, new ClaimPage(0, upTo, now.plusSeconds(1), 3, now, CLAIM));
+    assertThat(first.messages())
+        .extracting(ClaimedMessage::id)
+        .containsExactlyElementsOf(ids.subList(0, 3));
+    Claim second =
+        store.claimPage(dsl, new ClaimPage(ids.get(2), upTo, now.plusSeconds(1), 10, now, CLAIM));
+    assertThat(second.messages())
+        .extracting(ClaimedMessage::id)
+        .containsExactlyElementsOf(ids.subList(3, 7));
+    assertThat(second.messages()).extracting(ClaimedMessage::id).doesNotContain(late);
+
+    Claim tooYoung =
+        store.claimPage(
+            dsl, new ClaimPage(upTo, Long.MAX_VALUE, now.minusSeconds(60), 10, now, CLAIM));
+    assertThat(tooYoung.isEmpty()).as("rows younger than the recovery delay stay").isTrue();
+  }
+
+  @Test
+  void claimSkipsRowsLockedByAnotherTransaction() throws Exception {
+    long locked = store.enqueue(dsl, unordered());
+    long free = store.enqueue(dsl, unordered());
+    try (Connection holder = fx.connect()) {
+      holder.setAutoCommit(false);
+      DSLContext other = fx.open(holder);
+      new StoreDsl(schema())
+          .map(other)
+          .selectFrom(RELAYER_OUTBOX)
+          .where(RELAYER_OUTBOX.ID.eq(locked))
+          .forUpdate()
+          .fetch();
+      Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(locked, free), now(), CLAIM));
+      assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly(free);
+      holder.rollback();
+    }
+    assertThat(row(locked).getClaimToken()).isNull();
+  }
+
+  @Test
+  void twoClaimersNeverClaimTheSameRow() throws Exception {
+    List<NewMessage> batch = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      batch.add(unordered());
+    }
+    List<Long> ids = store.enqueue(dsl, batch);
+    long upTo = ids.get(ids.size() - 1);
+    Map<Long, Integer> claims = new ConcurrentHashMap<>();
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<?>> workers = new ArrayList<>();
+      CountDownLatch start = new CountDownLatch(1);
+      for (int w = 0; w < 4; w++) {
+        boolean byIds = w % 2 == 0;
+        workers.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  while (true) {
+                    Claim claim =
+                        dsl.transactionResult(
+                            c -> {
+                              Instant now = Instant.now();
+                              if (byIds) {
+                                List<Long> shuffled = new ArrayList<>(ids);
+                                Collections.shuffle(shuffled);
+                                return store.claimByIds(
+                                    c.dsl(), new ClaimByIds(shuffled.subList(0, 25), now, CLAIM));
+                              }
+                              return store.claimPage(
+                                  c.dsl(),
+                                  new ClaimPage(0, upTo, now.plusSeconds(5), 25, now, CLAIM));
+                            });
+                    claim.messages().forEach(m -> claims.merge(m.id(), 1, Integer::sum));
+                    if (claims.size() == ids.size()) {
+                      return null;
+                    }
+                    if (claim.isEmpty() && !byIds) {
+                      return null;
+                    }
+                  }
+                }));
+      }
+      start.countDown();
+      for (Future<?> worker : workers) {
+        worker.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(claims).hasSize(ids.size());
+    assertThat(claims.values()).allMatch(count -> count == 1);
+  }
+
+  @Test
+  void fencedDeleteWithAStaleTokenDeletesNothing() {
+    Instant now = now();
+    long id = store.enqueue(dsl, unordered());
+    Claim stale = store.claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
+    Claim current = store.claimByIds(dsl, new ClaimByIds(List.of(id), now.plus(CLAIM), CLAIM));
+
+    assertThat(store.deleteFenced(dsl, stale.token(), List.of(id))).isZero();
+    assertThat(outboxCount()).isEqualTo(1);
+    assertThat(store.deleteFenced(dsl, current.token(), List.of(id))).isEqualTo(1);
+    assertThat(outboxCount()).isZero();
+  }
+
+  @Test
+  void recordedFailureHoldsTheRowUntilItsRetryInstant() {
+    Instant now = now();
+    long id = store.enqueue(dsl, unordered());
+    Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
+    String longError = "java.io.IOException: " + "x".repeat(5000);
+    Instant retryAt = now.plusSeconds(10);
+
+    int recorded =
+        store.recordFailures(dsl, claim.token(), List.of(new FailedSend(id, longError, retryAt)));
+
+    assertThat(recorded).isEqualTo(1);
+    RelayerOutboxRecord failed = row(id);
+    assertThat(failed.getLastError())
+        .hasSize(RelayerStore.MAX_ERROR_LENGTH)
+        .startsWith("java.io.IOException");
+    assertThat(failed.getClaimExpiresAt().toInstant()).isEqualTo(retryAt);
+    assertThat(
+            store.claimByIds(dsl, new ClaimByIds(List.of(id), now.plusSeconds(9), CLAIM)).isEmpty())
+        .isTrue();
+    assertThat(store.backlog(dsl, now.plusSeconds(9)).eligible()).isZero();
+    assertThat(store.backlog(dsl, retryAt).eligible()).isEqualTo(1);
+    Claim retry = store.claimByIds(dsl, new ClaimByIds(List.of(id), retryAt, CLAIM));
+    assertThat(retry.messages()).extracting(ClaimedMessage::attempts).containsExactly(2);
+    assertThat(retry.messages().get(0).lastError()).startsWith("java.io.IOException");
+    assertThat(
+            store.recordFailures(dsl, claim.token(), List.of(new FailedSend(id, "late", retryAt))))
+        .as("a stale token records nothing")
+        .isZero();
+  }
+
+  @Test
+  void moveToDeadMovesClaimedRowsWithReasonAndFingerprint() {
+    Instant now = now();
+    NewMessage message = StoreFixture.message().orderingKey("k").tenantId("t").build();
+    long id = store.enqueue(dsl, message);
+    long other = store.enqueue(dsl, unordered());
+    Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(other), now, CLAIM));
+
+    assertThat(
+            store.moveToDead(
+                dsl,
+                UUID.randomUUID(),
+                new DeadLetter(List.of(other), "max-attempts", "boom 1", now)))
+        .isZero();
+    int moved =
+        store.moveToDead(
+            dsl,
+            claim.token(),
+            new DeadLetter(
+                List.of(other), "max-attempts", "java.lang.IllegalStateException: boom 17", now));
+
+    assertThat(moved).isEqualTo(1);
+    assertThat(row(other)).isNull();
+    var dead =
+        mapped.selectFrom(RELAYER_OUTBOX_DEAD).where(RELAYER_OUTBOX_DEAD.ID.eq(other)).fetchOne();
+    assertThat(dead.getReason()).isEqualTo("max-attempts");
+    assertThat(dead.getLastError()).isEqualTo("java.lang.IllegalStateException: boom 17");
+    assertThat(dead.getErrorFingerprint())
+        .isEqualTo(ErrorFingerprint.of("java.lang.IllegalStateException: boom 99"))
+        .isNotEqualTo(ErrorFingerprint.of("java.io.IOException: boom 17"));
+    assertThat(dead.getFailedAt().toInstant()).isEqualTo(now);
+    assertThat(dead.getAttempts()).isEqualTo(1);
+    assertThat(store.deadCount(dsl)).isEqualTo(1);
+    assertThat(row(id)).isNotNull();
+  }
+
+  @Test
+  void parkedKeysCanBeListedRetriedReleasedOrDeadLettered() {
+    Instant now = now();
+    long head = store.enqueue(dsl, ordered("alpha"));
+    long next = store.enqueue(dsl, ordered("alpha"));
+    long beta = store.enqueue(dsl, ordered("beta"));
+    UUID token = UUID.randomUUID();
+    mapped
+        .update(RELAYER_OUTBOX)
+        .set(RELAYER_OUTBOX.CLAIM_TOKEN, token)
+        .set(RELAYER_OUTBOX.CLAIM_EXPIRES_AT, OutboxQueries.utc(now.plus(CLAIM)))
+        .set(RELAYER_OUTBOX.ATTEMPTS, 5)
+        .where(RELAYER_OUTBOX.ID.in(head, beta))
+        .execute();
+
+    assertThat(store.park(dsl, UUID.randomUUID(), head, "stale", now)).isFalse();
+    assertThat(store.park(dsl, token, head, "broker said no", now)).isTrue();
+    assertThat(store.park(dsl, token, beta, "broker said no again", now)).isTrue();
+
+    List<ParkedKey> parked = store.parkedKeys(dsl, null);
+    assertThat(parked)
+        .extracting(ParkedKey::orderingKey)
+        .containsExactlyInAnyOrder("alpha", "beta");
+    ParkedKey alpha =
+        parked.stream().filter(p -> p.orderingKey().equals("alpha")).findFirst().orElseThrow();
+    assertThat(alpha.headId()).isEqualTo(head);
+    assertThat(alpha.attempts()).isEqualTo(5);
+    assertThat(alpha.lastError()).isEqualTo("broker said no");
+    assertThat(alpha.parkedAt()).isEqualTo(now);
+    assertThat(store.parkedKeyCount(dsl)).isEqualTo(2);
+    assertThat(store.backlog(dsl, now).eligible()).as("parked rows are not eligible").isEqualTo(1);
+
+    assertThat(store.retryParked(dsl, "alpha")).isTrue();
+    assertThat(row(head).getStatus()).isEqualTo("pending");
+    assertThat(row(head).getAttempts()).isZero();
+
+    assertThat(store.deadParked(dsl, beta, now)).isTrue();
+    assertThat(row(beta)).isNull();
+    var dead =
+        mapped.selectFrom(RELAYER_OUTBOX_DEAD).where(RELAYER_OUTBOX_DEAD.ID.eq(beta)).fetchOne();
+    assertThat(dead.getReason()).isEqualTo("operator");
+    assertThat(dead.getLastError()).isEqualTo("broker said no again");
+    assertThat(store.deadParked(dsl, next, now)).as("only parked heads").isFalse();
+
+    long gamma = store.enqueue(dsl, ordered("gamma"));
+    UUID t2 = UUID.randomUUID();
+    mapped
+        .update(RELAYER_OUTBOX)
+        .set(RELAYER_OUTBOX.CLAIM_TOKEN, t2)
+        .set(RELAYER_OUTBOX.CLAIM_EXPIRES_AT, OutboxQueries.utc(now.plus(CLAIM)))
+        .where(RELAYER_OUTBOX.ID.eq(gamma))
+        .execute();
+    store.park(dsl, t2, gamma, "e", now);
+    int lane = Lanes.laneOf("gamma", StoreOptions.DEFAULT_LANES);
+    assertThat(store.parkedKeys(dsl, lane)).extracting(ParkedKey::orderingKey).contains("gamma");
+    assertThat(store.releaseParked(dsl, null)).isEqualTo(1);
+    assertThat(store.parkedKeyCount(dsl)).isZero();
+  }
+
+  @Test
+  void backlogCountsEligibleRowsAtAnExplicitInstantIncludingBoundaries() {
+    Instant now = now();
+    store.enqueue(dsl, unordered());
+    store.enqueue(dsl, scheduled(now));
+    store.enqueue(dsl, scheduled(now.plusMillis(1)));
+    long liveClaim = store.enqueue(dsl, unordered());
+    long claimEndsNow = store.enqueue(dsl, unordered());
+    long expired = store.enqueue(dsl, unordered());
+    store.claimByIds(dsl, new ClaimByIds(List.of(liveClaim), now, CLAIM));
+    store.claimByIds(dsl, new ClaimByIds(List.of(claimEndsNow), now.minus(CLAIM), CLAIM));
+    store.claimByIds(
+        dsl, new ClaimByIds(List.of(expired), now.minus(CLAIM).minusSeconds(1), CLAIM));
+
+    Backlog backlog = store.backlog(dsl, now);
+
+    assertThat(backlog.eligible()).isEqualTo(4);
+    assertThat(backlog.oldestEligibleAge()).isPresent();
+    assertThat(store.backlog(dsl, now, "memory").eligible()).isEqualTo(4);
+    assertThat(store.backlog(dsl, now, "kafka").eligible()).isZero();
+    assertThat(store.backlog(dsl, now, "kafka").oldestEligibleAge()).isEmpty();
+  }
+
+  @Test
+  void leaseIsTakenHeldRenewedAndReleased() throws Exception {
+    LeaseRequest a = new LeaseRequest("sweeper", "instance-a", Duration.ofSeconds(30));
+    LeaseRequest b = new LeaseRequest("sweeper", "instance-b", Duration.ofSeconds(30));
+
+    LeaseOutcome first = dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), a));
+    assertThat(first.acquired()).isTrue();
+    LeaseOutcome other = dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), b));
+    assertThat(other).isInstanceOf(LeaseOutcome.HeldByOther.class);
+    assertThat(((LeaseOutcome.HeldByOther) other).owner()).isEqualTo("instance-a");
+    assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), a)).acquired()).isTrue();
+    assertThat(store.renewLease(dsl, a)).isTrue();
+    assertThat(store.renewLease(dsl, b)).isFalse();
+    assertThat(store.lease(dsl, "sweeper"))
+        .get()
+        .extracting(LeaseState::owner)
+        .isEqualTo("instance-a");
+    assertThat(store.liveLeases(dsl, "swe")).hasSize(1);
+
+    assertThat(store.releaseLease(dsl, "sweeper", "instance-b")).isFalse();
+    assertThat(store.releaseLease(dsl, "sweeper", "instance-a")).isTrue();
+    assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), b)).acquired()).isTrue();
+  }
+
+  @Test
+  void leaseIsNeverHeldByTwoOwnersEvenWhenItExpiresDuringAPass() throws Exception {
+    LeaseRequest a = new LeaseRequest("lane/1", "instance-a", Duration.ofSeconds(1));
+    LeaseRequest b = new LeaseRequest("lane/1", "instance-b", Duration.ofSeconds(1));
+    try (Connection passConnection = fx.connect()) {
+      passConnection.setAutoCommit(false);
+      DSLContext pass = fx.open(passConnection);
+      assertThat(store.tryAcquireLease(pass, a).acquired()).isTrue();
+      passConnection.commit();
+      // A new pass of a: holds the row lock while its lease runs out.
+      assertThat(store.tryAcquireLease(pass, a).acquired()).isTrue();
+      Thread.sleep(1500);
+      LeaseOutcome during = dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), b));
+      assertThat(during)
+          .as("the pass still holds the lease row")
+          .isInstanceOf(LeaseOutcome.Busy.class);
+      passConnection.commit();
+    }
+    Thread.sleep(1100);
+    LeaseOutcome after = dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), b));
+    assertThat(after.acquired()).as("an expired lease is taken over").isTrue();
+    assertThat(store.lease(dsl, "lane/1"))
+        .get()
+        .extracting(LeaseState::owner)
+        .isEqualTo("instance-b");
+  }
+
+  @Test
+  void concurrentPassesOfManyOwnersNeverOverlap() throws Exception {
+    int owners = 4;
+    Set<String> inside = ConcurrentHashMap.newKeySet();
+    List<String> overlaps = Collections.synchronizedList(new ArrayList<>());
+    Set<String> winners = ConcurrentHashMap.newKeySet();
+    ExecutorService pool = Executors.newFixedThreadPool(owners);
+    try {
+      List<CompletableFuture<Void>> runs = new ArrayList<>();
+      for (int o = 0; o < owners; o++) {
+        String owner = "owner-" + o;
+        runs.add(
+            CompletableFuture.runAsync(
+                () -> {
+                  for (int pass = 0; pass < 15; pass++) {
+                    dsl.transaction(
+                        c -> {
+                          LeaseRequest request =
+                              new LeaseRequest("sweeper", owner, Duration.ofSeconds(1));
+                          if (store.tryAcquireLease(c.dsl(), request).acquired()) {
+                            winners.add(owner);
+                            if (!inside.add("sweeper")) {
+                              overlaps.add(owner);
+                            }
+                            Thread.sleep(5);
+                            inside.remove("sweeper");
+                            store.releaseLease(c.dsl(), "sweeper", owner);
+                          }
+                        });
+                  }
+                },
+                pool));
+      }
+      CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(overlaps).isEmpty();
+    assertThat(winners).isNotEmpty();
+  }
+
+  @Test
+  void orderedEnqueuesOfOneKeyGetIdsInCommitOrder() throws Exception {
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (Connection first = fx.connect();
+        Connection second = fx.connect()) {
+      first.setAutoCommit(false);
+      second.setAutoCommit(false);
+      long firstId = store.enqueue(fx.open(first), ordered("same-key"));
+      Future<Long> secondId =
+          pool.submit(
+              () -> {
+                long id = store.enqueue(fx.open(second), ordered("same-key"));
+                second.commit();
+                return id;
+              });
+      awaitLockWait();
+      assertThat(secondId.isDone()).as("second writer waits for the key's lock").isFalse();
+      first.commit();
+      assertThat(secondId.get(10, TimeUnit.SECONDS)).isGreaterThan(firstId);
+      // A different key never waits.
+      long other = store.enqueue(fx.open(first), ordered("other-key"));
+      first.commit();
+      assertThat(other).isPositive();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private void awaitLockWait() throws InterruptedException {
+    for (int i = 0; i < 200; i++) {
+      Integer waiting =
+          dsl.fetchValue(
+              DSL.selectCount()
+                  .from(DSL.table(DSL.name("pg_catalog", "pg_locks")))
+                  .where(DSL.field(DSL.name("locktype"), String.class).eq("advisory"))
+                  .and(DSL.field(DSL.name("granted"), Boolean.class).isFalse()));
+      if (waiting != null && waiting > 0) {
+        return;
+      }
+      Thread.sleep(25);
+    }
+    throw new AssertionError("the second writer never waited for the advisory lock");
+  }
+
+  @Test
+  void inboxRecordsEachMessageOncePerConsumer() throws Exception {
+    UUID messageId = UUID.randomUUID();
+    InboxOutcome first =
+        dsl.transactionResult(c -> store.tryRecordInbox(c.dsl(), "billing", messageId));
+    InboxOutcome second =
+        dsl.transactionResult(c -> store.tryRecordInbox(c.dsl(), "billing", messageId));
+    assertThat(first).isEqualTo(InboxOutcome.FIRST);
+    assertThat(second).isEqualTo(InboxOutcome.DUPLICATE);
+    assertThat(store.tryRecordInbox(dsl, "shipping", messageId)).isEqualTo(InboxOutcome.FIRST);
+    assertThatThrownBy(() -> store.tryRecordInbox(dsl, " ", messageId))
+        .isInstanceOf(InvalidInputException.class);
+  }
+
+  @Test
+  void concurrentInboxRecordsOfOneIdYieldOneFirstAndOneDuplicate() throws Exception {
+    UUID messageId = UUID.randomUUID();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (Connection first = fx.connect();
+        Connection second = fx.connect()) {
+      first.setAutoCommit(false);
+      second.setAutoCommit(false);
+      assertThat(store.tryRecordInbox(fx.open(first), "c", messageId))
+          .isEqualTo(InboxOutcome.FIRST);
+      Future<InboxOutcome> racing =
+          pool.submit(
+              () -> {
+                InboxOutcome outcome = store.tryRecordInbox(fx.open(second), "c", messageId);
+                second.commit();
+                return outcome;
+              });
+      first.commit();
+      assertThat(racing.get(10, TimeUnit.SECONDS)).isEqualTo(InboxOutcome.DUPLICATE);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void rolledBackConsumerTransactionLeavesNoInboxRecord() {
+    UUID messageId = UUID.randomUUID();
+    assertThatThrownBy(
+            () ->
+                dsl.transaction(
+                    c -> {
+                      store.tryRecordInbox(c.dsl(), "billing", messageId);
+                      throw new IllegalStateException("consumer failed");
+                    }))
+        .hasMessage("consumer failed");
+    assertThat(mapped.fetchCount(RELAYER_INBOX)).isZero();
+    assertThat(store.tryRecordInbox(dsl, "billing", messageId)).isEqualTo(InboxOutcome.FIRST);
+  }
+
+  @Test
+  void retentionDeletesOldDeadAndInboxRowsInBatchesAndNeverTouchesTheOutbox() {
+    Instant now = now();
+    Instant old = now.minus(Duration.ofDays(40));
+    List<Long> deadIds = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      long id = store.enqueue(dsl, unordered());
+      Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
+      store.moveToDead(
+          dsl, claim.token(), new DeadLetter(List.of(id), "max-attempts", "e", i < 4 ? old : now));
+      deadIds.add(id);
+    }
+    for (int i = 0; i < 5; i++) {
+      store.tryRecordInbox(dsl, "c", UUID.randomUUID());
+    }
+    mapped
+        .update(RELAYER_INBOX)
+        .set(RELAYER_INBOX.PROCESSED_AT, OutboxQueries.utc(old))
+        .where(
+            RELAYER_INBOX.MESSAGE_ID.in(
+                mapped.select(RELAYER_INBOX.MESSAGE_ID).from(RELAYER_INBOX).limit(3)))
+        .execute();
+    long pending = store.enqueue(dsl, unordered());
+    mapped
+        .update(RELAYER_OUTBOX)
+        .set(RELAYER_OUTBOX.CREATED_AT, OutboxQueries.utc(old))
+        .where(RELAYER_OUTBOX.ID.eq(pending))
+        .execute();
+    Instant cutoff = now.minus(Duration.ofDays(30));
+
+    assertThat(store.deleteDeadBefore(dsl, cutoff, 3)).isEqualTo(3);
+    assertThat(store.deleteDeadBefore(dsl, cutoff, 3)).isEqualTo(1);
+    assertThat(store.deleteDeadBefore(dsl, cutoff, 3)).isZero();
+    assertThat(store.deadCount(dsl)).isEqualTo(1);
+    assertThat(store.deleteInboxBefore(dsl, cutoff, 2)).isEqualTo(2);
+    assertThat(store.deleteInboxBefore(dsl, cutoff, 2)).isEqualTo(1);
+    assertThat(store.deleteInboxBefore(dsl, cutoff, 2)).isZero();
+    assertThat(mapped.fetchCount(RELAYER_INBOX)).isEqualTo(2);
+    assertThat(row(pending)).as("pending rows never expire").isNotNull();
+  }
+
+  @Test
+  void verifySchemaAcceptsTheInstalledTables() {
+    store.verifySchema(dsl);
+  }
+
+  @Test
+  void distinctIdsHaveDistinctClaimTokens() {
+    Set<UUID> tokens = new HashSet<>();
+    for (int i = 0; i < 3; i++) {
+      long id = store.enqueue(dsl, unordered());
+      tokens.add(store.claimByIds(dsl, new ClaimByIds(List.of(id), now(), CLAIM)).token());
+    }
+    assertThat(tokens).hasSize(3);
+  }
+}
