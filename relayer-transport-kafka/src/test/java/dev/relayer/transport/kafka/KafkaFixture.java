@@ -14,6 +14,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -26,14 +27,15 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidMetadataException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * A Kafka cluster: the one named by {@value #BOOTSTRAP_VARIABLE} when set (it must not auto-create
- * topics), or a private {@link KafkaBrokerProcess} that {@link #stop()} kills and {@link #start()}
- * starts again. Each destination is a fresh topic with one partition.
+ * topics), or the run's private {@link KafkaBrokerProcess}, which {@link #stop()} kills and {@link
+ * #start()} starts again. Each destination is a fresh topic with one partition.
  */
 final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
 
@@ -64,15 +66,9 @@ final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
         : new KafkaFixture(bootstrap.trim(), null);
   }
 
-  /** A private single-node broker process. */
-  static KafkaFixture privateBroker() throws Exception {
-    KafkaBrokerProcess process = KafkaBrokerProcess.start();
-    try {
-      return new KafkaFixture(process.bootstrapServers(), process);
-    } catch (RuntimeException e) {
-      process.close();
-      throw e;
-    }
+  /** The test run's private broker, which {@link #stop()} kills and {@link #start()} restarts. */
+  static KafkaFixture privateBroker(KafkaBrokerProcess process) {
+    return new KafkaFixture(process.bootstrapServers(), process);
   }
 
   String bootstrapServers() {
@@ -130,8 +126,19 @@ final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
     for (int partition = 0; partition < partitions; partition++) {
       partitionsOfTopic.put(new TopicPartition(topic, partition), OffsetSpec.latest());
     }
-    admin.listOffsets(partitionsOfTopic).all().get(60, TimeUnit.SECONDS);
-    return topic;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try {
+        admin.listOffsets(partitionsOfTopic).all().get(60, TimeUnit.SECONDS);
+        return topic;
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof InvalidMetadataException)
+            || System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+        Thread.sleep(50); // the topic's metadata has not reached the broker's cache yet
+      }
+    }
   }
 
   /** Reads every partition of {@code topic} from the beginning with a real consumer. */
@@ -195,17 +202,15 @@ final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
     process.startProcess();
   }
 
+  /** Deletes the topics of an external cluster (a private broker's go with its directory). */
   @Override
   public void close() throws Exception {
     try {
       if (process == null && !topics.isEmpty()) {
         admin.deleteTopics(topics).all().get(30, TimeUnit.SECONDS);
       }
-      admin.close(Duration.ofSeconds(5));
     } finally {
-      if (process != null) {
-        process.close();
-      }
+      admin.close(Duration.ofSeconds(5));
     }
   }
 }

@@ -23,12 +23,14 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The transport contract against a real Kafka broker: a private single-node KRaft broker run as a
  * child process, which the restart test kills and starts again. With {@value
  * KafkaFixture#BOOTSTRAP_VARIABLE} set, the everyday tests use that cluster instead.
  */
+@ExtendWith(PrivateKafkaBroker.class)
 public class KafkaTransportIT extends TransportContract {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
@@ -44,7 +46,8 @@ public class KafkaTransportIT extends TransportContract {
 
   @BeforeAll
   void startBroker() throws Exception {
-    restartable = KafkaFixture.privateBroker().orderedBatches(orderedBatches());
+    restartable =
+        KafkaFixture.privateBroker(PrivateKafkaBroker.get()).orderedBatches(orderedBatches());
     KafkaFixture external = KafkaFixture.external();
     shared = external != null ? external.orderedBatches(orderedBatches()) : restartable;
     try (ServerSocket socket = new ServerSocket(0)) {
