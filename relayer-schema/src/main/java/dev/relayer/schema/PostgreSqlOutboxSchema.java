@@ -32,14 +32,38 @@ public final class PostgreSqlOutboxSchema {
     StringBuilder script = new StringBuilder();
     script
         .append("-- Relayer schema for PostgreSQL: schema ")
-        .append(Identifiers.quote(options.schema()))
+        .append(commentText(Identifiers.quote(options.schema())))
         .append(", table prefix ")
-        .append(Identifiers.quote(options.tablePrefix()))
+        .append(commentText(Identifiers.quote(options.tablePrefix())))
         .append("\n-- Safe to run again: every statement uses IF NOT EXISTS.\n\n");
     for (String statement : createStatements(options)) {
       script.append(statement).append(";\n\n");
     }
     return script.toString();
+  }
+
+  /**
+   * {@code text} made safe for a {@code --} comment: a quoted identifier may contain a line break,
+   * which would end the comment and turn the rest of the identifier into SQL. Control characters
+   * are shown as backslash escapes instead (a line feed as {@code \n}, others by code point); the
+   * comment is for people only.
+   */
+  static String commentText(String text) {
+    StringBuilder safe = new StringBuilder(text.length());
+    text.codePoints()
+        .forEach(
+            c -> {
+              if (c == '\n') {
+                safe.append("\\n");
+              } else if (c == '\r') {
+                safe.append("\\r");
+              } else if (Character.isISOControl(c) || c == 0x2028 || c == 0x2029) {
+                safe.append(String.format("\\u%04x", c));
+              } else {
+                safe.appendCodePoint(c);
+              }
+            });
+    return safe.toString();
   }
 
   /**
