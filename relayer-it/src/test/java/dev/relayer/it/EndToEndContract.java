@@ -180,6 +180,8 @@ abstract class EndToEndContract {
         CliProcess.run(
             List.of(
                 CliProcess.java().toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
                 "-cp",
                 System.getProperty("java.class.path"),
                 CrashAfterBrokerAcceptMain.class.getName(),

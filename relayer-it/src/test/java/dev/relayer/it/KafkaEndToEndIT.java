@@ -92,8 +92,8 @@ class KafkaEndToEndIT extends EndToEndContract {
       throws Exception {
     List<Received> received = killSenderAfterAcceptanceThenSweep(createDestination(), 2);
 
-    // The idempotent producer only drops its own retries within one producer session; the
-    // survivor's producer is a new one, so the topic holds two records with the same message id.
+    // Producer idempotence only removes a producer's own internal retries; the replay is a new
+    // send (by a new producer, too), so the topic holds two records with the same message id.
     assertThat(received)
         .extracting(Received::outcome)
         .containsExactly(InboxOutcome.FIRST, InboxOutcome.DUPLICATE);
