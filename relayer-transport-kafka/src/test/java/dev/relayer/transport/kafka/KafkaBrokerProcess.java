@@ -27,9 +27,9 @@ import org.apache.kafka.common.Uuid;
  * <p>The child's classpath is the system property {@value #CLASSPATH_PROPERTY}, which the build
  * sets, else this JVM's {@code java.class.path}.
  */
-final class KafkaBrokerProcess implements AutoCloseable {
+public final class KafkaBrokerProcess implements AutoCloseable {
 
-  static final String CLASSPATH_PROPERTY = "relayer.kafka.broker.classpath";
+  public static final String CLASSPATH_PROPERTY = "relayer.kafka.broker.classpath";
 
   private final Path dir;
   private final Path config;
@@ -66,7 +66,7 @@ final class KafkaBrokerProcess implements AutoCloseable {
   }
 
   /** Formats a fresh log directory and starts the broker; returns once it accepts connections. */
-  static KafkaBrokerProcess start() throws IOException, InterruptedException {
+  public static KafkaBrokerProcess start() throws IOException, InterruptedException {
     int port;
     int controllerPort;
     try (ServerSocket a = new ServerSocket(0);
@@ -87,7 +87,8 @@ final class KafkaBrokerProcess implements AutoCloseable {
     }
   }
 
-  String bootstrapServers() {
+  /** The broker's {@code bootstrap.servers}: its loopback address and port. */
+  public String bootstrapServers() {
     return "127.0.0.1:" + port;
   }
 

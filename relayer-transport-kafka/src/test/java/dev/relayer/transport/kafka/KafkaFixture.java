@@ -37,12 +37,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * topics), or the run's private {@link KafkaBrokerProcess}, which {@link #stop()} kills and {@link
  * #start()} starts again. Each destination is a fresh topic with one partition.
  */
-final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
+public final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
 
-  static final String BOOTSTRAP_VARIABLE = "RELAYER_KAFKA_BOOTSTRAP";
+  public static final String BOOTSTRAP_VARIABLE = "RELAYER_KAFKA_BOOTSTRAP";
 
   /** Producer {@code max.block.ms} of the fixture's transports, so a missing topic fails soon. */
-  static final Duration MAX_BLOCK = Duration.ofSeconds(2);
+  public static final Duration MAX_BLOCK = Duration.ofSeconds(2);
 
   private final String bootstrapServers;
   private final KafkaBrokerProcess process;
@@ -59,7 +59,7 @@ final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
   }
 
   /** The cluster named by {@value #BOOTSTRAP_VARIABLE}, or {@code null} when it is not set. */
-  static KafkaFixture external() {
+  public static KafkaFixture external() {
     String bootstrap = System.getenv(BOOTSTRAP_VARIABLE);
     return bootstrap == null || bootstrap.isBlank()
         ? null
@@ -67,11 +67,12 @@ final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
   }
 
   /** The test run's private broker, which {@link #stop()} kills and {@link #start()} restarts. */
-  static KafkaFixture privateBroker(KafkaBrokerProcess process) {
+  public static KafkaFixture privateBroker(KafkaBrokerProcess process) {
     return new KafkaFixture(process.bootstrapServers(), process);
   }
 
-  String bootstrapServers() {
+  /** The cluster's {@code bootstrap.servers}. */
+  public String bootstrapServers() {
     return bootstrapServers;
   }
 
@@ -81,7 +82,8 @@ final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
     return this;
   }
 
-  Properties producerProperties() {
+  /** Producer properties of the fixture's transports: the cluster, {@link #MAX_BLOCK}. */
+  public Properties producerProperties() {
     Properties properties = new Properties();
     properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(MAX_BLOCK.toMillis()));
@@ -113,7 +115,8 @@ final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
     return "relayer-it-missing-" + UUID.randomUUID();
   }
 
-  String createTopic(int partitions, Map<String, String> config) throws Exception {
+  /** A fresh topic whose partitions all have a serving leader; see {@link #close()}. */
+  public String createTopic(int partitions, Map<String, String> config) throws Exception {
     String topic = "relayer-it-" + UUID.randomUUID();
     admin
         .createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(config)))
@@ -180,7 +183,8 @@ final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
         .collect(Collectors.toList());
   }
 
-  static ConsumedMessage toConsumed(ConsumerRecord<String, byte[]> record) {
+  /** A record as Relayer's fields: the id and type headers, every header, the value. */
+  public static ConsumedMessage toConsumed(ConsumerRecord<String, byte[]> record) {
     Map<String, String> headers = new HashMap<>();
     for (Header header : record.headers()) {
       headers.put(header.key(), header.value() == null ? "" : new String(header.value(), UTF_8));

@@ -30,10 +30,10 @@ import java.util.function.Predicate;
  * #DEFAULT_URL}), or a private {@link NatsServerProcess} that {@link #stop()} kills and {@link
  * #start()} starts again. Each destination is a subject captured by its own stream.
  */
-final class NatsFixture implements RestartableBrokerFixture, AutoCloseable {
+public final class NatsFixture implements RestartableBrokerFixture, AutoCloseable {
 
-  static final String URL_VARIABLE = "RELAYER_NATS_URL";
-  static final String DEFAULT_URL = "nats://127.0.0.1:4222";
+  public static final String URL_VARIABLE = "RELAYER_NATS_URL";
+  public static final String DEFAULT_URL = "nats://127.0.0.1:4222";
 
   private final String url;
   private final NatsServerProcess process;
@@ -58,14 +58,14 @@ final class NatsFixture implements RestartableBrokerFixture, AutoCloseable {
   }
 
   /** The shared server; streams are in memory. */
-  static NatsFixture shared() throws IOException, InterruptedException {
+  public static NatsFixture shared() throws IOException, InterruptedException {
     String url = System.getenv(URL_VARIABLE);
     return new NatsFixture(
         url == null || url.isBlank() ? DEFAULT_URL : url.trim(), null, StorageType.Memory);
   }
 
   /** A private server process; streams are on disk so that they survive a restart. */
-  static NatsFixture privateServer() throws IOException, InterruptedException {
+  public static NatsFixture privateServer() throws IOException, InterruptedException {
     NatsServerProcess process = NatsServerProcess.start();
     try {
       return new NatsFixture(process.url(), process, StorageType.File);
@@ -75,7 +75,8 @@ final class NatsFixture implements RestartableBrokerFixture, AutoCloseable {
     }
   }
 
-  String url() {
+  /** The server's URL, which the fixture's transports use. */
+  public String url() {
     return url;
   }
 
@@ -110,7 +111,11 @@ final class NatsFixture implements RestartableBrokerFixture, AutoCloseable {
     return "relayer.it.unbound." + UUID.randomUUID().toString().replace("-", "");
   }
 
-  String createStream(Consumer<StreamConfiguration.Builder> customizer) throws Exception {
+  /**
+   * A fresh subject captured by its own stream (duplicate window 2 minutes unless {@code
+   * customizer} changes it); {@link #close()} deletes the stream.
+   */
+  public String createStream(Consumer<StreamConfiguration.Builder> customizer) throws Exception {
     String token = UUID.randomUUID().toString().replace("-", "");
     String stream = "RELAYER_IT_" + token;
     String subject = "relayer.it." + token;
@@ -126,12 +131,23 @@ final class NatsFixture implements RestartableBrokerFixture, AutoCloseable {
     return subject;
   }
 
-  long storedMessages(String subject) throws IOException, JetStreamApiException {
+  /** How many messages the stream of {@code subject} holds. */
+  public long storedMessages(String subject) throws IOException, JetStreamApiException {
     return admin
         .jetStreamManagement()
         .getStreamInfo(streamsBySubject.get(subject))
         .getStreamState()
         .getMsgCount();
+  }
+
+  /** The fixture's own connection to the server, for managing streams and consuming. */
+  public Connection connection() {
+    return admin;
+  }
+
+  /** The name of the stream that captures {@code subject}, a subject of {@link #createStream}. */
+  public String streamOf(String subject) {
+    return streamsBySubject.get(subject);
   }
 
   @Override
@@ -157,7 +173,8 @@ final class NatsFixture implements RestartableBrokerFixture, AutoCloseable {
     return received;
   }
 
-  private static ConsumedMessage toConsumed(Message message) {
+  /** A message as Relayer's fields: {@code Nats-Msg-Id}, type header, headers and body. */
+  public static ConsumedMessage toConsumed(Message message) {
     Map<String, String> headers = new HashMap<>();
     Headers raw = message.getHeaders();
     if (raw != null) {

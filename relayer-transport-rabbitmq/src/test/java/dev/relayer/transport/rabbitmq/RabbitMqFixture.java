@@ -24,10 +24,10 @@ import java.util.function.Predicate;
  * and read over a direct connection; transports connect either directly or through a {@link
  * TcpProxy} that {@link #stop()} cuts, so that only this fixture's transports lose the broker.
  */
-final class RabbitMqFixture implements RestartableBrokerFixture, AutoCloseable {
+public final class RabbitMqFixture implements RestartableBrokerFixture, AutoCloseable {
 
-  static final String URI_VARIABLE = "RELAYER_RABBITMQ_URI";
-  static final String DEFAULT_URI = "amqp://guest:guest@127.0.0.1:5672/";
+  public static final String URI_VARIABLE = "RELAYER_RABBITMQ_URI";
+  public static final String DEFAULT_URI = "amqp://guest:guest@127.0.0.1:5672/";
 
   private final String brokerUri;
   private final TcpProxy proxy;
@@ -44,20 +44,21 @@ final class RabbitMqFixture implements RestartableBrokerFixture, AutoCloseable {
     this.admin = factory.newConnection("relayer-it-admin");
   }
 
-  static String brokerUri() {
+  /** The broker's URI: {@value #URI_VARIABLE}, else {@value #DEFAULT_URI}. */
+  public static String brokerUri() {
     String uri = System.getenv(URI_VARIABLE);
     return uri == null || uri.isBlank() ? DEFAULT_URI : uri.trim();
   }
 
   /** Transports connect straight to the broker. */
-  static RabbitMqFixture direct(boolean orderedBatches) throws Exception {
+  public static RabbitMqFixture direct(boolean orderedBatches) throws Exception {
     return new RabbitMqFixture(brokerUri(), null, orderedBatches);
   }
 
   /**
    * Transports connect through a proxy that {@link #stop()} and {@link #start()} cut and restore.
    */
-  static RabbitMqFixture proxied(boolean orderedBatches) throws Exception {
+  public static RabbitMqFixture proxied(boolean orderedBatches) throws Exception {
     URI uri = URI.create(brokerUri());
     int port = uri.getPort() > 0 ? uri.getPort() : 5672;
     TcpProxy proxy = TcpProxy.start(uri.getHost(), port);
@@ -109,7 +110,7 @@ final class RabbitMqFixture implements RestartableBrokerFixture, AutoCloseable {
   }
 
   /** Declares a queue that deletes itself after a few idle minutes even if a test dies. */
-  String declareQueue(Map<String, Object> arguments) throws Exception {
+  public String declareQueue(Map<String, Object> arguments) throws Exception {
     String queue = "relayer-it-" + UUID.randomUUID();
     Map<String, Object> all = new HashMap<>(arguments);
     all.put("x-expires", 300_000);
@@ -122,7 +123,8 @@ final class RabbitMqFixture implements RestartableBrokerFixture, AutoCloseable {
     return queue;
   }
 
-  Connection admin() {
+  /** The fixture's own connection to the broker, for declaring and consuming. */
+  public Connection admin() {
     return admin;
   }
 
@@ -151,7 +153,8 @@ final class RabbitMqFixture implements RestartableBrokerFixture, AutoCloseable {
     return received;
   }
 
-  private static ConsumedMessage toConsumed(Delivery delivery) {
+  /** A delivery as Relayer's fields: AMQP message-id, type, headers and body. */
+  public static ConsumedMessage toConsumed(Delivery delivery) {
     Map<String, String> headers = new HashMap<>();
     Map<String, Object> raw = delivery.getProperties().getHeaders();
     if (raw != null) {
