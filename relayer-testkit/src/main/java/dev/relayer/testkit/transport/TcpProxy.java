@@ -72,16 +72,59 @@ public final class TcpProxy implements AutoCloseable {
       if (listener != null) {
         return;
       }
+      ServerSocket socket = port == 0 ? listenOnAFreeFixedPort() : listenAgain(port);
+      port = socket.getLocalPort();
+      listener = socket;
+      thread("accept", () -> accept(socket)).start();
+    }
+  }
+
+  /**
+   * Listens on a free port below the usual ephemeral range (32768 and up on Linux), so that while
+   * the path is cut no outgoing connection can be given the port as its local end.
+   */
+  private static ServerSocket listenOnAFreeFixedPort() {
+    java.util.Random random = new java.util.Random();
+    IOException last = null;
+    for (int attempt = 0; attempt < 100; attempt++) {
+      int candidate = 20_000 + random.nextInt(10_000);
       try {
-        ServerSocket socket = new ServerSocket();
-        socket.setReuseAddress(true);
-        socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-        port = socket.getLocalPort();
-        listener = socket;
-        thread("accept", () -> accept(socket)).start();
+        return bind(candidate);
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot listen on loopback port " + port, e);
+        last = e;
       }
+    }
+    throw new UncheckedIOException("no free loopback port between 20000 and 29999", last);
+  }
+
+  /** Binds {@code port} again, retrying for a few seconds while the old socket winds down. */
+  private static ServerSocket listenAgain(int port) {
+    IOException last = null;
+    for (int attempt = 0; attempt < 50; attempt++) {
+      try {
+        return bind(port);
+      } catch (IOException e) {
+        last = e;
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    throw new UncheckedIOException("cannot listen on loopback port " + port + " again", last);
+  }
+
+  private static ServerSocket bind(int port) throws IOException {
+    ServerSocket socket = new ServerSocket();
+    try {
+      socket.setReuseAddress(true);
+      socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+      return socket;
+    } catch (IOException e) {
+      socket.close();
+      throw e;
     }
   }
 
