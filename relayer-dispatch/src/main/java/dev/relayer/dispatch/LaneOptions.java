@@ -87,9 +87,7 @@ public record LaneOptions(
 
   /** {@link #fromMap} over {@code properties}. */
   public static LaneOptions fromProperties(Properties properties) {
-    Map<String, String> values = new LinkedHashMap<>();
-    properties.stringPropertyNames().forEach(k -> values.put(k, properties.getProperty(k)));
-    return fromMap(values);
+    return fromMap(OptionChecks.toMap(properties));
   }
 
   private static boolean parseBoolean(String text) {

@@ -71,7 +71,7 @@ class MaintenanceIT {
     RelayerMaintenance eager =
         fx.track(RelayerMaintenance.create(dispatcher, DispatchFixture.fastMaintenance().build()));
     maintenance.close();
-    Sweeper.PassResult pass = eager.sweepOnce();
+    SweepResult pass = eager.sweepOnce();
 
     assertThat(pass.sent()).isEqualTo(1);
     assertThat(memory.deliveries()).hasSize(1);

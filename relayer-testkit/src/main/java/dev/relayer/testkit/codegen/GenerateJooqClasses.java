@@ -37,16 +37,21 @@ public final class GenerateJooqClasses {
       throw new IllegalArgumentException("usage: GenerateJooqClasses <target-dir> <package>");
     }
     PostgresServer server = TestPostgres.server();
-    String scratch = "relayer_codegen_" + UUID.randomUUID().toString().replace("-", "");
-    execute(server, "CREATE SCHEMA " + scratch);
     try {
-      RelayerSchemaInstaller.applyChangelog(
-          server.adminDataSource(),
-          SchemaOptions.of(scratch, SchemaOptions.DEFAULT_PREFIX),
-          scratch);
-      GenerationTool.generate(configuration(server, scratch, args[0], args[1]));
+      String scratch = "relayer_codegen_" + UUID.randomUUID().toString().replace("-", "");
+      execute(server, "CREATE SCHEMA " + scratch);
+      try {
+        RelayerSchemaInstaller.applyChangelog(
+            server.adminDataSource(),
+            SchemaOptions.of(scratch, SchemaOptions.DEFAULT_PREFIX),
+            scratch);
+        GenerationTool.generate(configuration(server, scratch, args[0], args[1]));
+      } finally {
+        execute(server, "DROP SCHEMA IF EXISTS " + scratch + " CASCADE");
+      }
     } finally {
-      execute(server, "DROP SCHEMA IF EXISTS " + scratch + " CASCADE");
+      // The build's JVM lives on after this class loader is gone: stop an embedded server now.
+      TestPostgres.stop();
     }
   }
 
