@@ -73,9 +73,17 @@ class ParkedKeysIT {
   }
 
   private List<UUID> enqueue(String key, int count) {
+    return enqueue(key, count, false);
+  }
+
+  /** Writes {@code count} messages of {@code key}; the first is poison (before it is written). */
+  private List<UUID> enqueue(String key, int count, boolean poisonFirst) {
     List<UUID> written = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       NewMessage message = ordered(key);
+      if (i == 0 && poisonFirst) {
+        poison.add(message.messageId());
+      }
       fx.dsl.transaction(tx -> fx.store.enqueue(tx.dsl(), message));
       written.add(message.messageId());
     }
@@ -105,8 +113,7 @@ class ParkedKeysIT {
   void aPoisonHeadParksItsKeyWhileOtherKeysOfTheLaneKeepFlowing() {
     String bad = keys.get(0);
     String good = keys.get(1);
-    List<UUID> badRows = enqueue(bad, 3);
-    poison.add(badRows.get(0));
+    List<UUID> badRows = enqueue(bad, 3, true);
     List<UUID> goodRows = new ArrayList<>(enqueue(good, 3));
 
     await().atMost(WAIT).until(() -> operator.parkedKey(bad).isPresent());
@@ -134,8 +141,7 @@ class ParkedKeysIT {
   @Test
   void retryingTheHeadGivesItFreshAttemptsAndMovingItToDeadLetsTheKeyGoOn() {
     String bad = keys.get(0);
-    List<UUID> rows = enqueue(bad, 3);
-    poison.add(rows.get(0));
+    List<UUID> rows = enqueue(bad, 3, true);
     await().atMost(WAIT).until(() -> operator.parkedKey(bad).isPresent());
 
     assertThat(operator.retryHead(bad)).isTrue();
@@ -166,10 +172,9 @@ class ParkedKeysIT {
     String first = keys.get(0);
     String second = keys.get(1);
     String elsewhere = keysInLane(LANE + 1, 1, StoreOptions.DEFAULT_LANES).get(0);
-    List<UUID> a = enqueue(first, 2);
-    List<UUID> b = enqueue(second, 1);
-    List<UUID> c = enqueue(elsewhere, 1);
-    poison.addAll(List.of(a.get(0), b.get(0), c.get(0)));
+    List<UUID> a = enqueue(first, 2, true);
+    List<UUID> b = enqueue(second, 1, true);
+    List<UUID> c = enqueue(elsewhere, 1, true);
     await().atMost(WAIT).until(() -> operator.parkedKeys().size() == 3);
     poison.clear();
 
@@ -178,10 +183,12 @@ class ParkedKeysIT {
         .atMost(WAIT)
         .until(() -> deliveredOf(first).size() == 2 && deliveredOf(second).size() == 1);
     assertThat(deliveredOf(first)).containsExactlyElementsOf(a);
+    assertThat(deliveredOf(second)).containsExactlyElementsOf(b);
     assertThat(operator.parkedKeys()).extracting(ParkedKey::orderingKey).containsExactly(elsewhere);
 
     assertThat(operator.releaseAll()).isEqualTo(1);
     await().atMost(WAIT).until(() -> deliveredOf(elsewhere).size() == 1);
+    assertThat(deliveredOf(elsewhere)).containsExactlyElementsOf(c);
     assertThat(operator.parkedKeys()).isEmpty();
     assertThat(operator.releaseAll()).isZero();
   }
