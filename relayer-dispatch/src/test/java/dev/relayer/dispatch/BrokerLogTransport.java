@@ -7,6 +7,7 @@ import dev.relayer.api.spi.TransportBatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -17,7 +18,9 @@ import org.jooq.impl.DSL;
 /**
  * A "broker" that outlives the processes sending to it: every accepted message is appended, in
  * acceptance order, to the table {@code broker_log} through its own auto-committed connection.
- * Keeps batch order; waits {@code delayMillis} per batch so that a killed sender dies mid-batch.
+ * Keeps batch order; waits {@code delayMillis} per batch. Once it has accepted {@code hangAfter}
+ * messages, each call hangs after recording its batch, as a sender stuck between the broker's
+ * acknowledgement and its own bookkeeping: a process killed then dies mid-batch.
  */
 final class BrokerLogTransport implements Transport {
 
@@ -30,11 +33,14 @@ final class BrokerLogTransport implements Transport {
   private final DSLContext broker;
   private final String sender;
   private final long delayMillis;
+  private final int hangAfter;
+  private final AtomicInteger accepted = new AtomicInteger();
 
-  BrokerLogTransport(DataSource dataSource, String sender, long delayMillis) {
+  BrokerLogTransport(DataSource dataSource, String sender, long delayMillis, int hangAfter) {
     this.broker = DSL.using(dataSource, SQLDialect.POSTGRES);
     this.sender = sender;
     this.delayMillis = delayMillis;
+    this.hangAfter = hangAfter;
   }
 
   /** Creates the log table. */
@@ -72,6 +78,9 @@ final class BrokerLogTransport implements Transport {
       results.add(SendResult.accepted());
     }
     insert.execute();
+    if (accepted.addAndGet(results.size()) >= hangAfter) {
+      Thread.sleep(Long.MAX_VALUE);
+    }
     return results;
   }
 }

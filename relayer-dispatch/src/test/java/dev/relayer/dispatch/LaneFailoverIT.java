@@ -73,7 +73,7 @@ class LaneFailoverIT {
     Files.deleteIfExists(childOutput);
   }
 
-  private Process startChild(String owner, long delayMillis) throws IOException {
+  private Process startChild(String owner, long delayMillis, int hangAfter) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
@@ -84,6 +84,7 @@ class LaneFailoverIT {
     command.add(fx.database.password() == null ? "-" : fx.database.password());
     command.add(owner);
     command.add(Long.toString(delayMillis));
+    command.add(Integer.toString(hangAfter));
     return new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(childOutput.toFile())
@@ -112,13 +113,15 @@ class LaneFailoverIT {
       }
     }
 
-    child = startChild("doomed", 150);
+    child = startChild("doomed", 50, 30);
     await().atMost(WAIT).until(() -> childLog().contains("started"));
     // The survivor joins while the child works; the lanes are split between the two.
     RelayerDispatcher dispatcher =
         fx.track(
             RelayerDispatcher.builder(fx.store, fx.dsl)
-                .transport(new BrokerLogTransport(fx.database.dataSource(), "survivor", 5))
+                .transport(
+                    new BrokerLogTransport(
+                        fx.database.dataSource(), "survivor", 5, Integer.MAX_VALUE))
                 .options(DispatchFixture.fastOptions().build())
                 .build());
     RelayerLanes survivor =
@@ -128,7 +131,9 @@ class LaneFailoverIT {
                 .options(laneOptions().listen(false).build())
                 .build());
     survivor.start();
-    await().atMost(WAIT).until(() -> sentBy("doomed") >= 20);
+    // The child's broker hangs after accepting its 30th message: its pass is stuck between the
+    // acknowledgement and the delete.
+    await().atMost(WAIT).until(() -> sentBy("doomed") >= 30);
 
     child.destroyForcibly();
     assertThat(child.waitFor(20, TimeUnit.SECONDS)).isTrue();
@@ -141,7 +146,7 @@ class LaneFailoverIT {
                         DSL.select(DSL.field(DSL.name("message_id"), UUID.class))
                             .from(DSL.table(DSL.name("public", "relayer_outbox"))))));
     assertThat(acceptedButPending)
-        .as("killed mid-pass: the broker has rows whose delete never committed")
+        .as("killed mid-batch: the broker has rows whose delete never committed")
         .isPositive();
 
     await()

@@ -10,8 +10,9 @@ import org.jooq.impl.DSL;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * A separate JVM that owns lanes until it is killed: {@code url user password owner delayMillis}.
- * It sends through {@link BrokerLogTransport} and prints {@code started} once its lanes run.
+ * A separate JVM that owns lanes until it is killed: {@code url user password owner delayMillis
+ * hangAfter}. It sends through {@link BrokerLogTransport} and prints {@code started} once its lanes
+ * run.
  */
 public final class LaneOwnerProcess {
 
@@ -31,7 +32,9 @@ public final class LaneOwnerProcess {
     RelayerStore store = RelayerStore.create(StoreOptions.defaults());
     RelayerDispatcher dispatcher =
         RelayerDispatcher.builder(store, DSL.using(pool, SQLDialect.POSTGRES))
-            .transport(new BrokerLogTransport(direct, args[3], Long.parseLong(args[4])))
+            .transport(
+                new BrokerLogTransport(
+                    direct, args[3], Long.parseLong(args[4]), Integer.parseInt(args[5])))
             .options(DispatchFixture.fastOptions().build())
             .build();
     RelayerLanes lanes =
