@@ -6,14 +6,12 @@ import dev.relayer.dispatch.internal.Durations;
 import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.dispatch.internal.NamedThreads;
 import dev.relayer.dispatch.internal.lane.LaneBalancer;
+import dev.relayer.dispatch.internal.lane.LanePassLoop;
 import dev.relayer.dispatch.internal.lane.LaneScheduler;
 import dev.relayer.dispatch.internal.lane.LaneScheduler.Reason;
 import dev.relayer.dispatch.internal.lane.LaneWakeupListener;
 import dev.relayer.dispatch.internal.lane.LaneWorker;
 import dev.relayer.store.RelayerStore;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -24,7 +22,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
-import org.jooq.ConnectionProvider;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,7 +72,7 @@ public final class RelayerLanes implements AutoCloseable {
   private final LaneBalancer balancer;
   private final LaneWakeupListener listener;
   private final Consumer<Set<Integer>> localWakeup;
-  private final boolean[] failing;
+  private final LanePassLoop passes;
   private final CountDownLatch stopSignal = new CountDownLatch(1);
   private final Object lifecycle = new Object();
   private ExecutorService workers;
@@ -113,13 +110,13 @@ public final class RelayerLanes implements AutoCloseable {
             store.displayName(),
             store.laneChannel(),
             builder.listenConnections != null
-                ? dataSourceConnections(builder.listenConnections)
-                : providerConnections(dsl.configuration().connectionProvider()),
+                ? LaneWakeupListener.Connections.of(builder.listenConnections)
+                : LaneWakeupListener.Connections.of(dsl.configuration().connectionProvider()),
             scheduler,
             options.reconnectDelay(),
             options.leaseDuration());
     this.localWakeup = lanes -> lanes.forEach(scheduler::wake);
-    this.failing = new boolean[laneCount];
+    this.passes = new LanePassLoop(store.displayName(), laneCount, scheduler, worker, dsl);
   }
 
   /** A builder for the lanes of {@code dispatcher}'s store, sending through its transports. */
@@ -170,7 +167,7 @@ public final class RelayerLanes implements AutoCloseable {
           Executors.newFixedThreadPool(
               options.threads(), new NamedThreads(store.displayName(), "lane"));
       for (int i = 0; i < options.threads(); i++) {
-        workers.execute(this::work);
+        workers.execute(() -> passes.run(() -> running));
       }
     }
   }
@@ -209,61 +206,22 @@ public final class RelayerLanes implements AutoCloseable {
     }
   }
 
-  private void work() {
-    while (running) {
-      LaneScheduler.Task task;
-      try {
-        task = scheduler.take(Duration.ofSeconds(1));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-      if (task != null) {
-        runTask(task);
-      }
-    }
-  }
-
-  private void runTask(LaneScheduler.Task task) {
-    boolean owner = false;
-    boolean more = false;
-    boolean failed = false;
-    Duration dueIn = null;
-    try {
-      LaneWorker.PassResult result = worker.pass(dsl, task.lane(), task.reason() == Reason.RENEW);
-      owner = result.owner();
-      more = result.more();
-      dueIn = result.dueIn().orElse(null);
-      if (failing[task.lane()]) {
-        failing[task.lane()] = false;
-        log.info("store={} lane={} passes work again", store.displayName(), task.lane());
-      }
-    } catch (Throwable e) {
-      failed = true;
-      if (!failing[task.lane()]) {
-        failing[task.lane()] = true;
-        log.warn(
-            "store={} lane={} pass failed; its rows stay for a later pass",
-            store.displayName(),
-            task.lane(),
-            e);
-      } else {
-        log.debug("store={} lane={} pass failed again", store.displayName(), task.lane(), e);
-      }
-    } finally {
-      scheduler.done(task, owner, more, dueIn, failed);
-    }
-  }
-
   /**
    * Runs one full pass over {@code lane} on the calling thread; for tests, tools and benchmarks.
    */
-  public LaneWorker.PassResult passOnce(int lane) {
+  public LanePassResult passOnce(int lane) {
     if (lane < 0 || lane >= store.options().laneCount()) {
       throw new InvalidInputException(
           "lane must be between 0 and " + (store.options().laneCount() - 1) + ", was " + lane);
     }
-    return worker.pass(dsl, lane, false);
+    LaneWorker.PassResult result = worker.pass(dsl, lane, false);
+    return new LanePassResult(
+        result.owner(),
+        result.claimed(),
+        result.sent(),
+        result.failed(),
+        result.givenBack(),
+        result.more());
   }
 
   /**
@@ -358,38 +316,6 @@ public final class RelayerLanes implements AutoCloseable {
     }
     balancer.releaseAll(dsl);
     log.info("Relayer lanes stopped: store={} owner={}", store.displayName(), owner);
-  }
-
-  private static LaneWakeupListener.Connections dataSourceConnections(DataSource dataSource) {
-    return new LaneWakeupListener.Connections() {
-      @Override
-      public Connection open() throws SQLException {
-        return dataSource.getConnection();
-      }
-
-      @Override
-      public void close(Connection connection) {
-        try {
-          connection.close();
-        } catch (SQLException e) {
-          log.debug("closing the listening connection failed", e);
-        }
-      }
-    };
-  }
-
-  private static LaneWakeupListener.Connections providerConnections(ConnectionProvider provider) {
-    return new LaneWakeupListener.Connections() {
-      @Override
-      public Connection open() {
-        return provider.acquire();
-      }
-
-      @Override
-      public void close(Connection connection) {
-        provider.release(connection);
-      }
-    };
   }
 
   /** Builds {@link RelayerLanes}. */

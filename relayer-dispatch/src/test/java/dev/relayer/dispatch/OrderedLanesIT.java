@@ -4,7 +4,6 @@ import static dev.relayer.dispatch.DispatchFixture.keysInLane;
 import static dev.relayer.dispatch.DispatchFixture.ordered;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relayer.dispatch.internal.lane.LaneWorker;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.StoreOptions;
 import dev.relayer.testkit.transport.InMemoryTransport;
@@ -77,14 +76,14 @@ class OrderedLanesIT {
     List<UUID> a = enqueue(keys.get(0), 3);
     List<UUID> b = enqueue(keys.get(1), 2);
 
-    LaneWorker.PassResult first = lanes.passOnce(LANE);
+    LanePassResult first = lanes.passOnce(LANE);
     assertThat(first.owner()).isTrue();
     assertThat(first.sent()).isEqualTo(2);
     assertThat(first.more()).isTrue();
     assertThat(memory.batchCount()).as("heads of different keys share a batch").isEqualTo(1);
     assertThat(lanes.passOnce(LANE).sent()).isEqualTo(2);
     assertThat(lanes.passOnce(LANE).sent()).isEqualTo(1);
-    LaneWorker.PassResult idle = lanes.passOnce(LANE);
+    LanePassResult idle = lanes.passOnce(LANE);
     assertThat(idle.claimed()).isZero();
     assertThat(idle.more()).isFalse();
 
@@ -101,7 +100,7 @@ class OrderedLanesIT {
     List<UUID> a = enqueue(keys.get(0), 5);
     List<UUID> b = enqueue(keys.get(1), 1);
 
-    LaneWorker.PassResult pass = lanes.passOnce(LANE);
+    LanePassResult pass = lanes.passOnce(LANE);
 
     assertThat(pass.sent()).isEqualTo(6);
     assertThat(ordered.batchCount()).as("[a1 a2 a3] then [a4 a5 b1]").isEqualTo(2);
@@ -123,7 +122,7 @@ class OrderedLanesIT {
     List<UUID> b = enqueue(keys.get(1), 1);
     ordered.reject(m -> m.messageId().equals(a.get(1)), "broker said no");
 
-    LaneWorker.PassResult first = lanes.passOnce(LANE);
+    LanePassResult first = lanes.passOnce(LANE);
 
     assertThat(first.sent()).as("a1 only: the batch stops at a2").isEqualTo(1);
     assertThat(first.failed()).isEqualTo(1);
@@ -132,7 +131,7 @@ class OrderedLanesIT {
     assertThat(attemptsOf(a.get(2))).isZero();
     assertThat(attemptsOf(b.get(0))).isZero();
 
-    LaneWorker.PassResult second = lanes.passOnce(LANE);
+    LanePassResult second = lanes.passOnce(LANE);
     assertThat(second.sent()).as("b goes on; a waits for its backoff").isEqualTo(1);
     assertThat(deliveredOf(ordered, keys.get(1))).containsExactlyElementsOf(b);
     assertThat(deliveredOf(ordered, keys.get(0))).containsExactly(a.get(0));
@@ -151,7 +150,7 @@ class OrderedLanesIT {
     List<UUID> c = enqueue(keys.get(2), 1);
     ordered.clear();
 
-    LaneWorker.PassResult pass = lanes.passOnce(LANE);
+    LanePassResult pass = lanes.passOnce(LANE);
 
     assertThat(pass.sent()).isEqualTo(3);
     assertThat(deliveredOf(ordered, keys.get(1))).containsExactlyElementsOf(b);
@@ -191,7 +190,7 @@ class OrderedLanesIT {
     enqueue(keys.get(0), 1);
 
     assertThat(first.passOnce(LANE).owner()).isTrue();
-    LaneWorker.PassResult refused = second.passOnce(LANE);
+    LanePassResult refused = second.passOnce(LANE);
     assertThat(refused.owner()).isFalse();
     assertThat(refused.claimed()).isZero();
     assertThat(fx.store.lease(fx.dsl, "lane/" + LANE).orElseThrow().owner()).isEqualTo("solo");

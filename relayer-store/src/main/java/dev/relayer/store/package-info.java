@@ -20,6 +20,19 @@
  * writing the same key waits until the first commits or rolls back, so within a key, id order is
  * commit order.
  *
+ * <h2>Lane claims</h2>
+ *
+ * {@link dev.relayer.store.RelayerStore#claimLane} is one statement: per key of the lane, the head
+ * (lowest pending id; keys with a parked row are skipped) if it is pending, due and not under a
+ * live claim or retry hold, oldest heads first; on batch-order transports also the consecutive due
+ * rows after it bound for the same destination. Rows are locked {@code FOR UPDATE SKIP LOCKED}, and
+ * per key only the unbroken prefix of locked rows is claimed, so a row is never claimed while an
+ * earlier row of its key is neither claimed with it nor gone. {@link
+ * dev.relayer.store.RelayerStore#unclaim} gives back claimed rows that were not sent and refunds
+ * their attempt. An ordered enqueue calls {@code pg_notify} on {@link
+ * dev.relayer.store.RelayerStore#laneChannel()} in the writing transaction, once per lane written,
+ * unless {@link dev.relayer.store.StoreOptions#laneNotifications()} is off.
+ *
  * <h2>Fenced writes</h2>
  *
  * Every write to a claimed row carries the claim token; every write to a lease carries its owner.

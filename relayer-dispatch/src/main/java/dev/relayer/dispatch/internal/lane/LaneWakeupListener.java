@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.jooq.ConnectionProvider;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.postgresql.PGConnection;
@@ -27,6 +29,40 @@ public final class LaneWakeupListener implements Runnable {
     Connection open() throws SQLException;
 
     void close(Connection connection);
+
+    /** Connections of a data source: opened, and closed when done. */
+    static Connections of(DataSource dataSource) {
+      return new Connections() {
+        @Override
+        public Connection open() throws SQLException {
+          return dataSource.getConnection();
+        }
+
+        @Override
+        public void close(Connection connection) {
+          try {
+            connection.close();
+          } catch (SQLException e) {
+            log.debug("closing the listening connection failed", e);
+          }
+        }
+      };
+    }
+
+    /** Connections of a jOOQ connection provider: acquired, and released when done. */
+    static Connections of(ConnectionProvider provider) {
+      return new Connections() {
+        @Override
+        public Connection open() {
+          return provider.acquire();
+        }
+
+        @Override
+        public void close(Connection connection) {
+          provider.release(connection);
+        }
+      };
+    }
   }
 
   private static final Logger log = LoggerFactory.getLogger(LaneWakeupListener.class);
