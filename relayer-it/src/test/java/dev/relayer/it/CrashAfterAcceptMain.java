@@ -66,8 +66,8 @@ public final class CrashAfterAcceptMain {
             .transport(fileBroker)
             .options(
                 DispatchOptions.builder()
-                    .claimDuration(Duration.ofSeconds(2))
-                    .sendTimeout(Duration.ofSeconds(1))
+                    .claimDuration(Duration.ofSeconds(10))
+                    .sendTimeout(Duration.ofSeconds(5))
                     .build())
             .build();
     dispatcher.start();

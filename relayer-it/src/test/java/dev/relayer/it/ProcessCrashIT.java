@@ -77,7 +77,8 @@ class ProcessCrashIT {
                         .sweepInterval(Duration.ofMillis(100))
                         .build())) {
           maintenance.start();
-          await().atMost(Duration.ofSeconds(30)).until(() -> dsl.fetchCount(outbox) == 0);
+          // The dead process's claim (10 s) must lapse before the sweeper may take the row.
+          await().atMost(Duration.ofSeconds(90)).until(() -> dsl.fetchCount(outbox) == 0);
         }
         assertThat(file.deliveredIds()).containsExactly(messageId);
         assertThat(store.tryRecordInbox(dsl, "billing", messageId)).isEqualTo(InboxOutcome.FIRST);
