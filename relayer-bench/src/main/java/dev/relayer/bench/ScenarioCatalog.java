@@ -1,0 +1,79 @@
+package dev.relayer.bench;
+
+import dev.relayer.bench.anchor.AnchorScenario;
+import dev.relayer.bench.peer.PeerScenario;
+import dev.relayer.bench.relayer.BacklogScenario;
+import dev.relayer.bench.relayer.BurnDownScenario;
+import dev.relayer.bench.relayer.EnqueueOverheadScenario;
+import dev.relayer.bench.relayer.SteadyStateScenario;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Every scenario the harness knows, in report order, and the planned ones that are not built yet
+ * (listed in the report so that a reader sees what was not measured).
+ *
+ * <p>To add a scenario, implement {@link Scenario} and add it to {@link #AVAILABLE}; remove its
+ * entry from {@link #PENDING}.
+ */
+final class ScenarioCatalog {
+
+  /** Scenario factories by id, in report order. */
+  static final Map<String, Function<BenchOptions, Scenario>> AVAILABLE = available();
+
+  /** Planned scenarios without an implementation yet, with the reason. */
+  static final Map<String, String> PENDING = pending();
+
+  private ScenarioCatalog() {}
+
+  /**
+   * The scenarios named by {@code ids} ({@code all} = every available one), or an {@link
+   * IllegalArgumentException} naming an unknown id.
+   */
+  static List<Scenario> select(List<String> ids, BenchOptions options) {
+    List<Scenario> selected = new ArrayList<>();
+    for (String id : ids) {
+      if (id.equals("all")) {
+        for (Function<BenchOptions, Scenario> s : AVAILABLE.values()) {
+          selected.add(s.apply(options));
+        }
+      } else if (AVAILABLE.containsKey(id)) {
+        selected.add(AVAILABLE.get(id).apply(options));
+      } else if (PENDING.containsKey(id)) {
+        throw new IllegalArgumentException(
+            "scenario '" + id + "' is not built yet: " + PENDING.get(id));
+      } else {
+        throw new IllegalArgumentException(
+            "unknown scenario '"
+                + id
+                + "' (available: all, "
+                + String.join(", ", AVAILABLE.keySet())
+                + ")");
+      }
+    }
+    return selected;
+  }
+
+  private static Map<String, Function<BenchOptions, Scenario>> available() {
+    Map<String, Function<BenchOptions, Scenario>> scenarios = new LinkedHashMap<>();
+    scenarios.put(AnchorScenario.ID, o -> new AnchorScenario());
+    scenarios.put(EnqueueOverheadScenario.ID, EnqueueOverheadScenario::new);
+    scenarios.put(BurnDownScenario.ID, o -> new BurnDownScenario());
+    scenarios.put(SteadyStateScenario.ID, o -> new SteadyStateScenario());
+    scenarios.put(BacklogScenario.ID, BacklogScenario::new);
+    scenarios.put(PeerScenario.ID, o -> new PeerScenario());
+    return scenarios;
+  }
+
+  private static Map<String, String> pending() {
+    Map<String, String> pending = new LinkedHashMap<>();
+    pending.put(
+        "ordered lanes",
+        "1, 100 and 10,000 keys, commit-to-send with wake-ups; waits for ordered lane dispatch");
+    pending.put("brokers", "one scenario per broker; waits for the transports to land on main");
+    return pending;
+  }
+}

@@ -1,0 +1,49 @@
+package dev.relayer.bench.db;
+
+import dev.relayer.bench.Payload;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+/**
+ * Bulk-loads pending unordered rows into Relayer's outbox table ({@code public.relayer_outbox}),
+ * each with the benchmark {@link Payload}, for the burn-down scenarios. Rows are inserted by the
+ * server ({@code generate_series}) in chunks, then {@linkplain ScenarioDatabase#settle settled}.
+ */
+public final class OutboxRows {
+
+  /** The outbox table of the default schema options. */
+  public static final String TABLE = "relayer_outbox";
+
+  private static final int CHUNK = 50_000;
+
+  private OutboxRows() {}
+
+  /** Inserts {@code rows} pending rows, eligible now, and settles the table. */
+  public static void insertPending(ScenarioDatabase database, long rows) throws SQLException {
+    try (Connection c = database.connect();
+        PreparedStatement insert =
+            c.prepareStatement(
+                "INSERT INTO "
+                    + TABLE
+                    + " (message_id, transport, destination, message_type, headers, body)"
+                    + " SELECT gen_random_uuid(), ?, ?, ?, ?::jsonb, ?"
+                    + " FROM generate_series(1, ?)")) {
+      insert.setString(1, Payload.TRANSPORT);
+      insert.setString(2, Payload.DESTINATION);
+      insert.setString(3, Payload.MESSAGE_TYPE);
+      insert.setString(4, Payload.headersJson());
+      insert.setBytes(5, Payload.body());
+      for (long done = 0; done < rows; done += CHUNK) {
+        insert.setLong(6, Math.min(CHUNK, rows - done));
+        insert.executeUpdate();
+      }
+    }
+    database.settle(TABLE);
+  }
+
+  /** Number of rows in the outbox table. */
+  public static long count(ScenarioDatabase database) throws SQLException {
+    return database.queryLong("SELECT count(*) FROM " + TABLE);
+  }
+}

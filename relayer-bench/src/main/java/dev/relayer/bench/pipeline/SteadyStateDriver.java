@@ -1,0 +1,287 @@
+package dev.relayer.bench.pipeline;
+
+import dev.relayer.bench.BenchOptions;
+import dev.relayer.bench.ScenarioContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Steady state: producers enqueue one message per transaction while the system delivers.
+ *
+ * <ol>
+ *   <li><b>Capacity</b>: {@code --producers} threads produce as fast as they can for {@code
+ *       --warmup} + {@code --seconds}; the capacity is the lower of the commit rate and the
+ *       delivery rate inside the window (the highest rate at which the backlog does not grow). Then
+ *       the backlog is left to drain.
+ *   <li><b>Levels</b>: the same producers at a fixed total rate of 25, 50 and 75% of that capacity
+ *       (each thread on its own schedule; a thread that falls behind catches up without pause), for
+ *       {@code --warmup} + {@code --seconds}; commit-to-send latency of every message committed
+ *       inside the window, the achieved rate, and the backlog (committed, not yet delivered) when
+ *       the window closes.
+ * </ol>
+ *
+ * Records {@code <key>.capacity.msgs} and, per level {@code f}, {@code <key>.at<f>.rate}, {@code
+ * .p50}, {@code .p99} and {@code .backlog}.
+ */
+public final class SteadyStateDriver {
+
+  /** How steady state is measured, for the report. */
+  public static final String METHOD =
+      "**Steady state**: `--producers` threads each commit one message per transaction. First"
+          + " they run flat out for `--warmup` + `--seconds`; the *capacity* is the lower of the"
+          + " commit rate and the delivery rate inside the window (above it the backlog grows)."
+          + " After the backlog drains, the producers run at a fixed total rate of 25, 50 and"
+          + " 75% of the capacity (each thread on its own schedule), and every message committed"
+          + " inside the window is timed from the producer seeing its commit to the sink"
+          + " receiving it (first delivery). *Backlog* is committed minus delivered when the"
+          + " window closes.";
+
+  /** Load levels, in percent of the measured capacity. */
+  public static final int[] LEVELS = {25, 50, 75};
+
+  private final ScenarioContext context;
+  private final String key;
+  private final String label;
+  private final ProducingSystem system;
+  private final DeliveryProbe probe;
+  private final BenchOptions options;
+
+  private SteadyStateDriver(
+      ScenarioContext context,
+      String key,
+      String label,
+      ProducingSystem system,
+      DeliveryProbe probe) {
+    this.context = context;
+    this.key = key;
+    this.label = label;
+    this.system = system;
+    this.probe = probe;
+    this.options = context.options();
+  }
+
+  /**
+   * Measures {@code system}'s capacity, then its latencies at {@link #LEVELS}, and records the
+   * figures under {@code key}.
+   */
+  public static void run(
+      ScenarioContext context,
+      String key,
+      String label,
+      ProducingSystem system,
+      DeliveryProbe probe)
+      throws Exception {
+    new SteadyStateDriver(context, key, label, system, probe).run();
+  }
+
+  private void run() throws Exception {
+    double capacity = capacity();
+    context.record(
+        key + ".capacity.msgs", label + ": capacity (saturated producers)", "msgs/s", capacity);
+    if (!(capacity > 0)) {
+      context.note(label + ": nothing was delivered at saturation, so no load levels were run");
+      return;
+    }
+    for (int level : LEVELS) {
+      level(level, capacity * level / 100.0);
+    }
+  }
+
+  private double capacity() throws Exception {
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Future<?>> producers = new ArrayList<>();
+    ExecutorService pool = producerPool();
+    try {
+      for (int i = 0; i < options.producers(); i++) {
+        producers.add(
+            pool.submit(
+                () -> {
+                  while (!stop.get()) {
+                    system.produce(-1);
+                  }
+                  return null;
+                }));
+      }
+      sleep(options.warmup().toNanos());
+      long committed0 = probe.committedCount();
+      long delivered0 = probe.deliveredCount();
+      long commits0 = context.database().commits();
+      long t0 = System.nanoTime();
+      sleep(options.window().toNanos());
+      long committed1 = probe.committedCount();
+      long delivered1 = probe.deliveredCount();
+      long commits1 = context.database().commits();
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      stop.set(true);
+      for (Future<?> producer : producers) {
+        producer.get();
+      }
+      double committedRate = (committed1 - committed0) / seconds;
+      double deliveredRate = (delivered1 - delivered0) / seconds;
+      context.record(
+          key + ".capacity.committed",
+          label + ": messages committed at saturation",
+          "msgs/s",
+          committedRate);
+      context.record(
+          key + ".capacity.commits",
+          label + ": database commits per message at saturation",
+          "commits",
+          committed1 == committed0
+              ? Double.NaN
+              : (double) (commits1 - commits0) / (committed1 - committed0));
+      long total = probe.committedCount();
+      if (probe.awaitDelivered(total, options.timeout().toNanos()) < 0) {
+        context.note(
+            label
+                + ": the saturation backlog had not drained within --timeout; "
+                + (total - probe.deliveredCount())
+                + " messages were still waiting when the levels started");
+      }
+      return Math.min(committedRate, deliveredRate);
+    } finally {
+      stop.set(true);
+      pool.shutdownNow();
+      pool.awaitTermination(1, TimeUnit.MINUTES);
+    }
+  }
+
+  private void level(int percent, double rate) throws Exception {
+    long totalNanos = options.warmup().toNanos() + options.window().toNanos();
+    int capacity = (int) Math.min(Integer.MAX_VALUE - 8, rate * totalNanos / 1e9 * 1.5 + 10_000);
+    probe.startWindow(capacity);
+    AtomicLong nextSeq = new AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean();
+    int threads = options.producers();
+    long interval = (long) (threads * 1e9 / rate);
+    long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+    List<Future<?>> producers = new ArrayList<>();
+    AtomicInteger overflow = new AtomicInteger();
+    ExecutorService pool = producerPool();
+    try {
+      for (int i = 0; i < threads; i++) {
+        long first = start + i * interval / threads;
+        producers.add(
+            pool.submit(
+                () -> {
+                  long due = first;
+                  while (!stop.get()) {
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                      LockSupport.parkNanos(wait);
+                      continue;
+                    }
+                    long seq = nextSeq.getAndIncrement();
+                    if (seq >= capacity) {
+                      overflow.incrementAndGet();
+                      return null;
+                    }
+                    system.produce(seq);
+                    due += interval;
+                  }
+                  return null;
+                }));
+      }
+      sleep(start + options.warmup().toNanos() - System.nanoTime());
+      long from = nextSeq.get();
+      long commits0 = context.database().commits();
+      long t0 = System.nanoTime();
+      sleep(options.window().toNanos());
+      long to = Math.min(nextSeq.get(), capacity);
+      long commits = context.database().commits() - commits0;
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      long backlog = probe.committedCount() - probe.deliveredCount();
+      stop.set(true);
+      for (Future<?> producer : producers) {
+        producer.get();
+      }
+      long drainNanos = Math.max(TimeUnit.SECONDS.toNanos(10), options.window().toNanos());
+      boolean drained = await(() -> probe.allDelivered(from, to), drainNanos);
+      DeliveryProbe.Latencies latencies = probe.latencies(from, to);
+      String at = label + " at " + percent + "%";
+      context.record(
+          key + ".at" + percent + ".rate", at + ": rate achieved", "msgs/s", (to - from) / seconds);
+      context.record(
+          key + ".at" + percent + ".p50",
+          at + ": commit-to-send p50",
+          "ms",
+          latencies.millisAt(50));
+      context.record(
+          key + ".at" + percent + ".p99",
+          at + ": commit-to-send p99",
+          "ms",
+          latencies.millisAt(99));
+      context.record(
+          key + ".at" + percent + ".commits",
+          at + ": database commits per message",
+          "commits",
+          to == from ? Double.NaN : (double) commits / (to - from));
+      context.record(
+          key + ".at" + percent + ".backlog",
+          at + ": backlog when the window closed",
+          "msgs",
+          backlog);
+      if (!drained) {
+        context.note(
+            at
+                + ": "
+                + latencies.undelivered()
+                + " messages of the window were not delivered within "
+                + TimeUnit.NANOSECONDS.toSeconds(drainNanos)
+                + " s after it; the percentiles leave them out");
+      }
+      if (latencies.deliveredBeforeCommitSeen() > 0) {
+        context.note(
+            at
+                + ": "
+                + latencies.deliveredBeforeCommitSeen()
+                + " messages reached the sink before the producer saw the commit (counted as 0 ms)");
+      }
+      if (overflow.get() > 0) {
+        context.note(at + ": the producers outran the timing table; the window was cut");
+      }
+    } finally {
+      stop.set(true);
+      pool.shutdownNow();
+      pool.awaitTermination(1, TimeUnit.MINUTES);
+    }
+  }
+
+  private ExecutorService producerPool() {
+    AtomicInteger n = new AtomicInteger();
+    return Executors.newFixedThreadPool(
+        options.producers(),
+        r -> {
+          Thread t = new Thread(r, "bench-producer-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+  }
+
+  private static void sleep(long nanos) throws InterruptedException {
+    if (nanos > 0) {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    }
+  }
+
+  private static boolean await(BooleanSupplier condition, long timeoutNanos)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline >= 0) {
+        return false;
+      }
+      TimeUnit.MILLISECONDS.sleep(5);
+    }
+    return true;
+  }
+}

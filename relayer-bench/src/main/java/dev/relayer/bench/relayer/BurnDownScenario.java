@@ -1,0 +1,142 @@
+package dev.relayer.bench.relayer;
+
+import dev.relayer.bench.BenchOptions;
+import dev.relayer.bench.Scenario;
+import dev.relayer.bench.ScenarioContext;
+import dev.relayer.bench.anchor.AnchorScenario;
+import dev.relayer.bench.db.OutboxRows;
+import dev.relayer.bench.db.ScenarioDatabase;
+import dev.relayer.bench.peer.PeerScenario;
+import dev.relayer.bench.pipeline.BurnDownDriver;
+import dev.relayer.bench.pipeline.DeliveryProbe;
+import dev.relayer.bench.report.Ratio;
+import dev.relayer.dispatch.DispatchOptions;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * Scenario 3, burn-down: {@code --rows} unordered rows waiting, drained once by direct dispatch and
+ * once by the sweeper alone, with the no-op {@link ProbeTransport}.
+ */
+public final class BurnDownScenario implements Scenario {
+
+  /** Scenario id. */
+  public static final String ID = "burndown";
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String title() {
+    return "3. Burn-down: direct dispatch and sweeper";
+  }
+
+  @Override
+  public String description() {
+    return String.join(
+        "\n",
+        "`--rows` unordered rows loaded into `relayer_outbox` (settled as in *Method*), drained"
+            + " through a `RelayerDispatcher` over a jOOQ `DSLContext` on a HikariCP pool of"
+            + " `--pool-size`, with a no-op transport (`ProbeTransport`, batches of up to 1000;"
+            + " unlike the testkit's in-memory transport it keeps nothing, so the heap figure is"
+            + " Relayer's own).",
+        "",
+        "- **direct**: Relayer's default dispatch options (workers, claim batch, queue of 10,000"
+            + " ids) unless `--relayer-workers` / `--claim-batch` say otherwise; a feeder hands the"
+            + " ids to `afterCommit(ids)` whenever the queue has room for a claim batch, as if the"
+            + " rows had just committed. Each worker claims by ids (one transaction), sends, and"
+            + " deletes fenced (another).",
+        "- **sweeper**: `RelayerMaintenance` alone, recovery delay 0, `batchSize` ="
+            + " `--sweep-batch`, sweep interval "
+            + SweeperRun.INTERVAL.toMillis()
+            + " ms; each pass claims a keyset page, sends and deletes inside its lease"
+            + " transaction.");
+  }
+
+  @Override
+  public List<Ratio> ratios() {
+    return List.of(
+        new Ratio(
+            "direct burn-down / pgbench drain",
+            ID + ".direct.msgs",
+            AnchorScenario.DRAIN_KEY,
+            "≥ 0.8"),
+        new Ratio(
+            "sweeper burn-down / pgbench drain",
+            ID + ".sweeper.msgs",
+            AnchorScenario.DRAIN_KEY,
+            "≥ 0.8"),
+        new Ratio(
+            "direct burn-down / peer burn-down",
+            ID + ".direct.msgs",
+            PeerScenario.BURN_DOWN_KEY,
+            "≥ 3"),
+        new Ratio(
+            "sweeper burn-down / peer burn-down",
+            ID + ".sweeper.msgs",
+            PeerScenario.BURN_DOWN_KEY,
+            "≥ 3"));
+  }
+
+  @Override
+  public void run(ScenarioContext context) throws Exception {
+    ScenarioDatabase db = context.database();
+    BenchOptions o = context.options();
+    db.installRelayerSchema();
+    DataSource pool = db.pool("relayer", o.poolSize());
+    direct(context, db, pool, o.rows(), "direct", "Relayer burn-down, direct dispatch");
+    db.execute("TRUNCATE " + OutboxRows.TABLE);
+    sweeper(context, db, pool, o.rows(), "sweeper", "Relayer burn-down, sweeper alone");
+  }
+
+  /** Loads {@code rows} rows and drains them by direct dispatch; records under {@code key}. */
+  static void direct(
+      ScenarioContext context,
+      ScenarioDatabase db,
+      DataSource pool,
+      long rows,
+      String key,
+      String label)
+      throws Exception {
+    OutboxRows.insertPending(db, rows);
+    drainDirect(context, pool, IdRange.of(db), rows, key, label);
+  }
+
+  /** Drains the last {@code rows} ids of {@code range} by direct dispatch. */
+  static void drainDirect(
+      ScenarioContext context, DataSource pool, IdRange range, long rows, String key, String label)
+      throws Exception {
+    int queue = DispatchOptions.defaults().queueCapacity();
+    DeliveryProbe probe = new DeliveryProbe();
+    try (RelayerRig rig = RelayerRig.started(pool, probe, context.options(), queue);
+        DirectFeeder feeder =
+            new DirectFeeder(rig.dispatcher(), range.last() - rows + 1, range.last(), queue)) {
+      BurnDownDriver.run(context, key, label, feeder, probe, rows);
+    }
+  }
+
+  /** Loads {@code rows} rows and drains them by the sweeper alone; records under {@code key}. */
+  static void sweeper(
+      ScenarioContext context,
+      ScenarioDatabase db,
+      DataSource pool,
+      long rows,
+      String key,
+      String label)
+      throws Exception {
+    OutboxRows.insertPending(db, rows);
+    drainSweeper(context, pool, rows, key, label);
+  }
+
+  /** Drains the first {@code rows} rows by the sweeper alone. */
+  static void drainSweeper(
+      ScenarioContext context, DataSource pool, long rows, String key, String label)
+      throws Exception {
+    DeliveryProbe probe = new DeliveryProbe();
+    try (RelayerRig rig = RelayerRig.idle(pool, probe, context.options())) {
+      BurnDownDriver.run(context, key, label, new SweeperRun(rig, context.options()), probe, rows);
+    }
+  }
+}

@@ -1,0 +1,210 @@
+package dev.relayer.bench.relayer;
+
+import dev.relayer.bench.BenchOptions;
+import dev.relayer.bench.Scenario;
+import dev.relayer.bench.ScenarioContext;
+import dev.relayer.bench.anchor.AnchorScenario;
+import dev.relayer.bench.db.OutboxRows;
+import dev.relayer.bench.db.ScenarioDatabase;
+import dev.relayer.bench.pipeline.ClosedLoopTimer;
+import dev.relayer.bench.report.Ratio;
+import dev.relayer.store.NewMessage;
+import dev.relayer.store.RelayerStore;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+
+/**
+ * Scenario 2, enqueue overhead: what enqueueing adds to an application transaction. At each of
+ * {@code --clients} threads, three closed loops run one after another: a transaction with one
+ * business insert (baseline), the same plus {@code RelayerStore.enqueue} of 1 message, and the same
+ * plus a 10-message enqueue (one multi-row insert).
+ */
+public final class EnqueueOverheadScenario implements Scenario {
+
+  /** Scenario id. */
+  public static final String ID = "enqueue";
+
+  private static final Table<Record> ORDERS = DSL.table(DSL.name("bench_orders"));
+  private static final Field<Long> CUSTOMER = DSL.field(DSL.name("customer_id"), Long.class);
+  private static final Field<BigDecimal> AMOUNT = DSL.field(DSL.name("amount"), BigDecimal.class);
+
+  /** Each variant runs in this many slices, interleaved with the others. */
+  private static final int SLICES = 3;
+
+  private final BenchOptions options;
+
+  public EnqueueOverheadScenario(BenchOptions options) {
+    this.options = options;
+  }
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String title() {
+    return "2. Enqueue overhead";
+  }
+
+  @Override
+  public String description() {
+    return String.join(
+        "\n",
+        "A jOOQ transaction (`DSLContext.transaction` over the HikariCP pool, Relayer's"
+            + " after-commit listener installed, dispatcher not running) with one business insert"
+            + " into `bench_orders` (id, customer_id, amount, created_at): alone (*baseline*),"
+            + " plus `RelayerStore.enqueue` of one message (*1 msg*), and plus one 10-message"
+            + " `enqueue` (*10 msgs*). Each runs as a closed loop on `--clients` threads, in three"
+            + " slices of `--seconds`/3 interleaved with the other two (a `--warmup` before the"
+            + " first slice, a quarter of it before the others); latency is per transaction"
+            + " including commit. *Added* ="
+            + " 1-msg percentile − baseline percentile at the same concurrency. The anchors are"
+            + " pgbench's enqueue figures (no business insert there).");
+  }
+
+  @Override
+  public List<Ratio> ratios() {
+    List<Ratio> ratios = new ArrayList<>();
+    for (int c : options.clients()) {
+      ratios.add(
+          new Ratio(
+              "10-msg enqueue / pgbench 10-row insert, " + clients(c) + " (msgs/s)",
+              ID + ".c" + c + ".ten.msgs",
+              AnchorScenario.enqueueTenKey(c),
+              "≥ 0.8"));
+    }
+    for (int c : options.clients()) {
+      ratios.add(
+          Ratio.of(
+              "1-msg enqueue / pgbench single-row insert, " + clients(c) + " (msgs/s)",
+              ID + ".c" + c + ".one.msgs",
+              AnchorScenario.enqueueOneKey(c)));
+    }
+    return ratios;
+  }
+
+  @Override
+  public Map<String, String> targets() {
+    Map<String, String> targets = new LinkedHashMap<>();
+    for (int c : options.clients()) {
+      targets.put(ID + ".c" + c + ".one.added.p50", "≤ 0.3 ms");
+    }
+    return targets;
+  }
+
+  @Override
+  public void run(ScenarioContext context) throws Exception {
+    ScenarioDatabase db = context.database();
+    BenchOptions o = context.options();
+    db.installRelayerSchema();
+    db.execute(
+        "CREATE TABLE bench_orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+            + " customer_id bigint NOT NULL, amount numeric(12, 2) NOT NULL,"
+            + " created_at timestamptz NOT NULL DEFAULT now())");
+    DataSource pool = db.pool("relayer", o.poolSize());
+    try (RelayerRig rig = RelayerRig.forEnqueue(pool, o)) {
+      DSLContext app = rig.app();
+      RelayerStore store = rig.store();
+      for (int clients : o.clients()) {
+        String at = clients(clients);
+        String key = "c" + clients;
+        db.execute("TRUNCATE bench_orders, " + OutboxRows.TABLE);
+        // Interleaved slices, so that drift hits the three variants alike.
+        ClosedLoopTimer.Timing base = null;
+        ClosedLoopTimer.Timing one = null;
+        ClosedLoopTimer.Timing ten = null;
+        Duration slice = o.window().dividedBy(SLICES);
+        for (int round = 0; round < SLICES; round++) {
+          Duration warmup = round == 0 ? o.warmup() : o.warmup().dividedBy(4);
+          base =
+              sum(
+                  base,
+                  ClosedLoopTimer.run(
+                      clients, warmup, slice, () -> app.transaction(tx -> order(tx.dsl()))));
+          one =
+              sum(
+                  one,
+                  ClosedLoopTimer.run(
+                      clients,
+                      warmup,
+                      slice,
+                      () ->
+                          app.transaction(
+                              tx -> {
+                                order(tx.dsl());
+                                store.enqueue(tx.dsl(), RelayerRig.message(-1));
+                              })));
+          ten =
+              sum(
+                  ten,
+                  ClosedLoopTimer.run(
+                      clients,
+                      warmup,
+                      slice,
+                      () ->
+                          app.transaction(
+                              tx -> {
+                                order(tx.dsl());
+                                store.enqueue(tx.dsl(), tenMessages());
+                              })));
+        }
+        context.record(key + ".base.tx", "baseline, " + at, "tx/s", base.callsPerSecond());
+        context.record(key + ".base.p50", "baseline, " + at + ": p50", "ms", base.millisAt(50));
+        context.record(key + ".base.p99", "baseline, " + at + ": p99", "ms", base.millisAt(99));
+        context.record(key + ".one.msgs", "1 msg, " + at, "msgs/s", one.callsPerSecond());
+        context.record(key + ".one.p50", "1 msg, " + at + ": p50", "ms", one.millisAt(50));
+        context.record(key + ".one.p99", "1 msg, " + at + ": p99", "ms", one.millisAt(99));
+        context.record(
+            key + ".one.added.p50",
+            "1 msg, " + at + ": added p50",
+            "ms",
+            one.millisAt(50) - base.millisAt(50));
+        context.record(
+            key + ".one.added.p99",
+            "1 msg, " + at + ": added p99",
+            "ms",
+            one.millisAt(99) - base.millisAt(99));
+        context.record(key + ".ten.msgs", "10 msgs, " + at, "msgs/s", ten.callsPerSecond() * 10);
+        context.record(key + ".ten.p50", "10 msgs, " + at + ": p50", "ms", ten.millisAt(50));
+        context.record(key + ".ten.p99", "10 msgs, " + at + ": p99", "ms", ten.millisAt(99));
+      }
+    }
+  }
+
+  private static ClosedLoopTimer.Timing sum(
+      ClosedLoopTimer.Timing total, ClosedLoopTimer.Timing slice) {
+    return total == null ? slice : total.plus(slice);
+  }
+
+  private static void order(DSLContext tx) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    tx.insertInto(ORDERS)
+        .set(CUSTOMER, random.nextLong(1, 1_000_000))
+        .set(AMOUNT, BigDecimal.valueOf(random.nextLong(100, 100_000), 2))
+        .execute();
+  }
+
+  private static String clients(int n) {
+    return n + (n == 1 ? " client" : " clients");
+  }
+
+  private static List<NewMessage> tenMessages() {
+    List<NewMessage> messages = new ArrayList<>(10);
+    for (int i = 0; i < 10; i++) {
+      messages.add(RelayerRig.message(-1));
+    }
+    return messages;
+  }
+}

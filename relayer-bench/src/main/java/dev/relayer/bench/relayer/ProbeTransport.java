@@ -1,0 +1,62 @@
+package dev.relayer.bench.relayer;
+
+import dev.relayer.api.spi.OutgoingMessage;
+import dev.relayer.api.spi.SendResult;
+import dev.relayer.api.spi.Transport;
+import dev.relayer.api.spi.TransportBatch;
+import dev.relayer.bench.Payload;
+import dev.relayer.bench.pipeline.DeliveryProbe;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Relayer's no-op sink for the benchmarks: a transport named {@value Payload#TRANSPORT} that
+ * accepts every message and only reports it to a {@link DeliveryProbe}, reading the benchmark's
+ * sequence number from the {@value #SEQ_HEADER} header (untimed when absent). Unlike the testkit's
+ * in-memory transport it keeps nothing, so heap figures show Relayer's own footprint.
+ */
+public final class ProbeTransport implements Transport {
+
+  /** Header carrying the benchmark's sequence number of a timed message. */
+  public static final String SEQ_HEADER = "bench-seq";
+
+  private final DeliveryProbe probe;
+  private final int maxBatchSize;
+
+  /**
+   * A transport that reports to {@code probe} and takes at most {@code maxBatchSize} messages per
+   * call.
+   */
+  public ProbeTransport(DeliveryProbe probe, int maxBatchSize) {
+    if (maxBatchSize < 1) {
+      throw new IllegalArgumentException("maxBatchSize must be at least 1, not " + maxBatchSize);
+    }
+    this.probe = probe;
+    this.maxBatchSize = maxBatchSize;
+  }
+
+  @Override
+  public String name() {
+    return Payload.TRANSPORT;
+  }
+
+  @Override
+  public int maxBatchSize() {
+    return maxBatchSize;
+  }
+
+  @Override
+  public List<SendResult> send(TransportBatch batch) {
+    List<SendResult> results = new ArrayList<>(batch.messages().size());
+    for (OutgoingMessage message : batch.messages()) {
+      String seq = message.headers().get(SEQ_HEADER);
+      probe.delivered(seq == null ? -1 : Long.parseLong(seq));
+      results.add(SendResult.accepted());
+    }
+    return results;
+  }
+
+  /** Nothing to release. */
+  @Override
+  public void close() {}
+}

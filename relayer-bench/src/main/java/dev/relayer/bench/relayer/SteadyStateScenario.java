@@ -1,0 +1,80 @@
+package dev.relayer.bench.relayer;
+
+import dev.relayer.bench.BenchOptions;
+import dev.relayer.bench.Scenario;
+import dev.relayer.bench.ScenarioContext;
+import dev.relayer.bench.anchor.AnchorScenario;
+import dev.relayer.bench.peer.PeerScenario;
+import dev.relayer.bench.pipeline.DeliveryProbe;
+import dev.relayer.bench.pipeline.SteadyStateDriver;
+import dev.relayer.bench.report.Ratio;
+import dev.relayer.dispatch.DispatchOptions;
+import dev.relayer.dispatch.MaintenanceOptions;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * Scenario 4, steady state: producers commit one message per transaction at a fixed rate while
+ * direct dispatch (and maintenance, as in production) runs; capacity and commit-to-send latency.
+ */
+public final class SteadyStateScenario implements Scenario {
+
+  /** Scenario id. */
+  public static final String ID = "steady";
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String title() {
+    return "4. Steady state: capacity and commit-to-send latency";
+  }
+
+  @Override
+  public String description() {
+    return "Each producer transaction is `DSLContext.transaction(tx -> store.enqueue(tx.dsl(),"
+        + " message))` on an application `DSLContext` with Relayer's after-commit listener;"
+        + " the started `RelayerDispatcher` (Relayer's default dispatch options unless"
+        + " `--relayer-workers` / `--claim-batch` say otherwise) and `RelayerMaintenance` with"
+        + " default options run beside them, with the no-op `ProbeTransport`. A timed message"
+        + " carries its sequence number in a `bench-seq` header; its commit is taken by a"
+        + " transaction listener placed before Relayer's, its send when the transport sees it."
+        + " Capacity and levels as in *Method*.";
+  }
+
+  @Override
+  public List<Ratio> ratios() {
+    return List.of(
+        new Ratio(
+            "steady capacity / pgbench combined enqueue+drain",
+            ID + ".steady.capacity.msgs",
+            AnchorScenario.COMBINED_KEY,
+            "≥ 0.8"),
+        new Ratio(
+            "steady capacity / peer steady capacity",
+            ID + ".steady.capacity.msgs",
+            PeerScenario.CAPACITY_KEY,
+            "≥ 3"));
+  }
+
+  @Override
+  public Map<String, String> targets() {
+    return Map.of(ID + ".steady.at50.p50", "≤ 2 ms", ID + ".steady.at50.p99", "≤ 10 ms");
+  }
+
+  @Override
+  public void run(ScenarioContext context) throws Exception {
+    BenchOptions o = context.options();
+    context.database().installRelayerSchema();
+    DataSource pool = context.database().pool("relayer", o.poolSize());
+    DeliveryProbe probe = new DeliveryProbe();
+    try (RelayerRig rig =
+        RelayerRig.started(pool, probe, o, DispatchOptions.defaults().queueCapacity())) {
+      rig.startMaintenance(MaintenanceOptions.defaults());
+      SteadyStateDriver.run(context, "steady", "Relayer steady state", rig::produce, probe);
+    }
+  }
+}
