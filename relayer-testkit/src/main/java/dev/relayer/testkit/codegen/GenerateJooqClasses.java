@@ -30,12 +30,18 @@ public final class GenerateJooqClasses {
   /** The schema name the generated classes carry; the store maps it to the configured schema. */
   public static final String OUTPUT_SCHEMA = "relayer";
 
+  /** Held so that the level set in {@link #main} sticks: JUL keeps loggers weakly. */
+  private static final java.util.logging.Logger LIQUIBASE_LOG =
+      java.util.logging.Logger.getLogger("liquibase");
+
   private GenerateJooqClasses() {}
 
   public static void main(String[] args) throws Exception {
     if (args.length != 2) {
       throw new IllegalArgumentException("usage: GenerateJooqClasses <target-dir> <package>");
     }
+    // Liquibase logs every step at INFO through java.util.logging; the build needs only problems.
+    LIQUIBASE_LOG.setLevel(java.util.logging.Level.WARNING);
     PostgresServer server = TestPostgres.server();
     try {
       String scratch = "relayer_codegen_" + UUID.randomUUID().toString().replace("-", "");
