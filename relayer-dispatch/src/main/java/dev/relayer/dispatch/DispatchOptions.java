@@ -92,9 +92,7 @@ public record DispatchOptions(
 
   /** {@link #fromMap} over {@code properties}. */
   public static DispatchOptions fromProperties(Properties properties) {
-    Map<String, String> values = new LinkedHashMap<>();
-    properties.stringPropertyNames().forEach(k -> values.put(k, properties.getProperty(k)));
-    return fromMap(values);
+    return fromMap(OptionChecks.toMap(properties));
   }
 
   /** One line for the start-up log. */

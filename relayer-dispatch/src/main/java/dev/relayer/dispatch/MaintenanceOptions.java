@@ -92,9 +92,7 @@ public record MaintenanceOptions(
 
   /** {@link #fromMap} over {@code properties}. */
   public static MaintenanceOptions fromProperties(Properties properties) {
-    Map<String, String> values = new LinkedHashMap<>();
-    properties.stringPropertyNames().forEach(k -> values.put(k, properties.getProperty(k)));
-    return fromMap(values);
+    return fromMap(OptionChecks.toMap(properties));
   }
 
   /** One line for the start-up log. */

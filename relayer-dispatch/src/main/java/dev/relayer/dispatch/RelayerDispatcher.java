@@ -134,14 +134,26 @@ public final class RelayerDispatcher implements AutoCloseable {
     }
     if (!lanes.isEmpty()) {
       for (Consumer<Set<Integer>> wakeup : laneWakeups) {
-        wakeup.accept(lanes);
+        try {
+          wakeup.accept(lanes);
+        } catch (RuntimeException e) {
+          log.warn("store={} lane wake-up callback threw; ignored", store.displayName(), e);
+        }
       }
     }
   }
 
-  /** Registers a callback told, after commit, which lanes received ordered rows. */
+  /**
+   * Registers a callback told, after commit, which lanes received ordered rows. It runs on the
+   * committing thread: it must be fast and must not throw.
+   */
   public void onLaneWrites(Consumer<Set<Integer>> wakeup) {
     laneWakeups.add(Objects.requireNonNull(wakeup, "wakeup"));
+  }
+
+  /** Unregisters a callback added with {@link #onLaneWrites}. */
+  public void removeLaneWrites(Consumer<Set<Integer>> wakeup) {
+    laneWakeups.remove(wakeup);
   }
 
   /** Ids waiting for a direct-dispatch worker. */

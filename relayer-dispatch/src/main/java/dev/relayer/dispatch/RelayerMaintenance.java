@@ -144,7 +144,7 @@ public final class RelayerMaintenance implements AutoCloseable {
   private void runLoop() {
     while (running) {
       try {
-        Sweeper.PassResult result = sweeper.pass(dsl);
+        SweepResult result = sweeper.pass(dsl);
         if (result.sent() > 0) {
           log.info(
               "store={} sweeper sent={} claimed={}",
@@ -173,7 +173,7 @@ public final class RelayerMaintenance implements AutoCloseable {
       return;
     }
     nextCleanup = now.plus(options.cleanupInterval());
-    Cleanup.PassResult result = cleanup.pass(dsl, now);
+    CleanupResult result = cleanup.pass(dsl, now);
     if (result.deadDeleted() + result.inboxDeleted() > 0) {
       log.info(
           "store={} cleanup deleted dead={} inbox={}",
@@ -184,12 +184,12 @@ public final class RelayerMaintenance implements AutoCloseable {
   }
 
   /** Runs one sweep pass on the calling thread; for tests, tools and benchmarks. */
-  public Sweeper.PassResult sweepOnce() {
+  public SweepResult sweepOnce() {
     return sweeper.pass(dsl);
   }
 
   /** Runs one cleanup pass on the calling thread, whether or not it is due. */
-  public Cleanup.PassResult cleanupOnce() {
+  public CleanupResult cleanupOnce() {
     return cleanup.pass(dsl, engine.clock().instant());
   }
 

@@ -32,14 +32,38 @@ public final class PostgreSqlOutboxSchema {
     StringBuilder script = new StringBuilder();
     script
         .append("-- Relayer schema for PostgreSQL: schema ")
-        .append(Identifiers.quote(options.schema()))
+        .append(commentText(Identifiers.quote(options.schema())))
         .append(", table prefix ")
-        .append(Identifiers.quote(options.tablePrefix()))
+        .append(commentText(Identifiers.quote(options.tablePrefix())))
         .append("\n-- Safe to run again: every statement uses IF NOT EXISTS.\n\n");
     for (String statement : createStatements(options)) {
       script.append(statement).append(";\n\n");
     }
     return script.toString();
+  }
+
+  /**
+   * {@code text} made safe for a {@code --} comment: a quoted identifier may contain a line break,
+   * which would end the comment and turn the rest of the identifier into SQL. Control characters
+   * are shown as backslash escapes instead (a line feed as {@code \n}, others by code point); the
+   * comment is for people only.
+   */
+  static String commentText(String text) {
+    StringBuilder safe = new StringBuilder(text.length());
+    text.codePoints()
+        .forEach(
+            c -> {
+              if (c == '\n') {
+                safe.append("\\n");
+              } else if (c == '\r') {
+                safe.append("\\r");
+              } else if (Character.isISOControl(c) || c == 0x2028 || c == 0x2029) {
+                safe.append(String.format("\\u%04x", c));
+              } else {
+                safe.appendCodePoint(c);
+              }
+            });
+    return safe.toString();
   }
 
   /**
@@ -65,32 +89,18 @@ public final class PostgreSqlOutboxSchema {
         + n.qualified(OUTBOX)
         + " (\n"
         + "  id bigint GENERATED ALWAYS AS IDENTITY,\n"
-        + "  message_id uuid NOT NULL,\n"
-        + "  transport text NOT NULL,\n"
-        + "  destination text NOT NULL,\n"
-        + "  message_type text NOT NULL,\n"
-        + "  headers jsonb NOT NULL DEFAULT '{}'::jsonb,\n"
-        + "  body bytea NOT NULL,\n"
+        + MESSAGE_COLUMNS
         + "  created_at timestamptz NOT NULL DEFAULT now(),\n"
-        + "  ordering_key text,\n"
-        + "  lane integer,\n"
-        + "  deliver_at timestamptz,\n"
-        + "  tenant_id text,\n"
-        + "  attempts integer NOT NULL DEFAULT 0,\n"
-        + "  last_error text,\n"
+        + DELIVERY_COLUMNS
         + "  status text NOT NULL DEFAULT 'pending',\n"
         + "  claim_token uuid,\n"
         + "  claim_expires_at timestamptz,\n"
         + "  parked_at timestamptz,\n"
         + constraint(n, "outbox_pkey", "PRIMARY KEY (id)")
-        + constraint(n, "outbox_message_id_check", "CHECK (message_id <> " + NIL_UUID + ")")
+        + messageChecks(n, OUTBOX)
         + constraint(n, "outbox_transport_check", "CHECK (transport <> '')")
         + constraint(n, "outbox_destination_check", "CHECK (destination <> '')")
         + constraint(n, "outbox_message_type_check", "CHECK (message_type <> '')")
-        + constraint(n, "outbox_headers_check", "CHECK (jsonb_typeof(headers) = 'object')")
-        + constraint(n, "outbox_lane_check", "CHECK (lane >= 0)")
-        + constraint(n, "outbox_ordering_check", "CHECK ((ordering_key IS NULL) = (lane IS NULL))")
-        + constraint(n, "outbox_attempts_check", "CHECK (attempts >= 0)")
         + constraint(n, "outbox_status_check", "CHECK (status IN ('pending', 'parked'))")
         + constraint(
             n,
@@ -109,29 +119,14 @@ public final class PostgreSqlOutboxSchema {
         + n.qualified(OUTBOX_DEAD)
         + " (\n"
         + "  id bigint NOT NULL,\n"
-        + "  message_id uuid NOT NULL,\n"
-        + "  transport text NOT NULL,\n"
-        + "  destination text NOT NULL,\n"
-        + "  message_type text NOT NULL,\n"
-        + "  headers jsonb NOT NULL DEFAULT '{}'::jsonb,\n"
-        + "  body bytea NOT NULL,\n"
+        + MESSAGE_COLUMNS
         + "  created_at timestamptz NOT NULL,\n"
-        + "  ordering_key text,\n"
-        + "  lane integer,\n"
-        + "  deliver_at timestamptz,\n"
-        + "  tenant_id text,\n"
-        + "  attempts integer NOT NULL DEFAULT 0,\n"
-        + "  last_error text,\n"
+        + DELIVERY_COLUMNS
         + "  failed_at timestamptz NOT NULL,\n"
         + "  reason text NOT NULL,\n"
         + "  error_fingerprint text,\n"
-        + constraint(n, "outbox_dead_pkey", "PRIMARY KEY (id)")
-        + constraint(n, "outbox_dead_message_id_check", "CHECK (message_id <> " + NIL_UUID + ")")
-        + constraint(n, "outbox_dead_headers_check", "CHECK (jsonb_typeof(headers) = 'object')")
-        + constraint(n, "outbox_dead_lane_check", "CHECK (lane >= 0)")
-        + constraint(
-            n, "outbox_dead_ordering_check", "CHECK ((ordering_key IS NULL) = (lane IS NULL))")
-        + lastConstraint(n, "outbox_dead_attempts_check", "CHECK (attempts >= 0)")
+        + messageChecks(n, OUTBOX_DEAD)
+        + lastConstraint(n, "outbox_dead_pkey", "PRIMARY KEY (id)")
         + ")";
   }
 
@@ -156,6 +151,34 @@ public final class PostgreSqlOutboxSchema {
         + "  expires_at timestamptz NOT NULL,\n"
         + lastConstraint(n, "leases_pkey", "PRIMARY KEY (name)")
         + ")";
+  }
+
+  /** Columns describing the message, the same in the outbox and the dead table. */
+  private static final String MESSAGE_COLUMNS =
+      "  message_id uuid NOT NULL,\n"
+          + "  transport text NOT NULL,\n"
+          + "  destination text NOT NULL,\n"
+          + "  message_type text NOT NULL,\n"
+          + "  headers jsonb NOT NULL DEFAULT '{}'::jsonb,\n"
+          + "  body bytea NOT NULL,\n";
+
+  /** Columns describing the delivery so far, the same in the outbox and the dead table. */
+  private static final String DELIVERY_COLUMNS =
+      "  ordering_key text,\n"
+          + "  lane integer,\n"
+          + "  deliver_at timestamptz,\n"
+          + "  tenant_id text,\n"
+          + "  attempts integer NOT NULL DEFAULT 0,\n"
+          + "  last_error text,\n";
+
+  /** The rules both the outbox and the dead table enforce on the columns they share. */
+  private static String messageChecks(SchemaNames n, String table) {
+    return constraint(n, table + "_message_id_check", "CHECK (message_id <> " + NIL_UUID + ")")
+        + constraint(n, table + "_headers_check", "CHECK (jsonb_typeof(headers) = 'object')")
+        + constraint(n, table + "_lane_check", "CHECK (lane >= 0)")
+        + constraint(
+            n, table + "_ordering_check", "CHECK ((ordering_key IS NULL) = (lane IS NULL))")
+        + constraint(n, table + "_attempts_check", "CHECK (attempts >= 0)");
   }
 
   private static String constraint(SchemaNames n, String base, String definition) {

@@ -1,6 +1,9 @@
 package dev.relayer.store;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.zip.CRC32;
 
 /**
@@ -19,6 +22,23 @@ public final class Lanes {
       throw new IllegalArgumentException("laneCount must be at least 1, was " + laneCount);
     }
     return Math.floorMod(stableHash(orderingKey), laneCount);
+  }
+
+  /**
+   * The notification channel of the outbox table {@code qualifiedOutbox} (quoted and qualified):
+   * {@code relayer_lanes_} and the first 16 hexadecimal digits of the SHA-256 of its UTF-8 bytes.
+   * Short, lower case and the same on every instance of one store; two stores in one database get
+   * different channels.
+   */
+  public static String channelOf(String qualifiedOutbox) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest(qualifiedOutbox.getBytes(StandardCharsets.UTF_8));
+      return "relayer_lanes_" + HexFormat.of().formatHex(digest, 0, 8);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
   }
 
   /** CRC-32 of the key's UTF-8 bytes, as a signed int. */

@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
@@ -28,6 +29,7 @@ import org.jooq.Query;
 import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /** Every statement on the outbox table. */
 final class OutboxQueries {
@@ -40,6 +42,37 @@ final class OutboxQueries {
 
   static OffsetDateTime utc(Instant instant) {
     return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+  }
+
+  /** Most lock calls one statement carries (PostgreSQL allows 1664 select-list entries). */
+  private static final int LOCKS_PER_STATEMENT = 500;
+
+  /**
+   * Takes a transaction-scoped advisory lock on ({@code namespace}, key hash) for every ordering
+   * key of {@code messages}: one lock per hash, taken in ascending order (PostgreSQL evaluates a
+   * select list left to right) so that two writers never deadlock, a few hundred per round trip.
+   * Writers of one key then commit in id order.
+   */
+  static void lockKeys(DSLContext dsl, int namespace, List<NewMessage> messages) {
+    TreeSet<Integer> hashes = new TreeSet<>();
+    for (NewMessage message : messages) {
+      if (message.ordered()) {
+        hashes.add(Lanes.stableHash(message.orderingKey()));
+      }
+    }
+    List<Field<?>> locks = new ArrayList<>(Math.min(hashes.size(), LOCKS_PER_STATEMENT));
+    for (int hash : hashes) {
+      locks.add(
+          DSL.function(
+              "pg_advisory_xact_lock", SQLDataType.OTHER, DSL.val(namespace), DSL.val(hash)));
+      if (locks.size() == LOCKS_PER_STATEMENT) {
+        dsl.select(locks).execute();
+        locks.clear();
+      }
+    }
+    if (!locks.isEmpty()) {
+      dsl.select(locks).execute();
+    }
   }
 
   /** Inserts the messages in one statement; returns their ids in input order. */
@@ -79,10 +112,16 @@ final class OutboxQueries {
 
   /** Pending, due and not under a live claim at {@code now}; boundaries at {@code now} included. */
   static Condition eligible(OffsetDateTime now) {
-    return O.STATUS
+    return eligible(O, now);
+  }
+
+  /** {@link #eligible(OffsetDateTime)} on {@code table}, the outbox or an alias of it. */
+  static Condition eligible(RelayerOutbox table, OffsetDateTime now) {
+    return table
+        .STATUS
         .eq(PENDING)
-        .and(O.DELIVER_AT.isNull().or(O.DELIVER_AT.le(now)))
-        .and(O.CLAIM_EXPIRES_AT.isNull().or(O.CLAIM_EXPIRES_AT.le(now)));
+        .and(table.DELIVER_AT.isNull().or(table.DELIVER_AT.le(now)))
+        .and(table.CLAIM_EXPIRES_AT.isNull().or(table.CLAIM_EXPIRES_AT.le(now)));
   }
 
   /**
@@ -195,10 +234,14 @@ final class OutboxQueries {
         == 1;
   }
 
-  static List<ParkedKey> parkedKeys(DSLContext dsl, Integer lane) {
+  /** Parked heads, of one lane or ({@code lane} null) all; of one key when {@code key} is set. */
+  static List<ParkedKey> parkedKeys(DSLContext dsl, Integer lane, String key) {
     Condition where = O.STATUS.eq(PARKED);
     if (lane != null) {
       where = where.and(O.LANE.eq(lane));
+    }
+    if (key != null) {
+      where = where.and(O.ORDERING_KEY.eq(key));
     }
     return dsl.select(
             O.ORDERING_KEY, O.LANE, O.ID, O.MESSAGE_ID, O.ATTEMPTS, O.LAST_ERROR, O.PARKED_AT)

@@ -1,19 +1,11 @@
 package dev.relayer.store;
 
-import static dev.relayer.jooq.generated.Tables.RELAYER_INBOX;
-import static dev.relayer.jooq.generated.Tables.RELAYER_LEASES;
-import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
-import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX_DEAD;
-
 import dev.relayer.api.InvalidInputException;
-import dev.relayer.api.SchemaMismatchException;
 import dev.relayer.schema.SchemaNames;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -22,10 +14,6 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
-import org.jooq.Field;
-import org.jooq.Table;
-import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
 
 /**
  * Every SQL statement Relayer runs, as typed jOOQ DSL over the generated tables, rendered for the
@@ -35,6 +23,10 @@ import org.jooq.impl.SQLDataType;
  * <p>Fenced writes (delete, failure, dead, park) carry the claim token in their {@code WHERE}
  * clause and return how many rows they changed: fewer than asked means another claimer took the row
  * after this claim expired, which is a lost race, not an error.
+ *
+ * <p>Ordered lanes: {@link #claimLane} claims the heads of a lane's keys (see {@link LaneClaim}),
+ * {@link #unclaim} gives back rows a pass did not send, and an ordered enqueue notifies {@link
+ * #laneChannel()} inside its transaction unless {@link StoreOptions#laneNotifications()} is off.
  *
  * <p>Thread-safe; create one per schema and prefix and share it.
  */
@@ -46,12 +38,14 @@ public final class RelayerStore {
   private final StoreOptions options;
   private final StoreDsl mapping;
   private final int advisoryNamespace;
+  private final String laneChannel;
   private final List<EnqueueListener> listeners = new CopyOnWriteArrayList<>();
 
   private RelayerStore(StoreOptions options) {
     this.options = options;
     this.mapping = new StoreDsl(options.schema());
     this.advisoryNamespace = Lanes.stableHash(mapping.names().qualified(SchemaNames.OUTBOX));
+    this.laneChannel = Lanes.channelOf(mapping.names().qualified(SchemaNames.OUTBOX));
   }
 
   /** A store for the given schema, prefix and lane count. */
@@ -96,7 +90,9 @@ public final class RelayerStore {
   /**
    * Enqueues messages in the caller's transaction with one multi-row insert; returns their ids in
    * input order. Ordered messages first take a transaction-scoped advisory lock on (store, key), so
-   * that within a key, id order is commit order even when transactions race.
+   * that within a key, id order is commit order even when transactions race; then, unless lane
+   * notifications are off, one {@code pg_notify} per lane that received ordered rows goes out on
+   * {@link #laneChannel()} when the transaction commits.
    */
   public List<Long> enqueue(DSLContext dsl, List<NewMessage> messages) {
     Objects.requireNonNull(dsl, "dsl");
@@ -110,42 +106,29 @@ public final class RelayerStore {
       }
     }
     DSLContext mapped = mapping.map(dsl);
-    lockOrderingKeys(mapped, messages);
+    OutboxQueries.lockKeys(mapped, advisoryNamespace, messages);
     List<Long> ids = OutboxQueries.insert(mapped, messages, options.laneCount());
-    notifyListeners(dsl, messages, ids);
+    Set<Integer> lanes = new TreeSet<>();
+    for (NewMessage message : messages) {
+      if (message.ordered()) {
+        lanes.add(Lanes.laneOf(message.orderingKey(), options.laneCount()));
+      }
+    }
+    if (options.laneNotifications()) {
+      OutboxLaneQueries.notifyLanes(mapped, laneChannel, lanes);
+    }
+    notifyListeners(dsl, messages, ids, lanes);
     return ids;
   }
 
-  private void lockOrderingKeys(DSLContext dsl, List<NewMessage> messages) {
-    TreeSet<Integer> locks = new TreeSet<>();
-    for (NewMessage message : messages) {
-      if (message.ordered()) {
-        locks.add(Lanes.stableHash(message.orderingKey()));
-      }
-    }
-    // One lock per key hash, in ascending order, so that two writers never deadlock.
-    for (int key : locks) {
-      dsl.select(
-              DSL.function(
-                  "pg_advisory_xact_lock",
-                  SQLDataType.OTHER,
-                  DSL.val(advisoryNamespace),
-                  DSL.val(key)))
-          .execute();
-    }
-  }
-
-  private void notifyListeners(DSLContext dsl, List<NewMessage> messages, List<Long> ids) {
+  private void notifyListeners(
+      DSLContext dsl, List<NewMessage> messages, List<Long> ids, Set<Integer> lanes) {
     if (listeners.isEmpty()) {
       return;
     }
     List<Long> unordered = new ArrayList<>();
-    Set<Integer> lanes = new TreeSet<>();
     for (int i = 0; i < messages.size(); i++) {
-      NewMessage message = messages.get(i);
-      if (message.ordered()) {
-        lanes.add(Lanes.laneOf(message.orderingKey(), options.laneCount()));
-      } else {
+      if (!messages.get(i).ordered()) {
         unordered.add(ids.get(i));
       }
     }
@@ -177,6 +160,53 @@ public final class RelayerStore {
   /** The highest id of a pending unordered row: the fixed end of a sweep traversal. */
   public OptionalLong highestPendingUnorderedId(DSLContext dsl) {
     return OutboxQueries.highestPendingUnorderedId(mapping.map(dsl));
+  }
+
+  /** Claims the next rows of an ordered lane in one statement; see {@link LaneClaim}. */
+  public Claim claimLane(DSLContext dsl, LaneClaim request) {
+    return OutboxLaneQueries.claim(mapping.map(dsl), Objects.requireNonNull(request, "request"));
+  }
+
+  /**
+   * Gives rows claimed under {@code token} back as if never claimed: clears the claim and refunds
+   * its attempt. For rows a lane pass claimed but did not send. Returns how many were still held.
+   */
+  public int unclaim(DSLContext dsl, UUID token, Collection<Long> ids) {
+    int released = OutboxLaneQueries.unclaim(mapping.map(dsl), token, ids);
+    return checkAtMost("unclaim", released, ids.size());
+  }
+
+  /**
+   * The earliest instant after {@code now} when a pending row of {@code lane} stops being held by
+   * its schedule or by a claim or retry hold; empty when nothing in the lane waits for time.
+   */
+  public Optional<Instant> nextDueInLane(DSLContext dsl, int lane, Instant now) {
+    return OutboxLaneQueries.nextDue(mapping.map(dsl), lane, Objects.requireNonNull(now, "now"));
+  }
+
+  /**
+   * Ordered rows in lanes at or above this store's lane count: written by an instance configured
+   * with more lanes. No lane owner of this configuration sends them.
+   */
+  public long orderedRowsOutsideLanes(DSLContext dsl) {
+    return OutboxLaneQueries.outsideLanes(mapping.map(dsl), options.laneCount());
+  }
+
+  /**
+   * The PostgreSQL notification channel of this store's lanes: {@code relayer_lanes_} followed by
+   * the first 16 hexadecimal digits of the SHA-256 of the quoted, qualified outbox table name (for
+   * example of {@code "public"."relayer_outbox"}). Each notification's payload is a lane number.
+   */
+  public String laneChannel() {
+    return laneChannel;
+  }
+
+  /**
+   * Notifies the owners of {@code lanes} on {@link #laneChannel()} in the caller's transaction
+   * (delivered when it commits), whatever {@link StoreOptions#laneNotifications()} says.
+   */
+  public void notifyLanes(DSLContext dsl, Set<Integer> lanes) {
+    OutboxLaneQueries.notifyLanes(mapping.map(dsl), laneChannel, Set.copyOf(lanes));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -218,7 +248,14 @@ public final class RelayerStore {
 
   /** Parked keys, in lane and key order; {@code lane} null for all lanes. */
   public List<ParkedKey> parkedKeys(DSLContext dsl, Integer lane) {
-    return OutboxQueries.parkedKeys(mapping.map(dsl), lane);
+    return OutboxQueries.parkedKeys(mapping.map(dsl), lane, null);
+  }
+
+  /** The parked head of {@code key}, if the key is parked. */
+  public Optional<ParkedKey> parkedKey(DSLContext dsl, String key) {
+    StoreChecks.requireText("orderingKey", key);
+    int lane = Lanes.laneOf(key, options.laneCount());
+    return OutboxQueries.parkedKeys(mapping.map(dsl), lane, key).stream().findFirst();
   }
 
   /** Makes the parked head of {@code key} pending again with fresh attempts; true if it was. */
@@ -337,42 +374,7 @@ public final class RelayerStore {
    * SchemaMismatchException} naming the first missing table or column.
    */
   public void verifySchema(DSLContext dsl) {
-    Map<String, Table<?>> tables = new LinkedHashMap<>();
-    tables.put(SchemaNames.OUTBOX, RELAYER_OUTBOX);
-    tables.put(SchemaNames.OUTBOX_DEAD, RELAYER_OUTBOX_DEAD);
-    tables.put(SchemaNames.INBOX, RELAYER_INBOX);
-    tables.put(SchemaNames.LEASES, RELAYER_LEASES);
-    Table<?> attributes = DSL.table(DSL.name("pg_catalog", "pg_attribute"));
-    Field<String> attname = DSL.field(DSL.name("attname"), String.class);
-    Field<Object> attrelid = DSL.field(DSL.name("attrelid"));
-    Field<Integer> attnum = DSL.field(DSL.name("attnum"), Integer.class);
-    Field<Boolean> attisdropped = DSL.field(DSL.name("attisdropped"), Boolean.class);
-    for (Map.Entry<String, Table<?>> entry : tables.entrySet()) {
-      String qualified = names().qualified(entry.getKey());
-      List<String> columns =
-          dsl.select(attname)
-              .from(attributes)
-              .where(attrelid.eq(DSL.function("to_regclass", Object.class, DSL.val(qualified))))
-              .and(attnum.gt(0))
-              .and(attisdropped.isFalse())
-              .fetch(attname);
-      if (columns.isEmpty()) {
-        throw new SchemaMismatchException(
-            qualified,
-            "Relayer table "
-                + qualified
-                + " does not exist; apply Relayer's changelog or script for this schema and prefix",
-            null);
-      }
-      for (Field<?> field : entry.getValue().fields()) {
-        if (!columns.contains(field.getName())) {
-          throw new SchemaMismatchException(
-              qualified + "." + field.getName(),
-              "Relayer table " + qualified + " lacks column " + field.getName(),
-              null);
-        }
-      }
-    }
+    SchemaVerifier.verify(dsl, names());
   }
 
   static String truncate(String error) {

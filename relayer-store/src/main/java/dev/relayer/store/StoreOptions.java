@@ -11,10 +11,18 @@ import java.util.Objects;
  *
  * @param schema schema and table prefix; default {@link SchemaOptions#defaults()}
  * @param laneCount number of ordered lanes, 1 to {@value #MAX_LANES}; default {@value
- *     #DEFAULT_LANES}. Every instance that shares the tables must use the same count: changing it
- *     moves keys to other lanes, so drain the ordered backlog (or stop all writers) first.
+ *     #DEFAULT_LANES}. Every instance that shares the tables must use the same count: a key's lane
+ *     is {@code floorMod(crc32(key), laneCount)}, so another count sends the key's new rows to
+ *     another lane and another owner, and rows written under a larger count land in lanes nobody
+ *     serves. To change it, stop every writer of ordered messages, wait until no ordered row is
+ *     left (parked ones included), then restart every instance with the new count
+ * @param laneNotifications whether an ordered enqueue also calls {@code pg_notify} on {@link
+ *     RelayerStore#laneChannel()} inside the writing transaction (delivered only if it commits), so
+ *     that the lane's owner in another instance wakes at once; default {@code true}. Turn it off
+ *     when no instance listens (every instance polls only), or when the commit-time serialisation
+ *     that PostgreSQL applies to notifying transactions costs too much at very high rates
  */
-public record StoreOptions(SchemaOptions schema, int laneCount) {
+public record StoreOptions(SchemaOptions schema, int laneCount, boolean laneNotifications) {
 
   public static final int DEFAULT_LANES = 16;
   public static final int MAX_LANES = 4096;
@@ -32,18 +40,28 @@ public record StoreOptions(SchemaOptions schema, int laneCount) {
     }
   }
 
-  /** Default schema and prefix, {@value #DEFAULT_LANES} lanes. */
+  /** The given schema and lane count, with lane notifications on. */
+  public StoreOptions(SchemaOptions schema, int laneCount) {
+    this(schema, laneCount, true);
+  }
+
+  /** Default schema and prefix, {@value #DEFAULT_LANES} lanes, lane notifications on. */
   public static StoreOptions defaults() {
     return new StoreOptions(SchemaOptions.defaults(), DEFAULT_LANES);
   }
 
-  /** The given schema options, {@value #DEFAULT_LANES} lanes. */
+  /** The given schema options, {@value #DEFAULT_LANES} lanes, lane notifications on. */
   public static StoreOptions of(SchemaOptions schema) {
     return new StoreOptions(Objects.requireNonNull(schema, "schema"), DEFAULT_LANES);
   }
 
   /** These options with another lane count. */
   public StoreOptions withLaneCount(int laneCount) {
-    return new StoreOptions(schema, laneCount);
+    return new StoreOptions(schema, laneCount, laneNotifications);
+  }
+
+  /** These options with lane notifications on or off. */
+  public StoreOptions withLaneNotifications(boolean laneNotifications) {
+    return new StoreOptions(schema, laneCount, laneNotifications);
   }
 }

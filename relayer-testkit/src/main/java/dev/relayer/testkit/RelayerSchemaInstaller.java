@@ -9,6 +9,8 @@ import javax.sql.DataSource;
 import liquibase.Contexts;
 import liquibase.LabelExpression;
 import liquibase.Liquibase;
+import liquibase.Scope;
+import liquibase.changelog.FastCheckService;
 import liquibase.database.Database;
 import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
@@ -60,6 +62,7 @@ public final class RelayerSchemaInstaller {
       if (liquibaseSchema != null) {
         database.setLiquibaseSchemaName(liquibaseSchema);
       }
+      forgetUpToDateChecks();
       try (Liquibase liquibase =
           new Liquibase(CHANGELOG, new ClassLoaderResourceAccessor(), database)) {
         liquibase.setChangeLogParameter("relayer.schema", options.schema());
@@ -71,6 +74,17 @@ public final class RelayerSchemaInstaller {
     } catch (Exception e) {
       throw new IllegalStateException("Could not close Liquibase after applying " + options, e);
     }
+  }
+
+  /**
+   * Liquibase remembers, per JVM, that a database was up to date with a changelog, keyed by URL,
+   * default schema, contexts, labels and changelog path, but not by changelog parameters. After an
+   * install that was already up to date, an update for another schema or prefix in the same JVM
+   * would be skipped without a word. Clearing that memory before each update makes every install
+   * check DATABASECHANGELOG for itself.
+   */
+  static void forgetUpToDateChecks() {
+    Scope.getCurrentScope().getSingleton(FastCheckService.class).clearCache();
   }
 
   /** Liquibase 4.30+ sends usage analytics unless told not to; tests never call out. */

@@ -31,6 +31,8 @@ public final class TestPostgres {
 
   private static final Logger log = LoggerFactory.getLogger(TestPostgres.class);
   private static PostgresServer server;
+  private static AutoCloseable owned;
+  private static Thread stopHook;
 
   private TestPostgres() {}
 
@@ -76,7 +78,7 @@ public final class TestPostgres {
   private static PostgresServer startContainer() {
     PostgreSQLContainer<?> container = new PostgreSQLContainer<>("postgres:17-alpine");
     container.start();
-    Runtime.getRuntime().addShutdownHook(new Thread(container::stop, "relayer-testkit-stop"));
+    own(container::stop);
     return new PostgresServer(
         "testcontainers", container.getJdbcUrl(), container.getUsername(), container.getPassword());
   }
@@ -84,21 +86,48 @@ public final class TestPostgres {
   private static PostgresServer startEmbedded() {
     try {
       EmbeddedPostgres postgres = EmbeddedPostgres.builder().start();
-      Runtime.getRuntime()
-          .addShutdownHook(
-              new Thread(
-                  () -> {
-                    try {
-                      postgres.close();
-                    } catch (IOException e) {
-                      log.warn("Embedded PostgreSQL did not stop cleanly", e);
-                    }
-                  },
-                  "relayer-testkit-stop"));
+      own(postgres);
       return new PostgresServer(
           "embedded", postgres.getJdbcUrl("postgres", "postgres"), "postgres", null);
     } catch (IOException e) {
       throw new UncheckedIOException("Could not start an embedded PostgreSQL", e);
+    }
+  }
+
+  /** Stops {@code resource} when the JVM exits, unless {@link #stop()} does it first. */
+  private static void own(AutoCloseable resource) {
+    owned = resource;
+    stopHook = new Thread(TestPostgres::closeOwned, "relayer-testkit-stop");
+    Runtime.getRuntime().addShutdownHook(stopHook);
+  }
+
+  /**
+   * Stops a server this class started (a container or an embedded PostgreSQL) now, instead of at
+   * JVM exit; the next {@link #server()} resolves again. Needed where the JVM outlives the classes,
+   * such as a build plugin running code in its own class loader.
+   */
+  public static synchronized void stop() {
+    if (stopHook != null) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(stopHook);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook is running already
+      }
+      stopHook = null;
+    }
+    closeOwned();
+    server = null;
+  }
+
+  private static synchronized void closeOwned() {
+    AutoCloseable resource = owned;
+    owned = null;
+    if (resource != null) {
+      try {
+        resource.close();
+      } catch (Exception e) {
+        log.warn("Test PostgreSQL did not stop cleanly", e);
+      }
     }
   }
 }

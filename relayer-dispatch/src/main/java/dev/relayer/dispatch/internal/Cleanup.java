@@ -1,5 +1,6 @@
 package dev.relayer.dispatch.internal;
 
+import dev.relayer.dispatch.CleanupResult;
 import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.RelayerStore;
 import java.time.Duration;
@@ -25,9 +26,6 @@ public final class Cleanup {
       Optional<Duration> deadRetention,
       Optional<Duration> inboxRetention) {}
 
-  /** What a pass deleted; {@code leader} false when another instance holds the lease. */
-  public record PassResult(boolean leader, int deadDeleted, int inboxDeleted) {}
-
   private final RelayerStore store;
   private final Settings settings;
   private final LeaseTracker leases;
@@ -42,13 +40,13 @@ public final class Cleanup {
     return new LeaseRequest(LEASE, settings.owner(), settings.leaseDuration());
   }
 
-  public PassResult pass(DSLContext dsl, Instant now) {
-    PassResult result =
+  public CleanupResult pass(DSLContext dsl, Instant now) {
+    CleanupResult result =
         dsl.transactionResult(
             tx -> {
               DSLContext t = tx.dsl();
               if (!store.tryAcquireLease(t, lease()).acquired()) {
-                return new PassResult(false, 0, 0);
+                return new CleanupResult(false, 0, 0);
               }
               int dead =
                   settings
@@ -61,7 +59,7 @@ public final class Cleanup {
                       .map(r -> store.deleteInboxBefore(t, now.minus(r), settings.batchSize()))
                       .orElse(0);
               store.renewLease(t, lease());
-              return new PassResult(true, dead, inbox);
+              return new CleanupResult(true, dead, inbox);
             });
     leases.observe(LEASE, settings.owner(), result.leader());
     return result;

@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -87,6 +89,23 @@ public final class DeliveryEngine implements AutoCloseable {
 
   public int maxAttempts() {
     return maxAttempts;
+  }
+
+  /** How long one transport call may take. */
+  public Duration sendTimeout() {
+    return sendTimeout;
+  }
+
+  /** Names of the registered transports that preserve a batch's order. */
+  public Set<String> batchOrderTransports() {
+    Set<String> names = new TreeSet<>();
+    transports.forEach(
+        (name, transport) -> {
+          if (transport.preservesBatchOrder()) {
+            names.add(name);
+          }
+        });
+    return names;
   }
 
   /** Whether a transport of this name is registered. */

@@ -114,6 +114,13 @@ public final class OptionChecks {
     }
   }
 
+  /** The string properties of {@code properties}, for {@link #bind}. */
+  public static Map<String, String> toMap(java.util.Properties properties) {
+    Map<String, String> values = new java.util.LinkedHashMap<>();
+    properties.stringPropertyNames().forEach(k -> values.put(k, properties.getProperty(k)));
+    return values;
+  }
+
   /** Parses a whole number for option binding. */
   public static int parseInt(String text) {
     try {

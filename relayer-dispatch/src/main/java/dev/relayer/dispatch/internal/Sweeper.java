@@ -1,5 +1,6 @@
 package dev.relayer.dispatch.internal;
 
+import dev.relayer.dispatch.SweepResult;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.Claim;
 import dev.relayer.store.ClaimPage;
@@ -42,9 +43,6 @@ public final class Sweeper {
       Duration claimDuration,
       Duration leaseDuration) {}
 
-  /** What a pass did. */
-  public record PassResult(boolean leader, int claimed, int sent, boolean wrapped) {}
-
   public Sweeper(DeliveryEngine engine, Settings settings, LeaseTracker leases) {
     this.engine = engine;
     this.settings = settings;
@@ -56,7 +54,7 @@ public final class Sweeper {
   }
 
   /** Runs one pass on {@code dsl} (one transaction, one connection). */
-  public synchronized PassResult pass(DSLContext dsl) {
+  public synchronized SweepResult pass(DSLContext dsl) {
     RelayerStore store = engine.store();
     Step step =
         dsl.transactionResult(
@@ -104,7 +102,7 @@ public final class Sweeper {
     if (!step.leader()) {
       cursor = 0;
       upTo = -1;
-      return new PassResult(false, 0, 0, false);
+      return new SweepResult(false, 0, 0, false);
     }
     if (step.wrapped()) {
       cursor = 0;
@@ -114,7 +112,7 @@ public final class Sweeper {
       upTo = step.upTo();
     }
     engine.emit(step.events());
-    return new PassResult(true, step.claimed(), step.sent(), step.wrapped());
+    return new SweepResult(true, step.claimed(), step.sent(), step.wrapped());
   }
 
   private record Step(

@@ -3,6 +3,10 @@ package dev.relayer.schema.liquibase;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.schema.PostgreSqlOutboxSchema;
 import dev.relayer.schema.SchemaOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
 import liquibase.change.custom.CustomSqlChange;
 import liquibase.database.Database;
 import liquibase.database.core.PostgresDatabase;
@@ -18,6 +22,8 @@ import liquibase.statement.core.RawSqlStatement;
  * relayer.schema} and {@code relayer.prefix}.
  */
 public final class CreateRelayerTables implements CustomSqlChange {
+
+  private static final Pattern UNSUBSTITUTED = Pattern.compile("\\$\\{[^}]*}");
 
   private String schema;
   private String prefix;
@@ -40,7 +46,30 @@ public final class CreateRelayerTables implements CustomSqlChange {
   }
 
   private SchemaOptions options() {
+    List<String> problems = new ArrayList<>();
+    unsubstituted("relayer.schema", schema).ifPresent(problems::add);
+    unsubstituted("relayer.prefix", prefix).ifPresent(problems::add);
+    if (!problems.isEmpty()) {
+      throw new InvalidInputException(problems);
+    }
     return SchemaOptions.of(schema, prefix == null ? "" : prefix);
+  }
+
+  /**
+   * A value still holding a {@code ${...}} placeholder: Liquibase leaves a placeholder as it is
+   * when its parameter was set without a value (for example to {@code null} through the Java API),
+   * and the tables would otherwise be named after the placeholder.
+   */
+  private static Optional<String> unsubstituted(String parameter, String value) {
+    if (value != null && UNSUBSTITUTED.matcher(value).find()) {
+      return Optional.of(
+          parameter
+              + " is '"
+              + value
+              + "': the changelog parameter was not substituted; give it a value"
+              + (parameter.equals("relayer.prefix") ? " (an empty string for no prefix)" : ""));
+    }
+    return Optional.empty();
   }
 
   @Override
@@ -52,7 +81,11 @@ public final class CreateRelayerTables implements CustomSqlChange {
 
   @Override
   public String getConfirmationMessage() {
-    return "Relayer tables exist in schema " + schema + " with prefix '" + prefix + "'";
+    return "Relayer tables exist in schema "
+        + schema
+        + " with prefix '"
+        + (prefix == null ? "" : prefix)
+        + "'";
   }
 
   @Override

@@ -30,23 +30,34 @@ public final class GenerateJooqClasses {
   /** The schema name the generated classes carry; the store maps it to the configured schema. */
   public static final String OUTPUT_SCHEMA = "relayer";
 
+  /** Held so that the level set in {@link #main} sticks: JUL keeps loggers weakly. */
+  private static final java.util.logging.Logger LIQUIBASE_LOG =
+      java.util.logging.Logger.getLogger("liquibase");
+
   private GenerateJooqClasses() {}
 
   public static void main(String[] args) throws Exception {
     if (args.length != 2) {
       throw new IllegalArgumentException("usage: GenerateJooqClasses <target-dir> <package>");
     }
+    // Liquibase logs every step at INFO through java.util.logging; the build needs only problems.
+    LIQUIBASE_LOG.setLevel(java.util.logging.Level.WARNING);
     PostgresServer server = TestPostgres.server();
-    String scratch = "relayer_codegen_" + UUID.randomUUID().toString().replace("-", "");
-    execute(server, "CREATE SCHEMA " + scratch);
     try {
-      RelayerSchemaInstaller.applyChangelog(
-          server.adminDataSource(),
-          SchemaOptions.of(scratch, SchemaOptions.DEFAULT_PREFIX),
-          scratch);
-      GenerationTool.generate(configuration(server, scratch, args[0], args[1]));
+      String scratch = "relayer_codegen_" + UUID.randomUUID().toString().replace("-", "");
+      execute(server, "CREATE SCHEMA " + scratch);
+      try {
+        RelayerSchemaInstaller.applyChangelog(
+            server.adminDataSource(),
+            SchemaOptions.of(scratch, SchemaOptions.DEFAULT_PREFIX),
+            scratch);
+        GenerationTool.generate(configuration(server, scratch, args[0], args[1]));
+      } finally {
+        execute(server, "DROP SCHEMA IF EXISTS " + scratch + " CASCADE");
+      }
     } finally {
-      execute(server, "DROP SCHEMA IF EXISTS " + scratch + " CASCADE");
+      // The build's JVM lives on after this class loader is gone: stop an embedded server now.
+      TestPostgres.stop();
     }
   }
 

@@ -57,9 +57,12 @@ public final class InMemoryTransport implements Transport {
     this.preservesBatchOrder = preservesBatchOrder;
   }
 
-  /** A transport named {@code name} taking up to 100 messages per batch. */
+  /**
+   * A transport named {@code name} taking up to 100 messages per batch, answering per message (one
+   * rejected message does not fail its neighbours; no batch-order guarantee).
+   */
   public static InMemoryTransport named(String name) {
-    return new InMemoryTransport(name, 100, true);
+    return new InMemoryTransport(name, 100, false);
   }
 
   /** A transport with the given native batch limit and batch-order capability. */

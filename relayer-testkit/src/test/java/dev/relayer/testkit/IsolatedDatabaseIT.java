@@ -8,7 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
-class TestDatabaseIT {
+class IsolatedDatabaseIT {
 
   @Test
   void createsAnIsolatedDatabaseAndDropsItOnClose() throws SQLException {

@@ -1,0 +1,16 @@
+/**
+ * The {@code relayer} command line ({@link dev.relayer.cli.RelayerCli}).
+ *
+ * <p>{@code relayer db script --provider postgres [--schema S] [--prefix P]} prints the script of
+ * {@link dev.relayer.schema.PostgreSqlOutboxSchema} for the given schema (default {@code public})
+ * and table prefix (default {@code relayer_}; {@code --prefix ""} for none).
+ *
+ * <p>Conventions every command follows: standard output carries only the result, so that it can be
+ * piped (for example into {@code psql}); an error is exactly one line on standard error and leaves
+ * standard output empty; exit code 0 is success (including {@code --help} and {@code --version}), 1
+ * a failure while running, 2 an invalid command line (unknown command or option, missing value,
+ * unsupported provider, invalid identifier). Output is UTF-8 whatever the platform default;
+ * arguments are decoded by the JVM with the locale's charset, so non-ASCII names need a UTF-8
+ * locale, and an argument that could not be decoded is rejected rather than used.
+ */
+package dev.relayer.cli;

@@ -1,0 +1,237 @@
+package dev.relayer.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relayer.schema.PostgreSqlOutboxSchema;
+import dev.relayer.schema.SchemaOptions;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.Writer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class RelayerCliTest {
+
+  /** What one in-process run printed and returned. */
+  private record Run(int exitCode, String out, String err) {}
+
+  private static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exitCode = RelayerCli.run(new PrintWriter(out), new PrintWriter(err), args);
+    return new Run(exitCode, out.toString(), err.toString());
+  }
+
+  /** Asserts a usage error: exit 2, nothing on stdout, exactly one line on stderr. */
+  private static String usageError(String... args) {
+    Run run = run(args);
+    assertThat(run.exitCode()).as("exit code").isEqualTo(RelayerCli.EXIT_USAGE);
+    assertThat(run.out()).as("stdout").isEmpty();
+    assertThat(run.err()).as("stderr").endsWith(System.lineSeparator());
+    assertThat(run.err().lines()).as("stderr lines").hasSize(1);
+    return run.err().strip();
+  }
+
+  @Test
+  void printsTheDefaultScript() {
+    Run run = run("db", "script", "--provider", "postgres");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.err()).isEmpty();
+    assertThat(run.out()).isEqualTo(PostgreSqlOutboxSchema.createScript(SchemaOptions.defaults()));
+  }
+
+  @Test
+  void printsTheScriptForTheGivenSchemaAndPrefix() {
+    Run run =
+        run(
+            "db",
+            "script",
+            "--provider",
+            "postgres",
+            "--schema",
+            "messaging",
+            "--prefix",
+            "orders_");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out())
+        .isEqualTo(PostgreSqlOutboxSchema.createScript(SchemaOptions.of("messaging", "orders_")));
+  }
+
+  @Test
+  void keepsQuotesSpacesAndUnicodeInNamesAndAcceptsTheEqualsForm() {
+    Run run = run("db", "script", "--provider=postgres", "--schema=my\"Schema X", "--prefix=Ü-x_");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out())
+        .isEqualTo(PostgreSqlOutboxSchema.createScript(SchemaOptions.of("my\"Schema X", "Ü-x_")));
+  }
+
+  @Test
+  void emptyPrefixMeansNoPrefix() {
+    Run run = run("db", "script", "--provider", "postgres", "--prefix", "");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("CREATE TABLE IF NOT EXISTS \"public\".\"outbox\" (");
+    assertThat(run.out()).doesNotContain("relayer_outbox");
+  }
+
+  @Test
+  void namesStartingWithAtOrDashAreNamesNotFilesOrOptions() {
+    Run run = run("db", "script", "--provider", "postgres", "--schema", "@ops", "--prefix=-x_");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("CREATE TABLE IF NOT EXISTS \"@ops\".\"-x_outbox\" (");
+  }
+
+  @Test
+  void providerNameIsCaseInsensitiveAndAcceptsPostgresql() {
+    assertThat(run("db", "script", "--provider", "PostgreSQL").exitCode()).isZero();
+    assertThat(run("db", "script", "--provider", "POSTGRES").exitCode()).isZero();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"mysql", "sqlserver", "oracle", "h2", "postgres13", ""})
+  void rejectsEveryProviderButPostgres(String provider) {
+    assertThat(usageError("db", "script", "--provider", provider))
+        .isEqualTo(
+            "relayer db script: unsupported provider '"
+                + provider
+                + "': Relayer runs on PostgreSQL only (--provider postgres)"
+                + " (see 'relayer db script --help')");
+  }
+
+  @Test
+  void missingProviderIsAUsageError() {
+    assertThat(usageError("db", "script")).contains("--provider");
+  }
+
+  @Test
+  void missingOptionValuesAreUsageErrors() {
+    assertThat(usageError("db", "script", "--provider")).contains("--provider");
+    assertThat(usageError("db", "script", "--provider", "postgres", "--schema"))
+        .contains("--schema");
+    assertThat(usageError("db", "script", "--provider", "postgres", "--schema", "--prefix", "x"))
+        .contains("--schema");
+  }
+
+  @Test
+  void unknownFlagsCommandsAndArgumentsAreUsageErrors() {
+    assertThat(usageError("db", "script", "--provider", "postgres", "--tables"))
+        .isEqualTo(
+            "relayer db script: Unknown option: '--tables' (see 'relayer db script --help')");
+    assertThat(usageError("deploy")).startsWith("relayer: ").contains("'deploy'");
+    assertThat(usageError("db", "drop")).startsWith("relayer db: ").contains("'drop'");
+    assertThat(usageError("db", "script", "--provider", "postgres", "extra")).contains("'extra'");
+  }
+
+  @Test
+  void missingSubcommandIsAUsageError() {
+    assertThat(usageError()).startsWith("relayer: ").contains("subcommand");
+    assertThat(usageError("db")).startsWith("relayer db: ").contains("subcommand");
+  }
+
+  @Test
+  void repeatedOptionIsAUsageError() {
+    assertThat(
+            usageError("db", "script", "--provider", "postgres", "--schema", "a", "--schema", "b"))
+        .contains("--schema");
+  }
+
+  @Test
+  void invalidIdentifiersAreUsageErrorsNamingTheIdentifierAndItsBytes() {
+    assertThat(usageError("db", "script", "--provider", "postgres", "--schema", ""))
+        .isEqualTo("relayer db script: schema must not be empty (see 'relayer db script --help')");
+
+    String prefix = "é".repeat(18);
+    assertThat(usageError("db", "script", "--provider", "postgres", "--prefix", prefix))
+        .contains("\"" + prefix + "outbox_dead_message_id_check\" is 64 bytes");
+
+    assertThat(usageError("db", "script", "--provider", "postgres", "--schema", "x".repeat(64)))
+        .contains("is 64 bytes");
+  }
+
+  @Test
+  void errorsStayOnOneLineEvenWhenAnArgumentHasALineBreak() {
+    String error = usageError("db", "script", "--provider", "my\nsql");
+
+    assertThat(error).contains("'my\\nsql'");
+  }
+
+  @Test
+  void argumentsTheJvmCouldNotDecodeAreRejected() {
+    assertThat(usageError("db", "script", "--provider", "postgres", "--prefix", "\uFFFD\uFFFD-x_"))
+        .isEqualTo(
+            "relayer: argument 6 contains characters that could not be decoded;"
+                + " run with a UTF-8 locale (for example LC_ALL=C.UTF-8)");
+  }
+
+  @Test
+  void helpPrintsUsageOnStdout() {
+    for (String[] args :
+        new String[][] {{"--help"}, {"-h"}, {"db", "--help"}, {"db", "script", "--help"}}) {
+      Run run = run(args);
+      assertThat(run.exitCode()).isZero();
+      assertThat(run.err()).isEmpty();
+      assertThat(run.out()).startsWith("Usage: relayer");
+    }
+    Run script = run("db", "script", "--help");
+    assertThat(script.out())
+        .contains("--provider=<provider>")
+        .contains("--schema=<schema>")
+        .contains("Default: public")
+        .contains("Default: relayer_");
+    assertThat(run("--help").out()).contains("db").contains("Exit codes");
+  }
+
+  @Test
+  void helpWinsOverMissingRequiredOptions() {
+    Run run = run("db", "script", "--help", "--schema", "x");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).startsWith("Usage: relayer db script");
+  }
+
+  @Test
+  void versionPrintsTheBuildVersionOnStdoutEverywhere() {
+    for (String[] args : new String[][] {{"--version"}, {"-V"}, {"db", "script", "--version"}}) {
+      Run run = run(args);
+      assertThat(run.exitCode()).isZero();
+      assertThat(run.err()).isEmpty();
+      assertThat(run.out()).matches("relayer \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?\\R");
+    }
+  }
+
+  @Test
+  void failingToWriteStdoutIsAFailureReportedOnStderr() {
+    Writer broken =
+        new Writer() {
+          @Override
+          public void write(char[] buffer, int offset, int length) throws java.io.IOException {
+            throw new java.io.IOException("Broken pipe");
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    StringWriter err = new StringWriter();
+
+    int exitCode =
+        RelayerCli.run(
+            new PrintWriter(broken),
+            new PrintWriter(err),
+            "db",
+            "script",
+            "--provider",
+            "postgres");
+
+    assertThat(exitCode).isEqualTo(RelayerCli.EXIT_FAILURE);
+    assertThat(err.toString().strip())
+        .isEqualTo("relayer db script: could not write the script to standard output");
+  }
+}

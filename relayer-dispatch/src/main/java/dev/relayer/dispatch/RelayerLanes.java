@@ -1,0 +1,362 @@
+package dev.relayer.dispatch;
+
+import dev.relayer.api.InvalidInputException;
+import dev.relayer.dispatch.internal.DeliveryEngine;
+import dev.relayer.dispatch.internal.Durations;
+import dev.relayer.dispatch.internal.LeaseTracker;
+import dev.relayer.dispatch.internal.NamedThreads;
+import dev.relayer.dispatch.internal.lane.LaneBalancer;
+import dev.relayer.dispatch.internal.lane.LanePassLoop;
+import dev.relayer.dispatch.internal.lane.LaneScheduler;
+import dev.relayer.dispatch.internal.lane.LaneScheduler.Reason;
+import dev.relayer.dispatch.internal.lane.LaneWakeupListener;
+import dev.relayer.dispatch.internal.lane.LaneWorker;
+import dev.relayer.store.RelayerStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers ordered messages: run one on every instance. Each lane ({@code StoreOptions.laneCount},
+ * the same on every instance) is served by one instance at a time under the lease {@code lane/<n>};
+ * live instances share the lanes evenly and take over the lanes of an instance that stops or
+ * vanishes. Within an ordering key, rows go out in id order and a row only after every earlier row
+ * of its key was accepted; a head that keeps failing is retried with backoff and then parked, which
+ * holds its key only (see {@link RelayerOperator}). The protocol is written up in the documentation
+ * of {@code dev.relayer.dispatch.internal.lane}.
+ *
+ * <pre>{@code
+ * RelayerDispatcher dispatcher = RelayerDispatcher.builder(store, dsl).transport(kafka).build();
+ * RelayerLanes lanes = RelayerLanes.builder(dispatcher).options(LaneOptions.defaults()).build();
+ * dispatcher.start();
+ * lanes.start();
+ * }</pre>
+ *
+ * <p>Wake-ups: a commit that wrote ordered rows through the dispatcher's transaction listener wakes
+ * the lane at once when this instance owns it; other instances learn of it from the notification
+ * the enqueue sent on {@link RelayerStore#laneChannel()}, which a dedicated listening connection
+ * receives (it reconnects on its own). Each owned lane is also polled every {@code pollInterval}.
+ * With {@code listen = false} no connection listens (for PgBouncer in transaction mode).
+ *
+ * <p>Connections: each running pass holds one connection from the dispatcher's {@code DSLContext}
+ * for its whole length, sends included (at most {@code threads} at once); the listening connection
+ * is held for the life of the component. By default it comes from the same {@code DSLContext}, so
+ * size the pool for it, or give it a {@link Builder#listenConnections(DataSource) DataSource} of
+ * its own.
+ *
+ * <p>{@link #start()} is idempotent; {@link #close()} stops taking work, waits up to {@code
+ * shutdownTimeout} for running passes, gives up the lane leases and the heartbeat so that other
+ * instances take over at once, and is safe before start and twice. Close it before the dispatcher.
+ */
+public final class RelayerLanes implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(RelayerLanes.class);
+
+  private final RelayerDispatcher dispatcher;
+  private final RelayerStore store;
+  private final DSLContext dsl;
+  private final LaneOptions options;
+  private final String owner;
+  private final LaneScheduler scheduler;
+  private final LaneWorker worker;
+  private final LaneBalancer balancer;
+  private final LaneWakeupListener listener;
+  private final Consumer<Set<Integer>> localWakeup;
+  private final LanePassLoop passes;
+  private final CountDownLatch stopSignal = new CountDownLatch(1);
+  private final Object lifecycle = new Object();
+  private ExecutorService workers;
+  private ExecutorService balancing;
+  private ExecutorService listening;
+  private boolean closed;
+  private volatile boolean running;
+
+  private RelayerLanes(Builder builder) {
+    this.dispatcher = builder.dispatcher;
+    this.store = dispatcher.store();
+    this.dsl = dispatcher.dsl();
+    this.options = builder.options;
+    this.owner = builder.owner;
+    DeliveryEngine engine = dispatcher.engine();
+    LeaseTracker leases = new LeaseTracker(store.displayName(), engine.events());
+    int laneCount = store.options().laneCount();
+    this.scheduler =
+        new LaneScheduler(
+            laneCount, options.pollInterval(), options.renewInterval(), System::nanoTime);
+    this.worker =
+        new LaneWorker(
+            engine,
+            new LaneWorker.Settings(
+                owner,
+                options.keysPerPass(),
+                options.rowsPerKey(),
+                dispatcher.options().claimDuration(),
+                options.leaseDuration()),
+            leases);
+    this.balancer =
+        new LaneBalancer(store, owner, options.leaseDuration(), scheduler, worker, leases);
+    this.listener =
+        new LaneWakeupListener(
+            store.displayName(),
+            store.laneChannel(),
+            builder.listenConnections != null
+                ? LaneWakeupListener.Connections.of(builder.listenConnections)
+                : LaneWakeupListener.Connections.of(dsl.configuration().connectionProvider()),
+            scheduler,
+            options.reconnectDelay(),
+            options.leaseDuration());
+    this.localWakeup = lanes -> lanes.forEach(scheduler::wake);
+    this.passes = new LanePassLoop(store.displayName(), laneCount, scheduler, worker, dsl);
+  }
+
+  /** A builder for the lanes of {@code dispatcher}'s store, sending through its transports. */
+  public static Builder builder(RelayerDispatcher dispatcher) {
+    return new Builder(dispatcher);
+  }
+
+  /** Lanes with default options and a fresh, unique owner identity. */
+  public static RelayerLanes create(RelayerDispatcher dispatcher) {
+    return builder(dispatcher).build();
+  }
+
+  /** This instance's identity in leases and heartbeats. */
+  public String owner() {
+    return owner;
+  }
+
+  /** The options this instance runs with. */
+  public LaneOptions options() {
+    return options;
+  }
+
+  /** Starts the balancer, the listener (unless poll-only) and the lane threads; idempotent. */
+  public void start() {
+    synchronized (lifecycle) {
+      if (running || closed) {
+        return;
+      }
+      running = true;
+      log.info(
+          "Relayer lanes starting: store={} owner={} laneCount={} channel={} {}",
+          store.displayName(),
+          owner,
+          store.options().laneCount(),
+          options.listen() ? store.laneChannel() : "(poll only)",
+          options.describe());
+      warnAboutRowsOutsideLanes();
+      dispatcher.onLaneWrites(localWakeup);
+      balancing =
+          Executors.newSingleThreadExecutor(new NamedThreads(store.displayName(), "lane-balance"));
+      balancing.execute(this::balance);
+      if (options.listen()) {
+        listening =
+            Executors.newSingleThreadExecutor(new NamedThreads(store.displayName(), "lane-listen"));
+        listening.execute(listener);
+      }
+      workers =
+          Executors.newFixedThreadPool(
+              options.threads(), new NamedThreads(store.displayName(), "lane"));
+      for (int i = 0; i < options.threads(); i++) {
+        workers.execute(() -> passes.run(() -> running));
+      }
+    }
+  }
+
+  private void warnAboutRowsOutsideLanes() {
+    try {
+      long outside = store.orderedRowsOutsideLanes(dsl);
+      if (outside > 0) {
+        log.error(
+            "store={} {} ordered rows sit in lanes at or above laneCount={}: they were written"
+                + " with a larger lane count and no owner of this configuration sends them",
+            store.displayName(),
+            outside,
+            store.options().laneCount());
+      }
+    } catch (RuntimeException e) {
+      log.warn("store={} could not check lanes outside laneCount", store.displayName(), e);
+    }
+  }
+
+  private void balance() {
+    while (running) {
+      try {
+        balancer.tick(dsl);
+      } catch (Throwable e) {
+        log.warn("store={} lane balancing failed; will retry", store.displayName(), e);
+      }
+      try {
+        if (stopSignal.await(options.renewInterval().toMillis(), TimeUnit.MILLISECONDS)) {
+          return;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /**
+   * Runs one full pass over {@code lane} on the calling thread; for tests, tools and benchmarks.
+   */
+  public LanePassResult passOnce(int lane) {
+    if (lane < 0 || lane >= store.options().laneCount()) {
+      throw new InvalidInputException(
+          "lane must be between 0 and " + (store.options().laneCount() - 1) + ", was " + lane);
+    }
+    LaneWorker.PassResult result = worker.pass(dsl, lane, false);
+    return new LanePassResult(
+        result.owner(),
+        result.claimed(),
+        result.sent(),
+        result.failed(),
+        result.givenBack(),
+        result.more());
+  }
+
+  /**
+   * Runs one heartbeat and assignment round on the calling thread; returns this instance's share.
+   */
+  public Set<Integer> balanceOnce() {
+    return balancer.tick(dsl);
+  }
+
+  /** The lanes assigned to this instance at the last balancing round. */
+  public Set<Integer> assignedLanes() {
+    return balancer.assigned();
+  }
+
+  /** The lanes whose lease this instance held at its last pass over them. */
+  public Set<Integer> ownedLanes() {
+    return balancer.heldLanes();
+  }
+
+  /** Counters since creation. */
+  public LaneStats stats() {
+    return new LaneStats(
+        scheduler.passes(Reason.WAKEUP),
+        scheduler.passes(Reason.CONTINUE),
+        scheduler.passes(Reason.DUE),
+        scheduler.passes(Reason.POLL),
+        scheduler.passes(Reason.ACQUIRE),
+        scheduler.passes(Reason.RENEW),
+        listener.notifications(),
+        listener.connects());
+  }
+
+  /** The server process id of the listening connection, or 0 when none is open. */
+  public int listenerBackendPid() {
+    return listener.backendPid();
+  }
+
+  /**
+   * Stops taking work, waits up to {@code shutdownTimeout} for running passes, releases this
+   * instance's lane leases and heartbeat. Safe before start and twice.
+   */
+  @Override
+  public void close() {
+    ExecutorService currentWorkers;
+    List<ExecutorService> helpers = new ArrayList<>();
+    synchronized (lifecycle) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      running = false;
+      currentWorkers = workers;
+      if (balancing != null) {
+        helpers.add(balancing);
+      }
+      if (listening != null) {
+        helpers.add(listening);
+      }
+    }
+    stopSignal.countDown();
+    scheduler.stop();
+    listener.stop();
+    dispatcher.removeLaneWrites(localWakeup);
+    if (currentWorkers == null) {
+      // Never started; leases taken by passOnce() are still given up.
+      if (!balancer.heldLanes().isEmpty()) {
+        balancer.releaseAll(dsl);
+      }
+      return;
+    }
+    helpers.forEach(ExecutorService::shutdown);
+    currentWorkers.shutdown();
+    try {
+      if (!currentWorkers.awaitTermination(
+          options.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn(
+            "store={} lane passes still running after {}; interrupting",
+            store.displayName(),
+            Durations.format(options.shutdownTimeout()));
+        currentWorkers.shutdownNow();
+        currentWorkers.awaitTermination(5, TimeUnit.SECONDS);
+      }
+      for (ExecutorService helper : helpers) {
+        if (!helper.awaitTermination(5, TimeUnit.SECONDS)) {
+          helper.shutdownNow();
+        }
+      }
+    } catch (InterruptedException e) {
+      currentWorkers.shutdownNow();
+      helpers.forEach(ExecutorService::shutdownNow);
+      Thread.currentThread().interrupt();
+    }
+    balancer.releaseAll(dsl);
+    log.info("Relayer lanes stopped: store={} owner={}", store.displayName(), owner);
+  }
+
+  /** Builds {@link RelayerLanes}. */
+  public static final class Builder {
+    private final RelayerDispatcher dispatcher;
+    private LaneOptions options = LaneOptions.defaults();
+    private String owner = RelayerMaintenance.defaultOwner();
+    private DataSource listenConnections;
+
+    private Builder(RelayerDispatcher dispatcher) {
+      this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+    }
+
+    public Builder options(LaneOptions options) {
+      this.options = Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /**
+     * This instance's identity in leases and heartbeats; default {@code host/pid/random}. It must
+     * be unique among live instances: two instances with one identity would share lanes.
+     */
+    public Builder owner(String owner) {
+      if (owner == null || owner.isBlank()) {
+        throw new InvalidInputException("lanes owner must not be blank");
+      }
+      this.owner = owner;
+      return this;
+    }
+
+    /**
+     * Where the listening connection comes from; default the dispatcher's {@code DSLContext}. A
+     * direct (unpooled, not PgBouncer) data source is the usual choice.
+     */
+    public Builder listenConnections(DataSource dataSource) {
+      this.listenConnections = Objects.requireNonNull(dataSource, "dataSource");
+      return this;
+    }
+
+    public RelayerLanes build() {
+      return new RelayerLanes(this);
+    }
+  }
+}

@@ -1,0 +1,78 @@
+package dev.relayer.dispatch.internal.lane;
+
+import dev.relayer.dispatch.internal.lane.LaneScheduler.Reason;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import org.jooq.DSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The body of a lane thread: take the next pass from the scheduler, run it, report how it ended.
+ * Any failure is logged (WARN the first time a lane fails, DEBUG while it keeps failing, INFO when
+ * it recovers) and the lane is tried again later; the loop itself never dies of it.
+ */
+public final class LanePassLoop {
+
+  private static final Logger log = LoggerFactory.getLogger(LanePassLoop.class);
+
+  private final String store;
+  private final LaneScheduler scheduler;
+  private final LaneWorker worker;
+  private final DSLContext dsl;
+  private final boolean[] failing;
+
+  public LanePassLoop(
+      String store, int laneCount, LaneScheduler scheduler, LaneWorker worker, DSLContext dsl) {
+    this.store = store;
+    this.scheduler = scheduler;
+    this.worker = worker;
+    this.dsl = dsl;
+    this.failing = new boolean[laneCount];
+  }
+
+  /** Runs passes until {@code running} turns false or the scheduler stops. */
+  public void run(BooleanSupplier running) {
+    while (running.getAsBoolean()) {
+      LaneScheduler.Task task;
+      try {
+        task = scheduler.take(Duration.ofSeconds(1));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      if (task != null) {
+        runTask(task);
+      }
+    }
+  }
+
+  private void runTask(LaneScheduler.Task task) {
+    int lane = task.lane();
+    boolean owner = false;
+    boolean more = false;
+    boolean failed = false;
+    Duration dueIn = null;
+    try {
+      LaneWorker.PassResult result = worker.pass(dsl, lane, task.reason() == Reason.RENEW);
+      owner = result.owner();
+      more = result.more();
+      dueIn = result.dueIn().orElse(null);
+      if (failing[lane]) {
+        failing[lane] = false;
+        log.info("store={} lane={} passes work again", store, lane);
+      }
+    } catch (Throwable e) {
+      failed = true;
+      if (!failing[lane]) {
+        failing[lane] = true;
+        log.warn("store={} lane={} pass failed; its rows stay for a later pass", store, lane, e);
+      } else {
+        log.debug("store={} lane={} pass failed again", store, lane, e);
+      }
+    } finally {
+      // The scheduler hands a lane to one thread at a time, so failing[lane] is never shared.
+      scheduler.done(task, owner, more, dueIn, failed);
+    }
+  }
+}

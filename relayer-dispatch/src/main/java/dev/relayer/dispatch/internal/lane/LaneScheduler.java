@@ -1,0 +1,237 @@
+package dev.relayer.dispatch.internal.lane;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongSupplier;
+
+/**
+ * Decides which lane a worker thread runs next, and why. It keeps, per lane: whether this instance
+ * should own it (its share), whether a pass is running, a pending wake-up, and three timers — the
+ * next poll, the instant the lane's earliest schedule or retry hold ends ({@code due}), and the
+ * next lease renewal. A lane never runs two passes at once here; the lease keeps other instances
+ * out.
+ *
+ * <p>Priority: a wake-up (or the continuation of a pass that made progress), then a due instant,
+ * then a poll, then a renewal; lanes of equal priority take turns. Times are {@link
+ * System#nanoTime()} readings, local to this JVM.
+ */
+public final class LaneScheduler {
+
+  /** Why a pass runs. */
+  public enum Reason {
+    /** A commit in this process or a notification named the lane, or the listener (re)connected. */
+    WAKEUP,
+    /** The previous pass sent rows or left rows unsent; there is probably more. */
+    CONTINUE,
+    /** The earliest schedule or retry hold of the lane has ended. */
+    DUE,
+    /** The poll interval elapsed without a wake-up: the safety net. */
+    POLL,
+    /** The lane was just assigned to this instance, or its lease is not held yet. */
+    ACQUIRE,
+    /** Only to renew the lease of an idle lane: no claim. */
+    RENEW
+  }
+
+  /** A pass to run. */
+  public record Task(int lane, Reason reason) {}
+
+  private static final long NEVER = Long.MAX_VALUE;
+
+  private final int laneCount;
+  private final long pollNanos;
+  private final long renewNanos;
+  private final LongSupplier nanoTime;
+  private final boolean[] targeted;
+  private final boolean[] running;
+  private final boolean[] held;
+  private final Reason[] woken;
+  private final long[] nextPoll;
+  private final long[] nextDue;
+  private final long[] nextRenew;
+  private final AtomicLongArray passes = new AtomicLongArray(Reason.values().length);
+  private int cursor;
+  private boolean stopped;
+
+  public LaneScheduler(
+      int laneCount, Duration pollInterval, Duration renewInterval, LongSupplier nanoTime) {
+    this.laneCount = laneCount;
+    this.pollNanos = pollInterval.toNanos();
+    this.renewNanos = renewInterval.toNanos();
+    this.nanoTime = nanoTime;
+    this.targeted = new boolean[laneCount];
+    this.running = new boolean[laneCount];
+    this.held = new boolean[laneCount];
+    this.woken = new Reason[laneCount];
+    this.nextPoll = new long[laneCount];
+    this.nextDue = new long[laneCount];
+    this.nextRenew = new long[laneCount];
+  }
+
+  /**
+   * Sets this instance's share. Newly assigned lanes run at once (to take the lease and drain what
+   * waits); lanes no longer assigned stop being scheduled.
+   */
+  public synchronized void target(Set<Integer> lanes) {
+    for (int lane = 0; lane < laneCount; lane++) {
+      boolean wanted = lanes.contains(lane);
+      if (wanted && !targeted[lane]) {
+        targeted[lane] = true;
+        held[lane] = false;
+        woken[lane] = Reason.ACQUIRE;
+        nextPoll[lane] = NEVER;
+        nextDue[lane] = NEVER;
+        nextRenew[lane] = NEVER;
+      } else if (!wanted && targeted[lane]) {
+        targeted[lane] = false;
+        woken[lane] = null;
+      }
+    }
+    notifyAll();
+  }
+
+  /** The lanes this instance should own. */
+  public synchronized Set<Integer> targeted() {
+    Set<Integer> lanes = new TreeSet<>();
+    for (int lane = 0; lane < laneCount; lane++) {
+      if (targeted[lane]) {
+        lanes.add(lane);
+      }
+    }
+    return lanes;
+  }
+
+  /** Whether a pass of {@code lane} is running. */
+  public synchronized boolean running(int lane) {
+    return running[lane];
+  }
+
+  /** Runs {@code lane} as soon as a thread is free, if it is assigned here. */
+  public synchronized void wake(int lane) {
+    if (lane >= 0 && lane < laneCount && targeted[lane] && woken[lane] == null) {
+      woken[lane] = Reason.WAKEUP;
+      notifyAll();
+    }
+  }
+
+  /** Wakes every assigned lane (after a notification may have been missed). */
+  public synchronized void wakeAll() {
+    for (int lane = 0; lane < laneCount; lane++) {
+      if (targeted[lane] && woken[lane] == null) {
+        woken[lane] = Reason.WAKEUP;
+      }
+    }
+    notifyAll();
+  }
+
+  /**
+   * The next pass to run, waiting up to {@code timeout} for one; {@code null} on timeout or once
+   * stopped. The lane counts as running until {@link #done}.
+   */
+  public synchronized Task take(Duration timeout) throws InterruptedException {
+    long deadline = nanoTime.getAsLong() + timeout.toNanos();
+    while (!stopped) {
+      long now = nanoTime.getAsLong();
+      Task task = pick(now);
+      if (task != null) {
+        running[task.lane()] = true;
+        woken[task.lane()] = null;
+        cursor = (task.lane() + 1) % laneCount;
+        passes.incrementAndGet(task.reason().ordinal());
+        return task;
+      }
+      long wakeAt = Math.min(deadline, earliestTimer());
+      if (now >= deadline) {
+        return null;
+      }
+      long waitNanos = Math.max(1, wakeAt - now);
+      TimeUnit.NANOSECONDS.timedWait(this, waitNanos);
+    }
+    return null;
+  }
+
+  private Task pick(long now) {
+    Task timer = null;
+    int timerRank = Integer.MAX_VALUE;
+    for (int i = 0; i < laneCount; i++) {
+      int lane = (cursor + i) % laneCount;
+      if (!targeted[lane] || running[lane]) {
+        continue;
+      }
+      if (woken[lane] != null) {
+        return new Task(lane, woken[lane]);
+      }
+      if (timerRank > 0 && now >= nextDue[lane]) {
+        timer = new Task(lane, Reason.DUE);
+        timerRank = 0;
+      } else if (timerRank > 1 && now >= nextPoll[lane]) {
+        timer = new Task(lane, held[lane] ? Reason.POLL : Reason.ACQUIRE);
+        timerRank = 1;
+      } else if (timerRank > 2 && held[lane] && now >= nextRenew[lane]) {
+        timer = new Task(lane, Reason.RENEW);
+        timerRank = 2;
+      }
+    }
+    return timer;
+  }
+
+  private long earliestTimer() {
+    long earliest = NEVER;
+    for (int lane = 0; lane < laneCount; lane++) {
+      if (!targeted[lane] || running[lane]) {
+        continue;
+      }
+      earliest = Math.min(earliest, Math.min(nextDue[lane], nextPoll[lane]));
+      if (held[lane]) {
+        earliest = Math.min(earliest, nextRenew[lane]);
+      }
+    }
+    return earliest;
+  }
+
+  /**
+   * Records how a pass ended.
+   *
+   * @param owner whether the pass held the lane's lease
+   * @param more whether the pass made progress or left claimed rows unsent
+   * @param dueIn when the lane's earliest schedule or retry hold ends, or {@code null}
+   * @param failed whether the pass threw
+   */
+  public synchronized void done(
+      Task task, boolean owner, boolean more, Duration dueIn, boolean failed) {
+    int lane = task.lane();
+    running[lane] = false;
+    long now = nanoTime.getAsLong();
+    if (failed || !owner) {
+      // Try again (to take the lease, or after an error) at the renewal cadence.
+      held[lane] = held[lane] && !failed && owner;
+      nextPoll[lane] = now + Math.min(pollNanos, renewNanos);
+      nextDue[lane] = NEVER;
+    } else {
+      held[lane] = true;
+      nextRenew[lane] = now + renewNanos;
+      if (task.reason() != Reason.RENEW) {
+        nextPoll[lane] = now + pollNanos;
+        nextDue[lane] = dueIn == null ? NEVER : now + Math.max(1_000_000L, dueIn.toNanos());
+        if (more && woken[lane] == null) {
+          woken[lane] = Reason.CONTINUE;
+        }
+      }
+    }
+    notifyAll();
+  }
+
+  /** Passes started so far for {@code reason}. */
+  public long passes(Reason reason) {
+    return passes.get(reason.ordinal());
+  }
+
+  /** Stops handing out passes; waiting threads return {@code null}. */
+  public synchronized void stop() {
+    stopped = true;
+    notifyAll();
+  }
+}

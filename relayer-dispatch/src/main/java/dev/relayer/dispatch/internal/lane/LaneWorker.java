@@ -1,0 +1,177 @@
+package dev.relayer.dispatch.internal.lane;
+
+import dev.relayer.dispatch.internal.DeliveryEngine;
+import dev.relayer.dispatch.internal.LeaseTracker;
+import dev.relayer.dispatch.internal.SendOutcome;
+import dev.relayer.dispatch.spi.RelayerEventListener;
+import dev.relayer.store.Claim;
+import dev.relayer.store.ClaimedMessage;
+import dev.relayer.store.LaneClaim;
+import dev.relayer.store.LeaseOutcome;
+import dev.relayer.store.LeaseRequest;
+import dev.relayer.store.RelayerStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.jooq.DSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One pass over one lane, under the lease {@code lane/<n>}, in one transaction on one connection:
+ * lock the lease row (proceed only as its owner or once it expired), claim the heads of the lane's
+ * keys, send them in key order, write the outcomes (delete, retry hold, park, give back), renew the
+ * lease, commit. A crash anywhere before the commit rolls the claims and completions back; the
+ * broker may then have accepted rows that are sent again by the next owner (at least once), never
+ * out of order. See the package documentation for the whole protocol.
+ */
+public final class LaneWorker {
+
+  /** Lease name prefix: lane {@code n} runs under {@code lane/n}. */
+  public static final String LEASE_PREFIX = "lane/";
+
+  private static final Logger log = LoggerFactory.getLogger(LaneWorker.class);
+
+  private final DeliveryEngine engine;
+  private final Settings settings;
+  private final LeaseTracker leases;
+  private final OrderedSender sender;
+
+  /** What a pass needs besides the engine. */
+  public record Settings(
+      String owner,
+      int keysPerPass,
+      int rowsPerKey,
+      Duration claimDuration,
+      Duration leaseDuration) {}
+
+  /**
+   * What a pass did.
+   *
+   * @param lane the lane
+   * @param owner whether this instance held the lane's lease for the pass
+   * @param claimed rows claimed
+   * @param sent rows the broker accepted
+   * @param failed rows whose send failed (retried later, or parked)
+   * @param givenBack rows claimed but not sent, given back without spending an attempt
+   * @param more whether another pass is likely to find work at once
+   * @param dueIn after an idle pass: when the lane's earliest schedule or retry hold ends
+   */
+  public record PassResult(
+      int lane,
+      boolean owner,
+      int claimed,
+      int sent,
+      int failed,
+      int givenBack,
+      boolean more,
+      Optional<Duration> dueIn) {
+
+    static PassResult notOwner(int lane) {
+      return new PassResult(lane, false, 0, 0, 0, 0, false, Optional.empty());
+    }
+  }
+
+  public LaneWorker(DeliveryEngine engine, Settings settings, LeaseTracker leases) {
+    this.engine = engine;
+    this.settings = settings;
+    this.leases = leases;
+    this.sender = new OrderedSender(engine);
+  }
+
+  /** The lease of {@code lane}. */
+  public LeaseRequest lease(int lane) {
+    return new LeaseRequest(LEASE_PREFIX + lane, settings.owner(), settings.leaseDuration());
+  }
+
+  /**
+   * Runs one pass over {@code lane} on {@code dsl} (one transaction). With {@code renewOnly} the
+   * pass only takes or renews the lease.
+   */
+  public PassResult pass(DSLContext dsl, int lane, boolean renewOnly) {
+    RelayerStore store = engine.store();
+    LeaseRequest lease = lease(lane);
+    Step step =
+        dsl.transactionResult(
+            tx -> {
+              DSLContext t = tx.dsl();
+              LeaseOutcome outcome = store.tryAcquireLease(t, lease);
+              if (!outcome.acquired()) {
+                return new Step(PassResult.notOwner(lane), List.of());
+              }
+              if (renewOnly) {
+                // Taking the lease has already restarted its expiry.
+                return new Step(
+                    new PassResult(lane, true, 0, 0, 0, 0, false, Optional.empty()), List.of());
+              }
+              Instant now = engine.clock().instant();
+              Set<String> batching = engine.batchOrderTransports();
+              int followers = batching.isEmpty() ? 0 : settings.rowsPerKey() - 1;
+              Claim claim =
+                  store.claimLane(
+                      t,
+                      new LaneClaim(
+                          lane,
+                          settings.keysPerPass(),
+                          followers,
+                          batching,
+                          now,
+                          settings.claimDuration()));
+              if (claim.isEmpty()) {
+                Optional<Duration> dueIn = dueIn(t, lane);
+                store.renewLease(t, lease);
+                return new Step(new PassResult(lane, true, 0, 0, 0, 0, false, dueIn), List.of());
+              }
+              SendOutcome sent = sender.send(claim, claim.expiresAt().minus(engine.sendTimeout()));
+              List<Consumer<RelayerEventListener>> events = engine.complete(t, claim, sent, "lane");
+              List<Long> giveBack = sent.notAttempted().stream().map(ClaimedMessage::id).toList();
+              store.unclaim(t, claim.token(), giveBack);
+              boolean more = !sent.accepted().isEmpty() || !giveBack.isEmpty();
+              Optional<Duration> dueIn = more ? Optional.empty() : dueIn(t, lane);
+              store.renewLease(t, lease);
+              return new Step(
+                  new PassResult(
+                      lane,
+                      true,
+                      claim.messages().size(),
+                      sent.accepted().size(),
+                      sent.failed().size() + sent.exhausted().size(),
+                      giveBack.size(),
+                      more,
+                      dueIn),
+                  events);
+            });
+    leases.observe(lease.name(), settings.owner(), step.result().owner());
+    engine.emit(step.events());
+    PassResult result = step.result();
+    if (result.claimed() > 0 && log.isDebugEnabled()) {
+      log.debug(
+          "store={} lane={} claimed={} sent={} failed={} givenBack={}",
+          store.displayName(),
+          lane,
+          result.claimed(),
+          result.sent(),
+          result.failed(),
+          result.givenBack());
+    }
+    return result;
+  }
+
+  private Optional<Duration> dueIn(DSLContext t, int lane) {
+    Instant now = engine.clock().instant();
+    return engine.store().nextDueInLane(t, lane, now).map(due -> Duration.between(now, due));
+  }
+
+  /** Gives the lane's lease up if this owner holds it; true if it did. */
+  public boolean release(DSLContext dsl, int lane) {
+    String name = LEASE_PREFIX + lane;
+    boolean released = engine.store().releaseLease(dsl, name, settings.owner());
+    leases.observe(name, settings.owner(), false);
+    return released;
+  }
+
+  private record Step(PassResult result, List<Consumer<RelayerEventListener>> events) {}
+}

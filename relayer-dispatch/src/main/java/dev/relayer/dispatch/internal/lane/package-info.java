@@ -1,0 +1,110 @@
+/**
+ * Ordered lanes: how rows that carry an ordering key are delivered in key order by several
+ * instances at once.
+ *
+ * <h2>Lanes and keys</h2>
+ *
+ * <p>An ordered row's lane is {@code floorMod(crc32(utf8(ordering_key)), laneCount)}, fixed when it
+ * is written. A key's rows therefore all live in one lane, and a lane holds many keys. Within a
+ * key, ids follow commit order: every ordered enqueue takes a transaction-scoped advisory lock on
+ * (store, key) before its insert. A key's <em>head</em> is its lowest id among its rows (pending or
+ * parked). Nothing else ever sends ordered rows: direct dispatch and the sweeper claim only rows
+ * without a lane.
+ *
+ * <h2>States of a lane</h2>
+ *
+ * <ul>
+ *   <li><b>unassigned</b> — no live instance counts it in its share (only while instances come and
+ *       go). Nobody runs passes over it; its rows wait.
+ *   <li><b>assigned</b> — one instance counts it in its share and runs passes over it. A pass first
+ *       takes the lease {@code lane/<n>}: as its owner, or when it has expired or was released.
+ *       Otherwise the pass does nothing and is tried again a third of a lease later.
+ *   <li><b>owned</b> — the instance holds the lease. Its passes claim and send; an idle owned lane
+ *       renews its lease every third of {@code leaseDuration}.
+ *   <li><b>released</b> — the owner gave the lease up (its share shrank, or it closed); the next
+ *       instance whose share holds the lane takes it at its next attempt.
+ * </ul>
+ *
+ * <h2>Who may write what</h2>
+ *
+ * <ul>
+ *   <li>Heartbeat {@code instance/<owner>}: only that instance, every third of {@code
+ *       leaseDuration} (the balancer), deleted when it closes.
+ *   <li>Lease {@code lane/<n>}: taken, renewed and released only inside a pass (or a release) whose
+ *       transaction first locked the lease row ({@code FOR UPDATE SKIP LOCKED}); a locked row means
+ *       another pass runs, and the caller backs off. Expiry uses the database clock.
+ *   <li>A lane's pending rows: claimed, deleted, held for retry, parked and given back only by the
+ *       pass that holds the lane's lease row lock, in that same transaction. Claims, completions
+ *       and the lease renewal commit together; nothing of a pass is visible before its commit.
+ *   <li>Parked rows: made pending again or moved to the dead table only by an operator ({@code
+ *       RelayerOperator}); the operator's transaction also notifies the lane.
+ *   <li>New rows: inserted by the application's transactions at any time; they take higher ids than
+ *       every committed row of their key.
+ * </ul>
+ *
+ * <h2>Assignment</h2>
+ *
+ * <p>Every instance renews its heartbeat, reads the unexpired heartbeats (database clock), sorts
+ * their owners and takes lane {@code n} when its own index is {@code n mod count}. Every instance
+ * computes the same split from the same heartbeats, so no instance holds more than {@code
+ * ceil(laneCount / count)} lanes while the others are alive. Lanes outside an instance's share are
+ * released as soon as no pass of theirs runs; lanes newly inside it are attempted at once. While
+ * instances disagree (one has seen a new heartbeat, another not yet), the lease keeps a lane with
+ * one owner; the disagreement lasts at most one balancing round.
+ *
+ * <h2>One pass</h2>
+ *
+ * <ol>
+ *   <li>Begin a transaction; lock the lease row; proceed as owner (taking it over when expired).
+ *   <li>Claim, in one statement, for each key of the lane whose head is pending, due and not held
+ *       by a retry, the head — and on transports that declare {@code preservesBatchOrder()}, up to
+ *       {@code rowsPerKey - 1} consecutive due rows after it bound for the same destination. Keys
+ *       come oldest head first, at most {@code keysPerPass}. Rows are locked {@code SKIP LOCKED};
+ *       per key only the unbroken prefix of locked rows is claimed, so a row is never claimed
+ *       without every earlier row of its key.
+ *   <li>Send: heads of different keys may share a batch; consecutive rows of one key share a batch
+ *       only on a batch-order transport, which stops at the first failure. A row is sent only after
+ *       every earlier row of its key in the pass was accepted.
+ *   <li>Complete, still in the transaction: delete accepted rows; hold a failed head until its
+ *       backoff ends (its key waits, others do not); park a head that has used {@code maxAttempts};
+ *       give back rows that were not attempted, refunding their attempt.
+ *   <li>Renew the lease from {@code clock_timestamp()}; commit.
+ * </ol>
+ *
+ * <h2>What happens on each failure</h2>
+ *
+ * <ul>
+ *   <li><b>A send fails</b>: the head's error and retry instant are stored; its key waits for the
+ *       backoff, later rows of the key are given back untouched. Other keys go on.
+ *   <li><b>A head runs out of attempts</b>: it is parked ({@code status = 'parked'}, error kept).
+ *       Its key holds until an operator retries it, moves it to the dead table (the key then goes
+ *       on with its next row) or releases the lane.
+ *   <li><b>The owner dies mid-pass</b>: its connection drops, PostgreSQL rolls the pass back
+ *       (claims, deletes, retry holds) and frees the lease row. Rows the broker already accepted
+ *       are still pending: the next owner sends them again. Order holds, duplicates are possible.
+ *       Its heartbeat and lane leases expire after {@code leaseDuration}; the remaining instances
+ *       then split its lanes. Because a rolled-back claim spends no attempt, a row that kills its
+ *       sender every time is retried without end: watch for a lane whose oldest row never leaves.
+ *   <li><b>The owner stalls with its lease row locked</b> (a hung broker past {@code sendTimeout}
+ *       is failed by the send timeout; a hung database connection is not): the lease expires but
+ *       the row lock still keeps others out, so two instances never run passes over one lane.
+ *   <li><b>The database is unreachable</b>: passes and heartbeats fail and are retried; a lease
+ *       that expires meanwhile goes to whichever assigned instance reaches the database first.
+ *   <li><b>A notification is lost</b> (listening connection down, or the listener behind a pooler
+ *       that cannot {@code LISTEN}): the listener reconnects after {@code reconnectDelay} and wakes
+ *       every owned lane once; until then, and always, each owned lane is polled every {@code
+ *       pollInterval}.
+ *   <li><b>Instances use different lane counts</b>: a key maps to different lanes on each, two
+ *       owners may send it at once, and rows may sit in lanes nobody serves. Start-up logs an error
+ *       for rows above the lane count; keeping the count equal everywhere is the operator's job.
+ * </ul>
+ *
+ * <h2>Wake-ups</h2>
+ *
+ * <p>A commit that wrote ordered rows wakes their lanes: in-process through the dispatcher's
+ * transaction listener when this instance owns the lane, and in every instance through {@code
+ * pg_notify} on the store's lane channel, sent inside the writing transaction and so delivered only
+ * when it commits. After an idle pass the lane is woken again when its earliest schedule or retry
+ * hold ends. Unordered rows never use notifications.
+ */
+package dev.relayer.dispatch.internal.lane;

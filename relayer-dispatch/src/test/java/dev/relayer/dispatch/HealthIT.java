@@ -1,0 +1,153 @@
+package dev.relayer.dispatch;
+
+import static dev.relayer.dispatch.DispatchFixture.message;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relayer.store.ClaimByIds;
+import dev.relayer.store.NewMessage;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The eligible-backlog predicate at an explicit instant, and health on top of it. */
+class HealthIT {
+
+  DispatchFixture fx;
+  Instant now;
+  RelayerHealth health;
+
+  @BeforeEach
+  void setUp() {
+    fx = new DispatchFixture(2);
+    now = Instant.now().truncatedTo(ChronoUnit.MICROS);
+    health = new RelayerHealth(fx.store, 10, 20, Clock.systemUTC());
+    seedRowsThatAreNeverEligibleAtNow();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    fx.close();
+  }
+
+  /** Live claims, future schedules, parked rows and dead rows: none of them count. */
+  private void seedRowsThatAreNeverEligibleAtNow() {
+    var dsl = fx.dsl;
+    long live = fx.store.enqueue(dsl, message("live-claim"));
+    fx.store.claimByIds(
+        dsl, new ClaimByIds(List.of(live), now.minusSeconds(1), Duration.ofSeconds(30)));
+    fx.store.enqueue(dsl, withDeliverAt(now.plusMillis(1)));
+    long parked =
+        fx.store.enqueue(
+            dsl,
+            NewMessage.builder()
+                .transport("memory")
+                .destination("d")
+                .messageType("T")
+                .body(new byte[1])
+                .orderingKey("k")
+                .build());
+    UUID token = UUID.randomUUID();
+    dsl.update(DSL.table(DSL.name("public", "relayer_outbox")))
+        .set(DSL.field(DSL.name("claim_token"), UUID.class), token)
+        .set(
+            DSL.field(DSL.name("claim_expires_at"), java.time.OffsetDateTime.class),
+            java.time.OffsetDateTime.now().plusMinutes(1))
+        .where(DSL.field(DSL.name("id"), Long.class).eq(parked))
+        .execute();
+    fx.store.park(dsl, token, parked, "boom", now);
+    long dead = fx.store.enqueue(dsl, message("dead"));
+    var claim =
+        fx.store.claimByIds(
+            dsl, new ClaimByIds(List.of(dead), now.minusSeconds(1), Duration.ofSeconds(30)));
+    fx.store.moveToDead(
+        dsl,
+        claim.token(),
+        new dev.relayer.store.DeadLetter(List.of(dead), "max-attempts", "e", now));
+  }
+
+  private static NewMessage withDeliverAt(Instant at) {
+    return NewMessage.builder()
+        .transport("memory")
+        .destination("later")
+        .messageType("T")
+        .body(new byte[1])
+        .deliverAt(at)
+        .build();
+  }
+
+  /**
+   * Adds {@code count} eligible rows, cycling through the eligible kinds: plain, scheduled exactly
+   * at now, claim expired exactly at now, claim expired before now.
+   */
+  private void addEligible(int count) {
+    List<Long> claimEndsNow = new ArrayList<>();
+    List<Long> claimEndedBefore = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      switch (i % 4) {
+        case 0 -> fx.store.enqueue(fx.dsl, message("plain"));
+        case 1 -> fx.store.enqueue(fx.dsl, withDeliverAt(now));
+        case 2 -> claimEndsNow.add(fx.store.enqueue(fx.dsl, message("claim-ends-now")));
+        default -> claimEndedBefore.add(fx.store.enqueue(fx.dsl, message("claim-ended")));
+      }
+    }
+    Duration claim = Duration.ofSeconds(30);
+    fx.store.claimByIds(fx.dsl, new ClaimByIds(claimEndsNow, now.minus(claim), claim));
+    fx.store.claimByIds(
+        fx.dsl, new ClaimByIds(claimEndedBefore, now.minus(claim).minusSeconds(1), claim));
+  }
+
+  @Test
+  void nineEligibleRowsAreHealthy() {
+    addEligible(9);
+    HealthReport report = health.check(fx.dsl, now);
+    assertThat(report.eligible()).isEqualTo(9);
+    assertThat(report.status()).isEqualTo(HealthStatus.HEALTHY);
+    assertThat(report.parkedKeys()).isEqualTo(1);
+    assertThat(report.deadRows()).isEqualTo(1);
+    assertThat(report.oldestEligibleAge()).isPresent();
+  }
+
+  @Test
+  void tenEligibleRowsAreDegraded() {
+    addEligible(10);
+    assertThat(health.check(fx.dsl, now).status()).isEqualTo(HealthStatus.DEGRADED);
+  }
+
+  @Test
+  void nineteenEligibleRowsAreDegraded() {
+    addEligible(19);
+    HealthReport report = health.check(fx.dsl, now);
+    assertThat(report.eligible()).isEqualTo(19);
+    assertThat(report.status()).isEqualTo(HealthStatus.DEGRADED);
+  }
+
+  @Test
+  void twentyEligibleRowsAreUnhealthy() {
+    addEligible(20);
+    assertThat(health.check(fx.dsl, now).status()).isEqualTo(HealthStatus.UNHEALTHY);
+  }
+
+  @Test
+  void theReportNamesTheSweeperLeaseHolder() {
+    try (RelayerDispatcher dispatcher =
+            RelayerDispatcher.builder(fx.store, fx.dsl)
+                .transport(dev.relayer.testkit.transport.InMemoryTransport.named("memory"))
+                .build();
+        RelayerMaintenance maintenance =
+            RelayerMaintenance.create(dispatcher, MaintenanceOptions.defaults(), "instance-7")) {
+      maintenance.sweepOnce();
+      HealthReport report = health.check(fx.dsl);
+      assertThat(report.sweeperLease())
+          .get()
+          .satisfies(l -> assertThat(l.owner()).isEqualTo("instance-7"));
+    }
+  }
+}

@@ -1,0 +1,199 @@
+package dev.relayer.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.relayer.api.InvalidInputException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class OptionsTest {
+
+  @Test
+  void maintenanceDefaultsFollowTheDesign() {
+    MaintenanceOptions o = MaintenanceOptions.defaults();
+    assertThat(o.batchSize()).isEqualTo(100);
+    assertThat(o.recoveryDelay()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(o.sweepInterval()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(o.leaseDuration()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(o.claimDuration()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(o.cleanupInterval()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(o.deadRetention()).isEqualTo(Retention.of(Duration.ofDays(30)));
+    assertThat(o.inboxRetention()).isEqualTo(Retention.of(Duration.ofDays(7)));
+  }
+
+  @Test
+  void maintenanceBoundariesAreInclusiveAndNeverClamped() {
+    assertThat(MaintenanceOptions.builder().batchSize(1).build().batchSize()).isEqualTo(1);
+    assertThat(MaintenanceOptions.builder().batchSize(10_000).build().batchSize())
+        .isEqualTo(10_000);
+    assertThat(MaintenanceOptions.builder().recoveryDelay(Duration.ZERO).build().recoveryDelay())
+        .isZero();
+    assertThat(
+            MaintenanceOptions.builder()
+                .leaseDuration(Duration.ofSeconds(1))
+                .build()
+                .leaseDuration())
+        .isEqualTo(Duration.ofSeconds(1));
+    assertThat(
+            MaintenanceOptions.builder().leaseDuration(Duration.ofHours(1)).build().leaseDuration())
+        .isEqualTo(Duration.ofHours(1));
+    assertRejected(
+        MaintenanceOptions.builder().batchSize(0),
+        "maintenance.batchSize must be between 1 and 10000, was 0");
+    assertRejected(MaintenanceOptions.builder().batchSize(10_001), "maintenance.batchSize");
+    assertRejected(
+        MaintenanceOptions.builder().recoveryDelay(Duration.ofMillis(-1)),
+        "maintenance.recoveryDelay must not be negative");
+    assertRejected(
+        MaintenanceOptions.builder().sweepInterval(Duration.ZERO),
+        "maintenance.sweepInterval must be positive");
+    assertRejected(
+        MaintenanceOptions.builder().leaseDuration(Duration.ofMillis(999)),
+        "maintenance.leaseDuration must be between 1s and 1h");
+    assertRejected(
+        MaintenanceOptions.builder().leaseDuration(Duration.ofHours(1).plusMillis(1)),
+        "maintenance.leaseDuration");
+    assertRejected(
+        MaintenanceOptions.builder().claimDuration(Duration.ZERO),
+        "maintenance.claimDuration must be positive");
+    assertRejected(
+        MaintenanceOptions.builder().cleanupInterval(Duration.ofSeconds(-1)),
+        "maintenance.cleanupInterval must be positive");
+    assertRejected(
+        MaintenanceOptions.builder().deadRetention(Retention.of(Duration.ZERO)),
+        "maintenance.deadRetention must be positive");
+    assertRejected(
+        MaintenanceOptions.builder().inboxRetention(Retention.of(Duration.ofDays(-1))),
+        "maintenance.inboxRetention must be positive");
+  }
+
+  @Test
+  void everyProblemIsReportedAtOnce() {
+    assertThatThrownBy(
+            () ->
+                MaintenanceOptions.builder()
+                    .batchSize(0)
+                    .sweepInterval(Duration.ZERO)
+                    .leaseDuration(Duration.ZERO)
+                    .build())
+        .isInstanceOfSatisfying(
+            InvalidInputException.class,
+            e ->
+                assertThat(e.problems())
+                    .hasSize(3)
+                    .anyMatch(p -> p.contains("batchSize"))
+                    .anyMatch(p -> p.contains("sweepInterval"))
+                    .anyMatch(p -> p.contains("leaseDuration")));
+  }
+
+  @Test
+  void bindingAcceptsIsoAndShortDurationsAndInfiniteRetention() {
+    MaintenanceOptions o =
+        MaintenanceOptions.fromMap(
+            Map.of(
+                "batchSize", "250",
+                "recoveryDelay", "PT45S",
+                "sweepInterval", "500ms",
+                "leaseDuration", "2m",
+                "cleanupInterval", "1h",
+                "deadRetention", "infinite",
+                "inboxRetention", "14d"));
+    assertThat(o.batchSize()).isEqualTo(250);
+    assertThat(o.recoveryDelay()).isEqualTo(Duration.ofSeconds(45));
+    assertThat(o.sweepInterval()).isEqualTo(Duration.ofMillis(500));
+    assertThat(o.leaseDuration()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(o.cleanupInterval()).isEqualTo(Duration.ofHours(1));
+    assertThat(o.deadRetention().isInfinite()).isTrue();
+    assertThat(o.inboxRetention()).isEqualTo(Retention.of(Duration.ofDays(14)));
+
+    Properties properties = new Properties();
+    properties.setProperty("claimDuration", "30s");
+    properties.setProperty("maxAttempts", "3");
+    DispatchOptions d = DispatchOptions.fromProperties(properties);
+    assertThat(d.maxAttempts()).isEqualTo(3);
+  }
+
+  @Test
+  void bindingRejectsUnknownKeysAndBadValuesNamingThem() {
+    assertThatThrownBy(() -> MaintenanceOptions.fromMap(Map.of("batchsize", "10")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("unknown option 'batchsize'");
+    assertThatThrownBy(() -> MaintenanceOptions.fromMap(Map.of("sweepInterval", "soon")))
+        .hasMessageContaining("maintenance.sweepInterval")
+        .hasMessageContaining("'soon' is not a duration");
+    assertThatThrownBy(() -> MaintenanceOptions.fromMap(Map.of("batchSize", "ten")))
+        .hasMessageContaining("'ten' is not a whole number");
+    assertThatThrownBy(() -> DispatchOptions.fromMap(Map.of("retries", "3")))
+        .hasMessageContaining("unknown option 'retries'");
+  }
+
+  @Test
+  void dispatchCrossFieldRulesNameBothOptions() {
+    assertRejected(
+        DispatchOptions.builder()
+            .sendTimeout(Duration.ofSeconds(30))
+            .claimDuration(Duration.ofSeconds(30)),
+        "sendTimeout (30s) must be shorter than claimDuration (30s)");
+    assertRejected(
+        DispatchOptions.builder()
+            .backoffInitial(Duration.ofMinutes(10))
+            .backoffMax(Duration.ofMinutes(1)),
+        "backoffMax must not be shorter than backoffInitial");
+    assertRejected(
+        DispatchOptions.builder().maxAttempts(0),
+        "dispatch.maxAttempts must be between 1 and 1000");
+    assertRejected(DispatchOptions.builder().workers(65), "dispatch.workers");
+    assertRejected(DispatchOptions.builder().queueCapacity(0), "dispatch.queueCapacity");
+  }
+
+  @Test
+  void backoffGrowsExponentiallyWithJitterUpToItsCap() {
+    var backoff =
+        new dev.relayer.dispatch.internal.Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30));
+    assertThat(backoff.base(1)).isEqualTo(Duration.ofSeconds(1));
+    assertThat(backoff.base(3)).isEqualTo(Duration.ofSeconds(4));
+    assertThat(backoff.base(10)).isEqualTo(Duration.ofSeconds(30));
+    assertThat(backoff.base(1000)).isEqualTo(Duration.ofSeconds(30));
+    for (int i = 0; i < 100; i++) {
+      assertThat(backoff.delayAfter(3)).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(4));
+    }
+  }
+
+  @Test
+  void healthThresholdsClassifyCountsAsDesigned() {
+    RelayerHealth health =
+        new RelayerHealth(
+            dev.relayer.store.RelayerStore.create(dev.relayer.store.StoreOptions.defaults()),
+            10,
+            20,
+            java.time.Clock.systemUTC());
+    assertThat(health.evaluate(9)).isEqualTo(HealthStatus.HEALTHY);
+    assertThat(health.evaluate(10)).isEqualTo(HealthStatus.DEGRADED);
+    assertThat(health.evaluate(19)).isEqualTo(HealthStatus.DEGRADED);
+    assertThat(health.evaluate(20)).isEqualTo(HealthStatus.UNHEALTHY);
+    assertThatThrownBy(
+            () ->
+                new RelayerHealth(
+                    dev.relayer.store.RelayerStore.create(
+                        dev.relayer.store.StoreOptions.defaults()),
+                    20,
+                    10,
+                    java.time.Clock.systemUTC()))
+        .hasMessageContaining("unhealthyAt must not be below degradedAt");
+  }
+
+  private static void assertRejected(MaintenanceOptions.Builder builder, String message) {
+    assertThatThrownBy(builder::build)
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining(message);
+  }
+
+  private static void assertRejected(DispatchOptions.Builder builder, String message) {
+    assertThatThrownBy(builder::build)
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining(message);
+  }
+}

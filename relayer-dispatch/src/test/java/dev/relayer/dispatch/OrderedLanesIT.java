@@ -1,0 +1,198 @@
+package dev.relayer.dispatch;
+
+import static dev.relayer.dispatch.DispatchFixture.keysInLane;
+import static dev.relayer.dispatch.DispatchFixture.ordered;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relayer.store.NewMessage;
+import dev.relayer.store.StoreOptions;
+import dev.relayer.testkit.transport.InMemoryTransport;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Lane passes run one at a time on the test thread: what one pass claims, sends and gives back. */
+class OrderedLanesIT {
+
+  static final int LANE = 3;
+
+  DispatchFixture fx;
+  List<String> keys;
+
+  @BeforeEach
+  void setUp() {
+    fx = new DispatchFixture();
+    keys = keysInLane(LANE, 3, StoreOptions.DEFAULT_LANES);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    fx.close();
+  }
+
+  private RelayerLanes lanes(InMemoryTransport transport, DispatchOptions options) {
+    RelayerDispatcher dispatcher =
+        fx.track(
+            RelayerDispatcher.builder(fx.store, fx.dsl)
+                .transport(transport)
+                .options(options)
+                .build());
+    return fx.track(RelayerLanes.builder(dispatcher).owner("solo").build());
+  }
+
+  private List<UUID> enqueue(String key, int count) {
+    List<UUID> written = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      NewMessage message = ordered(key);
+      fx.dsl.transaction(tx -> fx.store.enqueue(tx.dsl(), message));
+      written.add(message.messageId());
+    }
+    return written;
+  }
+
+  private static List<UUID> deliveredOf(InMemoryTransport transport, String key) {
+    return transport.deliveries().stream()
+        .filter(d -> key.equals(d.message().orderingKey()))
+        .map(d -> d.message().messageId())
+        .toList();
+  }
+
+  private int attemptsOf(UUID messageId) {
+    return fx.dsl.fetchValue(
+        DSL.select(DSL.field(DSL.name("attempts"), Integer.class))
+            .from(DSL.table(DSL.name("public", "relayer_outbox")))
+            .where(DSL.field(DSL.name("message_id"), UUID.class).eq(messageId)));
+  }
+
+  @Test
+  void onAPlainTransportEachPassSendsTheHeadOfEveryKeyInIdOrder() {
+    InMemoryTransport memory = InMemoryTransport.named("memory");
+    RelayerLanes lanes = lanes(memory, DispatchFixture.fastOptions().build());
+    List<UUID> a = enqueue(keys.get(0), 3);
+    List<UUID> b = enqueue(keys.get(1), 2);
+
+    LanePassResult first = lanes.passOnce(LANE);
+    assertThat(first.owner()).isTrue();
+    assertThat(first.sent()).isEqualTo(2);
+    assertThat(first.more()).isTrue();
+    assertThat(memory.batchCount()).as("heads of different keys share a batch").isEqualTo(1);
+    assertThat(lanes.passOnce(LANE).sent()).isEqualTo(2);
+    assertThat(lanes.passOnce(LANE).sent()).isEqualTo(1);
+    LanePassResult idle = lanes.passOnce(LANE);
+    assertThat(idle.claimed()).isZero();
+    assertThat(idle.more()).isFalse();
+
+    assertThat(deliveredOf(memory, keys.get(0))).containsExactlyElementsOf(a);
+    assertThat(deliveredOf(memory, keys.get(1))).containsExactlyElementsOf(b);
+    assertThat(fx.outboxCount()).isZero();
+    assertThat(lanes.ownedLanes()).containsExactly(LANE);
+  }
+
+  @Test
+  void onABatchOrderTransportConsecutiveRowsOfAKeyShareNativeBatches() {
+    InMemoryTransport ordered = InMemoryTransport.of("memory", 3, true);
+    RelayerLanes lanes = lanes(ordered, DispatchFixture.fastOptions().build());
+    List<UUID> a = enqueue(keys.get(0), 5);
+    List<UUID> b = enqueue(keys.get(1), 1);
+
+    LanePassResult pass = lanes.passOnce(LANE);
+
+    assertThat(pass.sent()).isEqualTo(6);
+    assertThat(ordered.batchCount()).as("[a1 a2 a3] then [a4 a5 b1]").isEqualTo(2);
+    assertThat(deliveredOf(ordered, keys.get(0))).containsExactlyElementsOf(a);
+    assertThat(deliveredOf(ordered, keys.get(1))).containsExactlyElementsOf(b);
+  }
+
+  @Test
+  void aRejectedRowStopsItsKeyAndRowsNotSentAreGivenBackWithoutSpendingAnAttempt() {
+    InMemoryTransport ordered = InMemoryTransport.of("memory", 10, true);
+    RelayerLanes lanes =
+        lanes(
+            ordered,
+            DispatchFixture.fastOptions()
+                .backoffInitial(Duration.ofMinutes(1))
+                .backoffMax(Duration.ofMinutes(1))
+                .build());
+    List<UUID> a = enqueue(keys.get(0), 3);
+    List<UUID> b = enqueue(keys.get(1), 1);
+    ordered.reject(m -> m.messageId().equals(a.get(1)), "broker said no");
+
+    LanePassResult first = lanes.passOnce(LANE);
+
+    assertThat(first.sent()).as("a1 only: the batch stops at a2").isEqualTo(1);
+    assertThat(first.failed()).isEqualTo(1);
+    assertThat(first.givenBack()).as("a3 and b1 were not sent").isEqualTo(2);
+    assertThat(attemptsOf(a.get(1))).isEqualTo(1);
+    assertThat(attemptsOf(a.get(2))).isZero();
+    assertThat(attemptsOf(b.get(0))).isZero();
+
+    LanePassResult second = lanes.passOnce(LANE);
+    assertThat(second.sent()).as("b goes on; a waits for its backoff").isEqualTo(1);
+    assertThat(deliveredOf(ordered, keys.get(1))).containsExactlyElementsOf(b);
+    assertThat(deliveredOf(ordered, keys.get(0))).containsExactly(a.get(0));
+    assertThat(attemptsOf(a.get(2))).isZero();
+  }
+
+  @Test
+  void aHeadThatFailedBeforeTravelsAloneSoItCannotStopHealthyKeys() {
+    InMemoryTransport ordered = InMemoryTransport.of("memory", 10, true);
+    RelayerLanes lanes =
+        lanes(ordered, DispatchFixture.fastOptions().backoffInitial(Duration.ofMillis(1)).build());
+    List<UUID> a = enqueue(keys.get(0), 1);
+    ordered.reject(m -> m.messageId().equals(a.get(0)), "still broken");
+    assertThat(lanes.passOnce(LANE).failed()).isEqualTo(1);
+    List<UUID> b = enqueue(keys.get(1), 2);
+    List<UUID> c = enqueue(keys.get(2), 1);
+    ordered.clear();
+
+    LanePassResult pass = lanes.passOnce(LANE);
+
+    assertThat(pass.sent()).isEqualTo(3);
+    assertThat(deliveredOf(ordered, keys.get(1))).containsExactlyElementsOf(b);
+    assertThat(deliveredOf(ordered, keys.get(2))).containsExactlyElementsOf(c);
+    assertThat(ordered.batchCount()).as("[a1] alone, then [b1 b2 c1]").isEqualTo(2);
+  }
+
+  @Test
+  void theSweeperNeverSendsOrderedRows() {
+    InMemoryTransport memory = InMemoryTransport.named("memory");
+    RelayerDispatcher dispatcher =
+        fx.track(
+            RelayerDispatcher.builder(fx.store, fx.dsl)
+                .transport(memory)
+                .options(DispatchFixture.fastOptions().build())
+                .build());
+    RelayerMaintenance maintenance =
+        fx.track(RelayerMaintenance.create(dispatcher, DispatchFixture.fastMaintenance().build()));
+    enqueue(keys.get(0), 2);
+
+    assertThat(maintenance.sweepOnce().claimed()).isZero();
+    assertThat(memory.attempts()).isEmpty();
+    assertThat(fx.outboxCount()).isEqualTo(2);
+  }
+
+  @Test
+  void aSecondInstanceCannotPassOverALaneWhoseLeaseIsHeld() {
+    InMemoryTransport memory = InMemoryTransport.named("memory");
+    RelayerLanes first = lanes(memory, DispatchFixture.fastOptions().build());
+    RelayerDispatcher other =
+        fx.track(
+            RelayerDispatcher.builder(fx.store, fx.dsl)
+                .transport(memory)
+                .options(DispatchFixture.fastOptions().build())
+                .build());
+    RelayerLanes second = fx.track(RelayerLanes.builder(other).owner("other").build());
+    enqueue(keys.get(0), 1);
+
+    assertThat(first.passOnce(LANE).owner()).isTrue();
+    LanePassResult refused = second.passOnce(LANE);
+    assertThat(refused.owner()).isFalse();
+    assertThat(refused.claimed()).isZero();
+    assertThat(fx.store.lease(fx.dsl, "lane/" + LANE).orElseThrow().owner()).isEqualTo("solo");
+  }
+}

@@ -1,0 +1,138 @@
+package dev.relayer.dispatch.internal.lane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relayer.dispatch.internal.lane.LaneScheduler.Reason;
+import dev.relayer.dispatch.internal.lane.LaneScheduler.Task;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class LaneSchedulerTest {
+
+  private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+  private final LaneScheduler scheduler =
+      new LaneScheduler(4, Duration.ofSeconds(60), Duration.ofSeconds(10), nanos::get);
+
+  private Task next() throws InterruptedException {
+    return scheduler.take(Duration.ZERO);
+  }
+
+  private void advance(Duration duration) {
+    nanos.addAndGet(duration.toNanos());
+  }
+
+  /** Runs every ready pass as an idle pass that held the lease. */
+  private void settle() throws InterruptedException {
+    for (Task task = next(); task != null; task = next()) {
+      scheduler.done(task, true, false, null, false);
+    }
+  }
+
+  @Test
+  void newlyAssignedLanesRunAtOnceAndNeverTwiceAtATime() throws InterruptedException {
+    scheduler.target(Set.of(1, 3));
+    Task first = next();
+    Task second = next();
+    assertThat(Set.of(first.lane(), second.lane())).containsExactlyInAnyOrder(1, 3);
+    assertThat(first.reason()).isEqualTo(Reason.ACQUIRE);
+    scheduler.wake(first.lane());
+    assertThat(next()).as("both lanes are running").isNull();
+    scheduler.done(first, true, false, null, false);
+    assertThat(next()).isEqualTo(new Task(first.lane(), Reason.WAKEUP));
+  }
+
+  @Test
+  void anIdleOwnedLaneIsRenewedEveryThirdOfTheLeaseAndPolledAtThePollInterval()
+      throws InterruptedException {
+    scheduler.target(Set.of(0));
+    settle();
+    advance(Duration.ofSeconds(9));
+    assertThat(next()).isNull();
+    advance(Duration.ofSeconds(1));
+    Task renew = next();
+    assertThat(renew).isEqualTo(new Task(0, Reason.RENEW));
+    scheduler.done(renew, true, false, null, false);
+    for (int i = 0; i < 4; i++) {
+      advance(Duration.ofSeconds(10));
+      Task task = next();
+      assertThat(task.reason()).isEqualTo(Reason.RENEW);
+      scheduler.done(task, true, false, null, false);
+    }
+    advance(Duration.ofSeconds(10));
+    assertThat(next()).isEqualTo(new Task(0, Reason.POLL));
+    assertThat(scheduler.passes(Reason.RENEW)).isEqualTo(5);
+  }
+
+  @Test
+  void aPassThatMadeProgressContinuesAndAnIdleOneWaitsForItsDueInstant()
+      throws InterruptedException {
+    scheduler.target(Set.of(2));
+    Task task = next();
+    scheduler.done(task, true, true, null, false);
+    Task again = next();
+    assertThat(again).isEqualTo(new Task(2, Reason.CONTINUE));
+    scheduler.done(again, true, false, Duration.ofSeconds(3), false);
+    advance(Duration.ofSeconds(2));
+    assertThat(next()).isNull();
+    advance(Duration.ofSeconds(1));
+    assertThat(next()).isEqualTo(new Task(2, Reason.DUE));
+  }
+
+  @Test
+  void aLaneHeldElsewhereIsTriedAgainAtTheRenewalCadence() throws InterruptedException {
+    scheduler.target(Set.of(1));
+    Task task = next();
+    scheduler.done(task, false, false, null, false);
+    advance(Duration.ofSeconds(10));
+    Task retry = next();
+    assertThat(retry).isEqualTo(new Task(1, Reason.ACQUIRE));
+    scheduler.done(retry, false, false, null, true);
+    advance(Duration.ofSeconds(10));
+    assertThat(next()).isEqualTo(new Task(1, Reason.ACQUIRE));
+  }
+
+  @Test
+  void wakeUpsOfLanesOutsideTheShareAreIgnoredAndDroppedLanesStopRunning()
+      throws InterruptedException {
+    scheduler.target(Set.of(0, 1));
+    settle();
+    scheduler.wake(3);
+    scheduler.wake(7);
+    assertThat(next()).isNull();
+    scheduler.target(Set.of(1));
+    scheduler.wakeAll();
+    Set<Integer> woken = new HashSet<>();
+    for (Task task = next(); task != null; task = next()) {
+      woken.add(task.lane());
+      scheduler.done(task, true, false, null, false);
+    }
+    assertThat(woken).containsExactly(1);
+    assertThat(scheduler.targeted()).containsExactly(1);
+  }
+
+  @Test
+  void takeWaitsForAWakeUpAndReturnsNullOnceStopped() throws Exception {
+    LaneScheduler real =
+        new LaneScheduler(2, Duration.ofSeconds(60), Duration.ofSeconds(10), System::nanoTime);
+    real.target(Set.of(0));
+    real.done(real.take(Duration.ZERO), true, false, null, false);
+    Thread waker =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(100);
+              } catch (InterruptedException e) {
+                return;
+              }
+              real.wake(0);
+            });
+    waker.start();
+    assertThat(real.take(Duration.ofSeconds(10))).isEqualTo(new Task(0, Reason.WAKEUP));
+    real.stop();
+    assertThat(real.take(Duration.ofSeconds(10))).isNull();
+    waker.join();
+  }
+}

@@ -1,0 +1,316 @@
+package dev.relayer.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.relayer.schema.SchemaOptions;
+import dev.relayer.testkit.RelayerSchemaInstaller;
+import dev.relayer.testkit.TestDatabase;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import liquibase.Contexts;
+import liquibase.LabelExpression;
+import liquibase.Liquibase;
+import liquibase.Scope;
+import liquibase.changelog.FastCheckService;
+import liquibase.database.Database;
+import liquibase.database.DatabaseFactory;
+import liquibase.database.jvm.JdbcConnection;
+import liquibase.exception.LiquibaseException;
+import liquibase.resource.ClassLoaderResourceAccessor;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Several installs of the changelog, with different schema and prefix, share one database and one
+ * DATABASECHANGELOG: each applies, and each re-applies as a no-op. The changeset id carries the
+ * substituted schema and prefix, so the installs never collide.
+ */
+class LiquibaseInstallsIT {
+
+  private static final String CHANGESET = "relayer-1-create-tables";
+  private static final String CHANGELOG_PATH = RelayerSchemaInstaller.CHANGELOG;
+
+  /** A fresh database per test: DATABASECHANGELOG starts empty in each. */
+  private TestDatabase db;
+
+  @BeforeEach
+  void createDatabase() {
+    db = TestDatabase.create();
+  }
+
+  @AfterEach
+  void dropDatabase() {
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @Test
+  void threeInstallsInOneDatabaseEachApplyAndReapplyAsANoOp() throws SQLException {
+    List<SchemaOptions> installs =
+        List.of(
+            SchemaOptions.defaults(),
+            SchemaOptions.of("my\"Schema X", "Ü-x_"),
+            SchemaOptions.of("billing", ""));
+
+    installs.forEach(options -> RelayerSchemaInstaller.applyChangelog(db.dataSource(), options));
+    List<String> applied = changelogRows();
+
+    assertThat(applied)
+        .containsExactly(
+            CHANGESET
+                + " schema=public prefix=relayer_ | relayer | "
+                + CHANGELOG_PATH
+                + " | EXECUTED",
+            CHANGESET
+                + " schema=my\"Schema X prefix=Ü-x_ | relayer | "
+                + CHANGELOG_PATH
+                + " | EXECUTED",
+            CHANGESET + " schema=billing prefix= | relayer | " + CHANGELOG_PATH + " | EXECUTED");
+    assertThat(relayerTables())
+        .containsExactly(
+            "billing.inbox",
+            "billing.leases",
+            "billing.outbox",
+            "billing.outbox_dead",
+            "my\"Schema X.Ü-x_inbox",
+            "my\"Schema X.Ü-x_leases",
+            "my\"Schema X.Ü-x_outbox",
+            "my\"Schema X.Ü-x_outbox_dead",
+            "public.relayer_inbox",
+            "public.relayer_leases",
+            "public.relayer_outbox",
+            "public.relayer_outbox_dead");
+    List<String> checksumsAndTimes = changelogChecksumsAndTimes();
+
+    installs.forEach(options -> RelayerSchemaInstaller.applyChangelog(db.dataSource(), options));
+
+    assertThat(changelogRows()).isEqualTo(applied);
+    assertThat(changelogChecksumsAndTimes()).isEqualTo(checksumsAndTimes);
+    assertThat(relayerTables()).hasSize(12);
+  }
+
+  /**
+   * Liquibase 4.33 remembers per JVM that a URL was up to date with a changelog path, whatever the
+   * parameters: a new install after an up-to-date one is skipped silently unless that memory is
+   * cleared, as {@link RelayerSchemaInstaller} does and the README tells Java API users to do. If
+   * Liquibase ever keys that memory by parameters, the first half of this test fails and the
+   * workaround can go.
+   */
+  @Test
+  void newInstallAfterAnUpToDateOneInTheSameJvmNeedsLiquibasesFastCheckCleared() throws Exception {
+    String[] first = {"relayer.schema", "first", "relayer.prefix", "a_"};
+    String[] second = {"relayer.schema", "second", "relayer.prefix", "b_"};
+    updateKeepingFastCheck(CHANGELOG_PATH, first);
+    updateKeepingFastCheck(CHANGELOG_PATH, first); // up to date: Liquibase remembers that
+
+    updateKeepingFastCheck(CHANGELOG_PATH, second);
+    assertThat(relayerTables()).noneMatch(table -> table.startsWith("second."));
+
+    update(CHANGELOG_PATH, second);
+    assertThat(relayerTables()).contains("second.b_outbox", "second.b_leases");
+
+    RelayerSchemaInstaller.applyChangelog(db.dataSource(), SchemaOptions.of("third", "c_"));
+    assertThat(relayerTables()).contains("third.c_outbox", "third.c_leases");
+    assertThat(changelogRows()).hasSize(3);
+  }
+
+  @Test
+  void changelogWithoutParametersInstallsTheDefaults() throws Exception {
+    applyWithoutParameters();
+
+    assertThat(changelogRows())
+        .containsExactly(
+            CHANGESET
+                + " schema=public prefix=relayer_ | relayer | "
+                + CHANGELOG_PATH
+                + " | EXECUTED");
+    assertThat(relayerTables()).contains("public.relayer_outbox", "public.relayer_leases");
+
+    // The same install named explicitly is the same changeset: nothing runs again.
+    RelayerSchemaInstaller.applyChangelog(db.dataSource(), SchemaOptions.defaults());
+    assertThat(changelogRows()).hasSize(1);
+  }
+
+  @Test
+  void applicationChangelogCanIncludeRelayersAndSetItsParameters() throws Exception {
+    update("db/changelog/app-master.xml");
+    update("db/changelog/app-master.xml");
+
+    assertThat(changelogRows())
+        .containsExactly(
+            CHANGESET
+                + " schema=app_messaging prefix=app_ | relayer | "
+                + CHANGELOG_PATH
+                + " | EXECUTED");
+    assertThat(relayerTables())
+        .containsExactly(
+            "app_messaging.app_inbox",
+            "app_messaging.app_leases",
+            "app_messaging.app_outbox",
+            "app_messaging.app_outbox_dead");
+  }
+
+  @Test
+  void invalidParametersFailValidationBeforeAnythingIsCreated() throws SQLException {
+    String prefix = "é".repeat(18);
+
+    assertThatThrownBy(
+            () -> update(CHANGELOG_PATH, "relayer.schema", "messaging", "relayer.prefix", prefix))
+        .isInstanceOf(LiquibaseException.class)
+        .hasMessageContaining(prefix + "outbox_dead_message_id_check\" is 64 bytes");
+
+    assertThat(relayerTables()).isEmpty();
+    assertThat(
+            Jdbc.rows(
+                db.dataSource(), "SELECT nspname FROM pg_namespace WHERE nspname = 'messaging'"))
+        .isEmpty();
+    assertThat(changelogRows()).isEmpty();
+  }
+
+  @Test
+  void parameterSetWithoutAValueFailsValidationInsteadOfNamingTablesAfterThePlaceholder()
+      throws SQLException {
+    assertThatThrownBy(
+            () -> update(CHANGELOG_PATH, "relayer.schema", "messaging", "relayer.prefix", null))
+        .isInstanceOf(LiquibaseException.class)
+        .hasMessageContaining("relayer.prefix is '${relayer.prefix}'")
+        .hasMessageContaining("not substituted");
+
+    assertThat(relayerTables()).isEmpty();
+    assertThat(changelogRows()).isEmpty();
+  }
+
+  @Test
+  void liquibaseCommandLineAppliesTwoInstallsWithParametersIncludingAnEmptyPrefix()
+      throws Exception {
+    assertThat(liquibaseCli("-Drelayer.schema=messaging", "-Drelayer.prefix=orders_")).isZero();
+    assertThat(liquibaseCli("-Drelayer.schema=my\"Schema X", "-Drelayer.prefix=")).isZero();
+    assertThat(liquibaseCli("-Drelayer.schema=messaging", "-Drelayer.prefix=orders_")).isZero();
+    assertThat(liquibaseCli("-Drelayer.schema=my\"Schema X", "-Drelayer.prefix=")).isZero();
+
+    assertThat(changelogRows())
+        .containsExactly(
+            CHANGESET
+                + " schema=messaging prefix=orders_ | relayer | "
+                + CHANGELOG_PATH
+                + " | EXECUTED",
+            CHANGESET
+                + " schema=my\"Schema X prefix= | relayer | "
+                + CHANGELOG_PATH
+                + " | EXECUTED");
+    assertThat(relayerTables())
+        .containsExactly(
+            "messaging.orders_inbox",
+            "messaging.orders_leases",
+            "messaging.orders_outbox",
+            "messaging.orders_outbox_dead",
+            "my\"Schema X.inbox",
+            "my\"Schema X.leases",
+            "my\"Schema X.outbox",
+            "my\"Schema X.outbox_dead");
+  }
+
+  /**
+   * Runs Liquibase's own command line ({@code liquibase update ...}) in a child JVM, with this
+   * module's test class path standing in for Liquibase's lib directory.
+   */
+  private int liquibaseCli(String... parameters) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add("-Dliquibase.analytics.enabled=false");
+    command.add("liquibase.integration.commandline.LiquibaseCommandLine");
+    command.add("--show-banner=false");
+    command.add("--log-level=WARNING");
+    command.add("update");
+    command.add("--changelog-file=" + CHANGELOG_PATH);
+    command.add("--url=" + db.jdbcUrl());
+    command.add("--username=" + db.user());
+    if (db.password() != null) {
+      command.add("--password=" + db.password());
+    }
+    command.addAll(List.of(parameters));
+    Path output = Files.createTempFile("liquibase-cli", ".log");
+    try {
+      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+      builder.redirectOutput(output.toFile());
+      builder.environment().put("LC_ALL", "C.UTF-8");
+      Process process = builder.start();
+      if (!process.waitFor(120, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        throw new AssertionError("liquibase did not finish in 120 s");
+      }
+      int exitCode = process.exitValue();
+      if (exitCode != 0) {
+        System.err.println(Files.readString(output, StandardCharsets.UTF_8));
+      }
+      return exitCode;
+    } finally {
+      Files.deleteIfExists(output);
+    }
+  }
+
+  private void applyWithoutParameters() throws Exception {
+    update(CHANGELOG_PATH);
+  }
+
+  /**
+   * Liquibase's Java API, as the README shows it: clear Liquibase's up-to-date memory, then {@code
+   * update} with the given changelog parameters (name, value, ...).
+   */
+  private void update(String changelog, String... parameters) throws Exception {
+    Scope.getCurrentScope().getSingleton(FastCheckService.class).clearCache();
+    updateKeepingFastCheck(changelog, parameters);
+  }
+
+  /** {@code update} without clearing Liquibase's up-to-date memory first. */
+  private void updateKeepingFastCheck(String changelog, String... parameters) throws Exception {
+    System.setProperty("liquibase.analytics.enabled", "false");
+    try (Connection connection = db.connect()) {
+      Database database =
+          DatabaseFactory.getInstance()
+              .findCorrectDatabaseImplementation(new JdbcConnection(connection));
+      try (Liquibase liquibase =
+          new Liquibase(changelog, new ClassLoaderResourceAccessor(), database)) {
+        for (int i = 0; i < parameters.length; i += 2) {
+          liquibase.setChangeLogParameter(parameters[i], parameters[i + 1]);
+        }
+        liquibase.update(new Contexts(), new LabelExpression());
+      }
+    }
+  }
+
+  private List<String> changelogRows() throws SQLException {
+    return Jdbc.rows(
+        db.dataSource(),
+        "SELECT id, author, filename, exectype FROM databasechangelog ORDER BY orderexecuted");
+  }
+
+  private List<String> changelogChecksumsAndTimes() throws SQLException {
+    return Jdbc.rows(
+        db.dataSource(),
+        "SELECT id, md5sum, dateexecuted, orderexecuted, deployment_id FROM databasechangelog"
+            + " ORDER BY orderexecuted");
+  }
+
+  private List<String> relayerTables() throws SQLException {
+    return Jdbc.rows(
+        db.dataSource(),
+        "SELECT n.nspname || '.' || c.relname FROM pg_class c"
+            + " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            + " WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
+            + " AND c.relname NOT LIKE 'databasechangelog%'"
+            + " ORDER BY n.nspname || '.' || c.relname COLLATE \"C\"");
+  }
+}

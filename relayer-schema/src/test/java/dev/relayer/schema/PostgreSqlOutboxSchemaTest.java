@@ -1,0 +1,182 @@
+package dev.relayer.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.relayer.api.InvalidInputException;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+class PostgreSqlOutboxSchemaTest {
+
+  private static final List<String> TABLES = List.of("outbox", "outbox_dead", "inbox", "leases");
+
+  private static final List<String> INDEXES =
+      List.of(
+          "outbox_pending_idx",
+          "outbox_deliver_at_idx",
+          "outbox_parked_idx",
+          "outbox_dead_failed_at_idx",
+          "inbox_processed_at_idx");
+
+  private static final List<String> CONSTRAINTS =
+      List.of(
+          "outbox_pkey",
+          "outbox_message_id_check",
+          "outbox_transport_check",
+          "outbox_destination_check",
+          "outbox_message_type_check",
+          "outbox_headers_check",
+          "outbox_lane_check",
+          "outbox_ordering_check",
+          "outbox_attempts_check",
+          "outbox_status_check",
+          "outbox_parked_check",
+          "outbox_claim_token_check",
+          "outbox_claim_check",
+          "outbox_dead_pkey",
+          "outbox_dead_message_id_check",
+          "outbox_dead_headers_check",
+          "outbox_dead_lane_check",
+          "outbox_dead_ordering_check",
+          "outbox_dead_attempts_check",
+          "inbox_pkey",
+          "inbox_message_id_check",
+          "leases_pkey");
+
+  @Test
+  void scriptCreatesEveryTableIndexAndConstraintWithDefaultNames() {
+    String script = PostgreSqlOutboxSchema.createScript(SchemaOptions.defaults());
+
+    assertThat(script).contains("CREATE SCHEMA IF NOT EXISTS \"public\";");
+    for (String table : TABLES) {
+      assertThat(script)
+          .contains("CREATE TABLE IF NOT EXISTS \"public\".\"relayer_" + table + "\" (");
+    }
+    for (String index : INDEXES) {
+      assertThat(script).contains("CREATE INDEX IF NOT EXISTS \"relayer_" + index + "\" ON ");
+    }
+    for (String constraint : CONSTRAINTS) {
+      assertThat(script).contains("CONSTRAINT \"relayer_" + constraint + "\" ");
+    }
+    assertThat(count(script, "CONSTRAINT ")).isEqualTo(CONSTRAINTS.size());
+    assertThat(count(script, "CREATE INDEX ")).isEqualTo(INDEXES.size());
+    assertThat(count(script, "CREATE TABLE ")).isEqualTo(TABLES.size());
+  }
+
+  @Test
+  void scriptHasThePartialIndexPredicates() {
+    String script = PostgreSqlOutboxSchema.createScript(SchemaOptions.defaults());
+
+    assertThat(script)
+        .contains(
+            "\"relayer_outbox_pending_idx\" ON \"public\".\"relayer_outbox\""
+                + " (lane, id) WHERE status = 'pending'")
+        .contains(
+            "\"relayer_outbox_deliver_at_idx\" ON \"public\".\"relayer_outbox\""
+                + " (deliver_at) WHERE deliver_at IS NOT NULL")
+        .contains(
+            "\"relayer_outbox_parked_idx\" ON \"public\".\"relayer_outbox\""
+                + " (lane, ordering_key) WHERE status = 'parked'");
+  }
+
+  @Test
+  void everyCreateStatementUsesIfNotExists() {
+    List<String> statements = PostgreSqlOutboxSchema.createStatements(SchemaOptions.defaults());
+
+    assertThat(statements).hasSize(1 + TABLES.size() + INDEXES.size());
+    assertThat(statements)
+        .allSatisfy(
+            statement ->
+                assertThat(statement)
+                    .matches(
+                        Pattern.compile(
+                            "CREATE (SCHEMA|TABLE|INDEX) IF NOT EXISTS .*", Pattern.DOTALL)));
+    String script = PostgreSqlOutboxSchema.createScript(SchemaOptions.defaults());
+    assertThat(count(script, "CREATE ")).isEqualTo(statements.size());
+    assertThat(
+            Pattern.compile("CREATE (SCHEMA|TABLE|INDEX) IF NOT EXISTS ").matcher(script).results())
+        .hasSize(statements.size());
+  }
+
+  @Test
+  void scriptHasNoTransactionStatements() {
+    String script = PostgreSqlOutboxSchema.createScript(SchemaOptions.of("Begin", "commit_"));
+
+    // Names may contain the words (quoted); statements may not.
+    String unquoted = script.replaceAll("\"(?:[^\"]|\"\")*\"", "\"\"");
+    assertThat(unquoted)
+        .doesNotContainPattern(
+            Pattern.compile(
+                "(?im)^\\s*(BEGIN|COMMIT|ROLLBACK|START\\s+TRANSACTION|END|SAVEPOINT|SET)\\b"));
+    assertThat(unquoted).doesNotContainIgnoringCase("transaction");
+  }
+
+  @Test
+  void scriptQuotesOddSchemaAndPrefixEverywhereAndNeverUnquoted() {
+    String script = PostgreSqlOutboxSchema.createScript(SchemaOptions.of("my\"Schema X", "Ü-x_"));
+
+    assertThat(script).contains("CREATE SCHEMA IF NOT EXISTS \"my\"\"Schema X\";");
+    assertThat(script).contains("CREATE TABLE IF NOT EXISTS \"my\"\"Schema X\".\"Ü-x_outbox\" (");
+    assertThat(script).contains("CONSTRAINT \"Ü-x_outbox_claim_check\" ");
+    // Every occurrence of the prefix opens a quoted identifier.
+    Matcher prefix = Pattern.compile("Ü-x_").matcher(script);
+    int occurrences = 0;
+    while (prefix.find()) {
+      occurrences++;
+      assertThat(script.charAt(prefix.start() - 1)).isEqualTo('"');
+    }
+    assertThat(occurrences).isEqualTo(1 + TABLES.size() + INDEXES.size() * 2 + CONSTRAINTS.size());
+    // The schema never appears with its quote undoubled.
+    assertThat(script).doesNotContain("\"my\"Schema");
+  }
+
+  @Test
+  void emptyPrefixGivesTheBareBaseNames() {
+    String script = PostgreSqlOutboxSchema.createScript(SchemaOptions.of("messaging", ""));
+
+    assertThat(script).contains("CREATE TABLE IF NOT EXISTS \"messaging\".\"outbox\" (");
+    assertThat(script).contains("CREATE TABLE IF NOT EXISTS \"messaging\".\"leases\" (");
+    assertThat(script).contains("CONSTRAINT \"outbox_pkey\" PRIMARY KEY (id)");
+    assertThat(script).contains("CREATE INDEX IF NOT EXISTS \"inbox_processed_at_idx\" ON ");
+    assertThat(script).doesNotContain("relayer_");
+  }
+
+  @Test
+  void lineBreakInAnIdentifierCannotEscapeTheHeaderComment() {
+    String schema = "x\nDROP TABLE important;--";
+    String script = PostgreSqlOutboxSchema.createScript(SchemaOptions.of(schema, "a\rb_"));
+
+    List<String> lines = script.lines().toList();
+    assertThat(lines.get(0))
+        .isEqualTo(
+            "-- Relayer schema for PostgreSQL: schema \"x\\nDROP TABLE important;--\","
+                + " table prefix \"a\\rb_\"");
+    // The header stays two comment lines; the first statement follows them.
+    assertThat(lines.get(1)).isEqualTo("-- Safe to run again: every statement uses IF NOT EXISTS.");
+    assertThat(lines.get(2)).isEmpty();
+    assertThat(lines.get(3)).isEqualTo("CREATE SCHEMA IF NOT EXISTS \"x");
+    // In the statements themselves the identifier is kept as given, inside quotes.
+    assertThat(script).contains("CREATE SCHEMA IF NOT EXISTS \"" + schema + "\";");
+  }
+
+  @Test
+  void rejectsInvalidOptionsBeforeAnySqlExists() {
+    assertThatThrownBy(
+            () -> PostgreSqlOutboxSchema.createScript(SchemaOptions.of("a", "é".repeat(18))))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("64 bytes");
+    assertThatThrownBy(() -> PostgreSqlOutboxSchema.createStatements(null))
+        .isInstanceOf(NullPointerException.class);
+  }
+
+  private static int count(String text, String needle) {
+    int count = 0;
+    for (int at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length())) {
+      count++;
+    }
+    return count;
+  }
+}

@@ -1,0 +1,86 @@
+package dev.relayer.schema.liquibase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relayer.schema.PostgreSqlOutboxSchema;
+import dev.relayer.schema.SchemaOptions;
+import java.util.Arrays;
+import liquibase.database.core.MySQLDatabase;
+import liquibase.database.core.PostgresDatabase;
+import liquibase.statement.SqlStatement;
+import liquibase.statement.core.RawSqlStatement;
+import org.junit.jupiter.api.Test;
+
+class CreateRelayerTablesTest {
+
+  private static CreateRelayerTables change(String schema, String prefix) {
+    CreateRelayerTables change = new CreateRelayerTables();
+    change.setSchema(schema);
+    change.setPrefix(prefix);
+    return change;
+  }
+
+  private static String[] sql(SqlStatement[] statements) {
+    return Arrays.stream(statements)
+        .map(s -> ((RawSqlStatement) s).getSql())
+        .toArray(String[]::new);
+  }
+
+  @Test
+  void runsExactlyTheStatementsOfTheScriptGenerator() {
+    SqlStatement[] statements =
+        change("my\"Schema X", "Ü-x_").generateStatements(new PostgresDatabase());
+
+    assertThat(sql(statements))
+        .containsExactlyElementsOf(
+            PostgreSqlOutboxSchema.createStatements(SchemaOptions.of("my\"Schema X", "Ü-x_")));
+  }
+
+  @Test
+  void absentPrefixMeansNoPrefix() {
+    assertThat(sql(change("messaging", null).generateStatements(new PostgresDatabase())))
+        .containsExactlyElementsOf(
+            PostgreSqlOutboxSchema.createStatements(SchemaOptions.of("messaging", "")));
+    assertThat(change("messaging", null).getConfirmationMessage())
+        .isEqualTo("Relayer tables exist in schema messaging with prefix ''");
+  }
+
+  @Test
+  void validValuesPassValidation() {
+    assertThat(change("public", "relayer_").validate(new PostgresDatabase()).getErrorMessages())
+        .isEmpty();
+    assertThat(change("public", "").validate(new PostgresDatabase()).getErrorMessages()).isEmpty();
+  }
+
+  @Test
+  void unsubstitutedParametersFailValidation() {
+    assertThat(
+            change("${relayer.schema}", "${relayer.prefix}")
+                .validate(new PostgresDatabase())
+                .getErrorMessages())
+        .containsExactly(
+            "relayer.schema/relayer.prefix: relayer.schema is '${relayer.schema}':"
+                + " the changelog parameter was not substituted; give it a value",
+            "relayer.schema/relayer.prefix: relayer.prefix is '${relayer.prefix}':"
+                + " the changelog parameter was not substituted; give it a value"
+                + " (an empty string for no prefix)");
+  }
+
+  @Test
+  void invalidIdentifiersFailValidationNamingTheIdentifier() {
+    String prefix = "é".repeat(18);
+
+    assertThat(change("public", prefix).validate(new PostgresDatabase()).getErrorMessages())
+        .singleElement()
+        .asString()
+        .contains(prefix + "outbox_dead_message_id_check\" is 64 bytes");
+    assertThat(change("", "relayer_").validate(new PostgresDatabase()).getErrorMessages())
+        .containsExactly("relayer.schema/relayer.prefix: schema must not be empty");
+  }
+
+  @Test
+  void otherDatabasesFailValidation() {
+    assertThat(change("public", "relayer_").validate(new MySQLDatabase()).getErrorMessages())
+        .containsExactly("Relayer's changelog supports PostgreSQL only, not mysql");
+  }
+}

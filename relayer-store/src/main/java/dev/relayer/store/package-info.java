@@ -1,0 +1,51 @@
+/**
+ * {@link dev.relayer.store.RelayerStore}: every SQL statement Relayer runs, as typed jOOQ DSL over
+ * the generated tables, on the {@link org.jooq.DSLContext} the caller passes.
+ *
+ * <h2>Names</h2>
+ *
+ * The generated classes carry the schema {@code relayer} and the prefix {@code relayer_}. The store
+ * derives, per call, a configuration from the caller's with a render mapping to the configured
+ * schema and a regular-expression table mapping to the configured prefix (escaped as a replacement
+ * string), and with quoting forced on; the connection, and so the transaction, stay the caller's. A
+ * statement that meets a missing table or column (SQLState 42P01, 42703, 3F000) fails with a {@link
+ * dev.relayer.api.SchemaMismatchException} naming the table Relayer expected; {@link
+ * dev.relayer.store.RelayerStore#verifySchema} checks every table and column up front.
+ *
+ * <h2>Ordered writes</h2>
+ *
+ * An ordered message's lane is {@code floorMod(crc32(utf8(key)), laneCount)} (see {@link
+ * dev.relayer.store.Lanes}). Before inserting, the writer takes a transaction-scoped advisory lock
+ * on (store, key hash), in ascending order when a batch has several keys: a second transaction
+ * writing the same key waits until the first commits or rolls back, so within a key, id order is
+ * commit order.
+ *
+ * <h2>Lane claims</h2>
+ *
+ * {@link dev.relayer.store.RelayerStore#claimLane} is one statement: per key of the lane, the head
+ * (lowest pending id; keys with a parked row are skipped) if it is pending, due and not under a
+ * live claim or retry hold, oldest heads first; on batch-order transports also the consecutive due
+ * rows after it bound for the same destination. Rows are locked {@code FOR UPDATE SKIP LOCKED}, and
+ * per key only the unbroken prefix of locked rows is claimed, so a row is never claimed while an
+ * earlier row of its key is neither claimed with it nor gone. {@link
+ * dev.relayer.store.RelayerStore#unclaim} gives back claimed rows that were not sent and refunds
+ * their attempt. An ordered enqueue calls {@code pg_notify} on {@link
+ * dev.relayer.store.RelayerStore#laneChannel()} in the writing transaction, once per lane written,
+ * unless {@link dev.relayer.store.StoreOptions#laneNotifications()} is off.
+ *
+ * <h2>Fenced writes</h2>
+ *
+ * Every write to a claimed row carries the claim token; every write to a lease carries its owner.
+ * Each returns how many rows it changed: fewer than asked is a lost race, returned as a value; more
+ * than asked cannot happen and throws {@link java.lang.IllegalStateException}.
+ *
+ * <h2>Inbox</h2>
+ *
+ * {@link dev.relayer.store.RelayerStore#tryRecordInbox} is a single {@code INSERT … ON CONFLICT DO
+ * NOTHING} in the consumer's transaction: the record commits or rolls back with the consumer's
+ * work. A concurrent transaction recording the same id waits for the first and then sees a
+ * duplicate. Cleanup deletes records older than the inbox retention, after which an old id would be
+ * processed again: keep the retention above the longest delay with which a message can be
+ * redelivered.
+ */
+package dev.relayer.store;

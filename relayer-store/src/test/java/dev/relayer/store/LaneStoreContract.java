@@ -1,0 +1,333 @@
+package dev.relayer.store;
+
+import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
+import static dev.relayer.store.StoreFixture.message;
+import static dev.relayer.store.StoreFixture.ordered;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
+import dev.relayer.schema.SchemaOptions;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * The lane statements (claim, unclaim, next due instant, notifications) against a real PostgreSQL,
+ * once per schema configuration.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class LaneStoreContract {
+
+  private static final Duration CLAIM = Duration.ofSeconds(30);
+  private static final int LANE = 5;
+
+  StoreFixture fx;
+  RelayerStore store;
+  DSLContext dsl;
+  DSLContext mapped;
+  List<String> keys;
+
+  abstract SchemaOptions schema();
+
+  @BeforeAll
+  void createDatabase() {
+    fx = new StoreFixture(schema());
+    store = fx.store;
+    dsl = fx.dsl;
+    mapped = new StoreDsl(schema()).map(dsl);
+    keys = keysInLane(LANE, 4, store.options().laneCount());
+  }
+
+  @AfterAll
+  void dropDatabase() {
+    fx.close();
+  }
+
+  @BeforeEach
+  void emptyOutbox() {
+    mapped.deleteFrom(RELAYER_OUTBOX).execute();
+  }
+
+  /** {@code count} distinct keys that all map to {@code lane}. */
+  static List<String> keysInLane(int lane, int count, int laneCount) {
+    List<String> found = new ArrayList<>();
+    for (int i = 0; found.size() < count; i++) {
+      String key = "customer-" + i;
+      if (Lanes.laneOf(key, laneCount) == lane) {
+        found.add(key);
+      }
+    }
+    return found;
+  }
+
+  private Instant now() {
+    return Instant.now().truncatedTo(ChronoUnit.MICROS);
+  }
+
+  private RelayerOutboxRecord row(long id) {
+    return mapped.selectFrom(RELAYER_OUTBOX).where(RELAYER_OUTBOX.ID.eq(id)).fetchOne();
+  }
+
+  private List<Long> enqueue(String key, int count) {
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      ids.add(store.enqueue(dsl, ordered(key)));
+    }
+    return ids;
+  }
+
+  private LaneClaim heads(int maxKeys) {
+    return new LaneClaim(LANE, maxKeys, 0, Set.of(), now(), CLAIM);
+  }
+
+  private LaneClaim runs(int followers, String... batching) {
+    return new LaneClaim(LANE, 100, followers, Set.of(batching), now(), CLAIM);
+  }
+
+  private static List<Long> ids(Claim claim) {
+    return claim.messages().stream().map(ClaimedMessage::id).toList();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  @Test
+  void laneClaimTakesOneHeadPerKeyOldestHeadsFirst() {
+    List<Long> a = enqueue(keys.get(0), 3);
+    List<Long> b = enqueue(keys.get(1), 2);
+    List<Long> c = enqueue(keys.get(2), 1);
+    store.enqueue(dsl, message().build()); // unordered: never in a lane claim
+
+    Claim first = store.claimLane(dsl, heads(2));
+    assertThat(ids(first)).containsExactly(a.get(0), b.get(0));
+    assertThat(first.messages()).allMatch(m -> m.attempts() == 1 && m.lane() == LANE);
+    assertThat(row(a.get(0)).getClaimToken()).isEqualTo(first.token());
+
+    Claim second = store.claimLane(dsl, heads(10));
+    assertThat(ids(second))
+        .as("a and b are held by their in-flight heads")
+        .containsExactly(c.get(0));
+    assertThat(store.claimLane(dsl, heads(10)).isEmpty()).isTrue();
+
+    assertThat(store.deleteFenced(dsl, first.token(), List.of(a.get(0)))).isEqualTo(1);
+    assertThat(ids(store.claimLane(dsl, heads(10)))).containsExactly(a.get(1));
+  }
+
+  @Test
+  void laneClaimTakesConsecutiveFollowersOnlyOnBatchingTransportsAndSameDestination() {
+    String key = keys.get(0);
+    List<Long> run = enqueue(key, 4);
+    String other = keys.get(1);
+    long otherHead = store.enqueue(dsl, message().orderingKey(other).transport("plain").build());
+    long otherNext = store.enqueue(dsl, message().orderingKey(other).transport("plain").build());
+    String split = keys.get(2);
+    long splitHead = store.enqueue(dsl, ordered(split));
+    long splitSecond = store.enqueue(dsl, ordered(split));
+    long elsewhere =
+        store.enqueue(dsl, message().orderingKey(split).destination("billing").build());
+    long splitLast = store.enqueue(dsl, ordered(split));
+
+    Claim claim = store.claimLane(dsl, runs(2, "memory"));
+
+    assertThat(ids(claim))
+        .containsExactly(run.get(0), run.get(1), run.get(2), otherHead, splitHead, splitSecond);
+    assertThat(row(otherNext).getClaimToken()).as("plain transport: head only").isNull();
+    assertThat(row(elsewhere).getClaimToken()).as("another destination ends the run").isNull();
+    assertThat(row(splitLast).getClaimToken()).isNull();
+    assertThat(row(run.get(3)).getClaimToken()).as("at most 2 followers").isNull();
+  }
+
+  @Test
+  void laneClaimWithoutFollowersTakesHeadsOnlyEvenOnBatchingTransports() {
+    List<Long> run = enqueue(keys.get(0), 3);
+    assertThat(ids(store.claimLane(dsl, runs(0, "memory")))).containsExactly(run.get(0));
+  }
+
+  @Test
+  void aParkedScheduledOrRetryingHeadHoldsItsKeyOnly() {
+    Instant now = now();
+    List<Long> parkedKey = enqueue(keys.get(0), 2);
+    long scheduledHead =
+        store.enqueue(
+            dsl, message().orderingKey(keys.get(1)).deliverAt(now.plusSeconds(60)).build());
+    long behindSchedule = store.enqueue(dsl, ordered(keys.get(1)));
+    List<Long> retrying = enqueue(keys.get(2), 2);
+    List<Long> healthy = enqueue(keys.get(3), 2);
+    long otherLane = store.enqueue(dsl, ordered(keysInLane(LANE + 1, 1, 16).get(0)));
+
+    Claim first = store.claimLane(dsl, heads(1));
+    assertThat(ids(first)).containsExactly(parkedKey.get(0));
+    assertThat(store.park(dsl, first.token(), parkedKey.get(0), "poison", now)).isTrue();
+    Claim second = store.claimLane(dsl, heads(1));
+    assertThat(ids(second)).containsExactly(retrying.get(0));
+    store.recordFailures(
+        dsl,
+        second.token(),
+        List.of(new FailedSend(retrying.get(0), "broker down", now.plusSeconds(60))));
+
+    Claim third = store.claimLane(dsl, heads(10));
+    assertThat(ids(third))
+        .as("only the healthy key moves; no row behind a held head, none of another lane")
+        .containsExactly(healthy.get(0));
+    assertThat(ids(third)).doesNotContain(parkedKey.get(1), behindSchedule, retrying.get(1));
+    assertThat(row(scheduledHead).getClaimToken()).isNull();
+    assertThat(row(otherLane).getClaimToken()).isNull();
+
+    Claim later =
+        store.claimLane(dsl, new LaneClaim(LANE, 10, 0, Set.of(), now.plusSeconds(61), CLAIM));
+    assertThat(ids(later))
+        .as("schedule, backoff and the healthy head's claim have passed")
+        .containsExactly(scheduledHead, retrying.get(0), healthy.get(0));
+  }
+
+  @Test
+  void laneClaimNeverTakesARowBehindAHeadLockedByAnotherTransaction() throws Exception {
+    List<Long> locked = enqueue(keys.get(0), 3);
+    List<Long> free = enqueue(keys.get(1), 2);
+    try (Connection holder = fx.connect()) {
+      holder.setAutoCommit(false);
+      new StoreDsl(schema())
+          .map(fx.open(holder))
+          .selectFrom(RELAYER_OUTBOX)
+          .where(RELAYER_OUTBOX.ID.eq(locked.get(0)))
+          .forUpdate()
+          .fetch();
+
+      Claim claim = store.claimLane(dsl, runs(5, "memory"));
+
+      assertThat(ids(claim)).containsExactly(free.get(0), free.get(1));
+      holder.rollback();
+    }
+    assertThat(row(locked.get(1)).getClaimToken()).isNull();
+    assertThat(row(locked.get(1)).getAttempts()).isZero();
+    assertThat(ids(store.claimLane(dsl, runs(5, "memory")))).containsExactlyElementsOf(locked);
+  }
+
+  @Test
+  void unclaimGivesRowsBackAndRefundsTheirAttempt() {
+    List<Long> run = enqueue(keys.get(0), 2);
+    Claim claim = store.claimLane(dsl, runs(1, "memory"));
+    assertThat(ids(claim)).containsExactlyElementsOf(run);
+
+    assertThat(store.unclaim(dsl, UUID.randomUUID(), List.of(run.get(1)))).as("stale").isZero();
+    assertThat(store.unclaim(dsl, claim.token(), List.of(run.get(1)))).isEqualTo(1);
+
+    RelayerOutboxRecord back = row(run.get(1));
+    assertThat(back.getClaimToken()).isNull();
+    assertThat(back.getClaimExpiresAt()).isNull();
+    assertThat(back.getAttempts()).isZero();
+    assertThat(row(run.get(0)).getAttempts()).isEqualTo(1);
+  }
+
+  @Test
+  void nextDueInLaneIsTheEarliestScheduleOrHoldStillAhead() {
+    Instant now = now();
+    assertThat(store.nextDueInLane(dsl, LANE, now)).isEmpty();
+    store.enqueue(dsl, message().orderingKey(keys.get(0)).deliverAt(now.plusSeconds(90)).build());
+    long held = store.enqueue(dsl, ordered(keys.get(1)));
+    Claim claim = store.claimLane(dsl, heads(10));
+    assertThat(ids(claim)).containsExactly(held);
+    store.recordFailures(
+        dsl, claim.token(), List.of(new FailedSend(held, "later", now.plusSeconds(40))));
+    store.enqueue(dsl, message().orderingKey(keys.get(2)).deliverAt(now.minusSeconds(5)).build());
+
+    assertThat(store.nextDueInLane(dsl, LANE, now)).contains(now.plusSeconds(40));
+    assertThat(store.nextDueInLane(dsl, LANE, now.plusSeconds(41))).contains(now.plusSeconds(90));
+    assertThat(store.nextDueInLane(dsl, LANE + 1, now)).isEmpty();
+  }
+
+  @Test
+  void parkedKeyFindsTheHeadOfAParkedKeyOnly() {
+    List<Long> run = enqueue(keys.get(0), 2);
+    Claim claim = store.claimLane(dsl, heads(1));
+    store.park(dsl, claim.token(), run.get(0), "poison", now());
+
+    ParkedKey parked = store.parkedKey(dsl, keys.get(0)).orElseThrow();
+    assertThat(parked.headId()).isEqualTo(run.get(0));
+    assertThat(parked.lane()).isEqualTo(LANE);
+    assertThat(store.parkedKey(dsl, keys.get(1))).isEmpty();
+  }
+
+  @Test
+  void orderedEnqueueNotifiesTheLaneChannelOnlyWhenItCommits() throws Exception {
+    try (Connection listener = fx.connect()) {
+      listener.setAutoCommit(true);
+      try (var statement = listener.createStatement()) {
+        statement.execute("LISTEN " + store.laneChannel());
+      }
+      PGConnection pg = listener.unwrap(PGConnection.class);
+
+      try {
+        dsl.transaction(
+            tx -> {
+              store.enqueue(tx.dsl(), ordered(keys.get(0)));
+              throw new IllegalStateException("roll back");
+            });
+      } catch (IllegalStateException expected) {
+        // rolled back
+      }
+      store.enqueue(dsl, message().build());
+      assertThat(notifications(pg, 300)).as("rollback and unordered send nothing").isEmpty();
+
+      dsl.transaction(
+          tx ->
+              store.enqueue(
+                  tx.dsl(),
+                  List.of(
+                      ordered(keys.get(0)),
+                      ordered(keys.get(1)),
+                      ordered(keysInLane(LANE + 1, 1, 16).get(0)))));
+      List<PGNotification> received = notifications(pg, 5_000);
+      assertThat(received).extracting(PGNotification::getName).containsOnly(store.laneChannel());
+      assertThat(received)
+          .extracting(PGNotification::getParameter)
+          .containsExactlyInAnyOrder(Integer.toString(LANE), Integer.toString(LANE + 1));
+
+      RelayerStore quiet = RelayerStore.create(store.options().withLaneNotifications(false));
+      assertThat(quiet.laneChannel()).isEqualTo(store.laneChannel());
+      quiet.enqueue(dsl, ordered(keys.get(0)));
+      assertThat(notifications(pg, 300)).as("notifications turned off").isEmpty();
+    }
+  }
+
+  /** Waits up to {@code millis} for the first notifications, then collects any that follow. */
+  private static List<PGNotification> notifications(PGConnection pg, int millis) throws Exception {
+    List<PGNotification> all = new ArrayList<>();
+    PGNotification[] batch = pg.getNotifications(millis);
+    while (batch != null && batch.length > 0) {
+      all.addAll(List.of(batch));
+      batch = pg.getNotifications(200);
+    }
+    return all;
+  }
+
+  @Test
+  void laneChannelIsAShortLowerCaseNameOfTheTables() {
+    String channel = store.laneChannel();
+    assertThat(channel).matches("relayer_lanes_[0-9a-f]{16}");
+    assertThat(channel).isEqualTo(Lanes.channelOf(store.names().qualified("outbox")));
+    assertThat(RelayerStore.create(StoreOptions.of(SchemaOptions.of("other", "x_"))).laneChannel())
+        .isNotEqualTo(channel);
+  }
+
+  @Test
+  void orderedRowsOutsideTheLaneCountAreCounted() {
+    RelayerStore wide = RelayerStore.create(store.options().withLaneCount(64));
+    String high = keysInLane(40, 1, 64).get(0); // lane 40 of 64: beyond a 16-lane configuration
+    wide.enqueue(dsl, ordered(high));
+    assertThat(store.orderedRowsOutsideLanes(dsl)).isEqualTo(1);
+    assertThat(wide.orderedRowsOutsideLanes(dsl)).isZero();
+  }
+}

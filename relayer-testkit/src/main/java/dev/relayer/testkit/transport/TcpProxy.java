@@ -1,0 +1,204 @@
+package dev.relayer.testkit.transport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Forwards a loopback port to a broker, and can cut and restore the path: {@link #cut()} closes
+ * every forwarded connection and stops listening, so clients see their connection drop and new
+ * connections refused, exactly as if the broker had stopped; {@link #restore()} listens on the same
+ * port again. The broker itself keeps running for everyone else.
+ *
+ * <p>Threads are daemons named {@code relayer-tcp-proxy-<role>-N}; {@link #close()} stops all of
+ * them.
+ */
+public final class TcpProxy implements AutoCloseable {
+
+  private static final AtomicInteger THREADS = new AtomicInteger();
+
+  private final InetSocketAddress target;
+  private final Object lock = new Object();
+  private final List<Socket> sockets = new ArrayList<>();
+  private int port;
+  private ServerSocket listener;
+  private boolean closed;
+
+  private TcpProxy(InetSocketAddress target) {
+    this.target = target;
+  }
+
+  /** Starts forwarding a free loopback port to {@code host:port}. */
+  public static TcpProxy start(String host, int port) {
+    TcpProxy proxy = new TcpProxy(new InetSocketAddress(host, port));
+    proxy.restore();
+    return proxy;
+  }
+
+  /**
+   * The loopback port clients connect to; the same across {@link #cut()} and {@link #restore()}.
+   */
+  public int port() {
+    synchronized (lock) {
+      return port;
+    }
+  }
+
+  /** Drops every forwarded connection and refuses new ones until {@link #restore()}. */
+  public void cut() {
+    synchronized (lock) {
+      closeQuietly(listener);
+      listener = null;
+      sockets.forEach(TcpProxy::closeQuietly);
+      sockets.clear();
+    }
+  }
+
+  /** Listens again on {@link #port()}; does nothing when already listening. */
+  public void restore() {
+    synchronized (lock) {
+      if (closed) {
+        throw new IllegalStateException("proxy closed");
+      }
+      if (listener != null) {
+        return;
+      }
+      ServerSocket socket = port == 0 ? listenOnAFreeFixedPort() : listenAgain(port);
+      port = socket.getLocalPort();
+      listener = socket;
+      thread("accept", () -> accept(socket)).start();
+    }
+  }
+
+  /**
+   * Listens on a free port below the usual ephemeral range (32768 and up on Linux), so that while
+   * the path is cut no outgoing connection can be given the port as its local end.
+   */
+  private static ServerSocket listenOnAFreeFixedPort() {
+    java.util.Random random = new java.util.Random();
+    IOException last = null;
+    for (int attempt = 0; attempt < 100; attempt++) {
+      int candidate = 20_000 + random.nextInt(10_000);
+      try {
+        return bind(candidate);
+      } catch (IOException e) {
+        last = e;
+      }
+    }
+    throw new UncheckedIOException("no free loopback port between 20000 and 29999", last);
+  }
+
+  /** Binds {@code port} again, retrying for a few seconds while the old socket winds down. */
+  private static ServerSocket listenAgain(int port) {
+    IOException last = null;
+    for (int attempt = 0; attempt < 50; attempt++) {
+      try {
+        return bind(port);
+      } catch (IOException e) {
+        last = e;
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    throw new UncheckedIOException("cannot listen on loopback port " + port + " again", last);
+  }
+
+  private static ServerSocket bind(int port) throws IOException {
+    ServerSocket socket = new ServerSocket();
+    try {
+      socket.setReuseAddress(true);
+      socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+      return socket;
+    } catch (IOException e) {
+      socket.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (lock) {
+      closed = true;
+    }
+    cut();
+  }
+
+  private void accept(ServerSocket socket) {
+    while (!socket.isClosed()) {
+      Socket client;
+      try {
+        client = socket.accept();
+      } catch (IOException e) {
+        return; // cut or closed
+      }
+      Socket upstream = new Socket();
+      try {
+        upstream.connect(target, 5_000);
+      } catch (IOException e) {
+        closeQuietly(client);
+        closeQuietly(upstream);
+        continue;
+      }
+      synchronized (lock) {
+        if (listener != socket) {
+          closeQuietly(client);
+          closeQuietly(upstream);
+          return;
+        }
+        sockets.add(client);
+        sockets.add(upstream);
+      }
+      thread("up", () -> pump(client, upstream)).start();
+      thread("down", () -> pump(upstream, client)).start();
+    }
+  }
+
+  private static void pump(Socket from, Socket to) {
+    byte[] buffer = new byte[16 * 1024];
+    try (InputStream in = from.getInputStream();
+        OutputStream out = to.getOutputStream()) {
+      int read;
+      while ((read = in.read(buffer)) >= 0) {
+        out.write(buffer, 0, read);
+        out.flush();
+      }
+    } catch (SocketException e) {
+      // cut, or the other side went away
+    } catch (IOException e) {
+      // same: the connection is over either way
+    } finally {
+      closeQuietly(from);
+      closeQuietly(to);
+    }
+  }
+
+  private static Thread thread(String role, Runnable body) {
+    Thread thread = new Thread(body, "relayer-tcp-proxy-" + role + "-" + THREADS.incrementAndGet());
+    thread.setDaemon(true);
+    return thread;
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    if (closeable == null) {
+      return;
+    }
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      // nothing to do: the point is that it is closed
+    }
+  }
+}

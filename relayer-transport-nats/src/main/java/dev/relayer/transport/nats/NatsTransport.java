@@ -1,0 +1,523 @@
+package dev.relayer.transport.nats;
+
+import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.RelayerException;
+import dev.relayer.api.spi.OutgoingMessage;
+import dev.relayer.api.spi.SendResult;
+import dev.relayer.api.spi.Transport;
+import dev.relayer.api.spi.TransportBatch;
+import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
+import io.nats.client.ErrorListener;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.PublishOptions;
+import io.nats.client.api.PublishAck;
+import io.nats.client.impl.Headers;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers outbox messages to NATS JetStream. See the package documentation for the destination
+ * syntax, what "accepted" means and what happens when the server is down.
+ *
+ * <pre>{@code
+ * Transport nats = NatsTransport.builder()
+ *     .url("nats://127.0.0.1:4222")
+ *     .build();
+ * }</pre>
+ *
+ * <p>Thread-safe. Connects lazily on the first batch, so an application starts while its server is
+ * down; once connected, the client reconnects on its own after a network failure.
+ */
+public final class NatsTransport implements Transport {
+
+  /** The default {@link #name()}: {@value}. */
+  public static final String DEFAULT_NAME = "nats";
+
+  /** The default {@link #maxBatchSize()}: {@value}. */
+  public static final int DEFAULT_MAX_BATCH_SIZE = 500;
+
+  /** The largest {@link Builder#maxBatchSize(int)} accepted: {@value}. */
+  public static final int MAX_BATCH_SIZE_LIMIT = 10_000;
+
+  /** Header carrying the message type; the message id travels in {@code Nats-Msg-Id}. */
+  public static final String MESSAGE_TYPE_HEADER = "relayer-message-type";
+
+  /** JetStream's deduplication header, set to the Relayer message id. */
+  public static final String MESSAGE_ID_HEADER = "Nats-Msg-Id";
+
+  private static final Logger log = LoggerFactory.getLogger(NatsTransport.class);
+
+  private final String name;
+  private final int maxBatchSize;
+  private final boolean orderedBatches;
+  private final Duration connectTimeout;
+  private final Options options;
+  private final String address;
+  private final ReentrantLock connectLock = new ReentrantLock();
+  private volatile Link link;
+  private volatile boolean closed;
+
+  /** A connection and its JetStream context. */
+  private record Link(Connection connection, JetStream jetStream) {}
+
+  private NatsTransport(Builder builder, Options options) {
+    this.name = builder.name;
+    this.maxBatchSize = builder.maxBatchSize;
+    this.orderedBatches = builder.orderedBatches;
+    this.connectTimeout = builder.connectTimeout;
+    if (builder.options == null) {
+      Logged logged = new Logged();
+      options =
+          new Options.Builder(options).connectionListener(logged).errorListener(logged).build();
+    }
+    this.options = options;
+    this.address = String.join(",", options.getUnprocessedServers());
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public int maxBatchSize() {
+    return maxBatchSize;
+  }
+
+  /**
+   * Whether the transport was built with {@link Builder#orderedBatches(boolean)}. By default
+   * ({@code false}) a batch is published pipelined and acknowledged afterwards, so when the stream
+   * refuses one message the ones after it may already be stored; accepted messages of one batch do
+   * land in the stream in batch order. Ordered batches wait for each acknowledgement and stop at
+   * the first failure.
+   */
+  @Override
+  public boolean preservesBatchOrder() {
+    return orderedBatches;
+  }
+
+  @Override
+  public List<SendResult> send(TransportBatch batch) throws InterruptedException {
+    long deadline = System.nanoTime() + batch.timeout().toNanos();
+    if (closed) {
+      throw new RelayerException("NATS transport '" + name + "' is closed");
+    }
+    String subject = NatsSubject.check(batch.destination());
+    List<OutgoingMessage> messages = batch.messages();
+    if (messages.isEmpty()) {
+      return List.of();
+    }
+    JetStream jetStream = link(deadline, batch.timeout()).jetStream();
+
+    List<SendResult> results =
+        orderedBatches
+            ? publishOrdered(jetStream, subject, messages, deadline, batch.timeout())
+            : publishPipelined(jetStream, subject, messages, deadline, batch.timeout());
+    log.debug(
+        "transport={} subject={} sent={} accepted={}",
+        name,
+        subject,
+        results.size(),
+        results.stream().filter(SendResult::isAccepted).count());
+    return results;
+  }
+
+  /** Publishes every message, then collects the acknowledgements. */
+  private static List<SendResult> publishPipelined(
+      JetStream jetStream,
+      String subject,
+      List<OutgoingMessage> messages,
+      long deadline,
+      Duration timeout)
+      throws InterruptedException {
+    List<CompletableFuture<PublishAck>> acks = new ArrayList<>(messages.size());
+    String[] errors = new String[messages.size()];
+    for (int i = 0; i < messages.size(); i++) {
+      try {
+        acks.add(publish(jetStream, subject, messages.get(i)));
+      } catch (RuntimeException e) {
+        acks.add(null);
+        errors[i] = notSent(e);
+      }
+    }
+    List<SendResult> results = new ArrayList<>(messages.size());
+    for (int i = 0; i < messages.size(); i++) {
+      CompletableFuture<PublishAck> ack = acks.get(i);
+      results.add(
+          ack == null ? SendResult.failed(errors[i]) : await(ack, deadline, timeout, subject));
+    }
+    return results;
+  }
+
+  /** Publishes one message at a time, waiting for its acknowledgement; stops at a failure. */
+  private static List<SendResult> publishOrdered(
+      JetStream jetStream,
+      String subject,
+      List<OutgoingMessage> messages,
+      long deadline,
+      Duration timeout)
+      throws InterruptedException {
+    List<SendResult> results = new ArrayList<>(messages.size());
+    for (OutgoingMessage message : messages) {
+      SendResult result;
+      if (!results.isEmpty() && !results.get(results.size() - 1).isAccepted()) {
+        result = SendResult.failed("not sent: an earlier message of this ordered batch failed");
+      } else {
+        try {
+          result = await(publish(jetStream, subject, message), deadline, timeout, subject);
+        } catch (RuntimeException e) {
+          result = SendResult.failed(notSent(e));
+        }
+      }
+      results.add(result);
+    }
+    return results;
+  }
+
+  private static CompletableFuture<PublishAck> publish(
+      JetStream jetStream, String subject, OutgoingMessage message) {
+    return jetStream.publishAsync(
+        subject,
+        headers(message),
+        message.body(),
+        PublishOptions.builder().messageId(message.messageId().toString()).build());
+  }
+
+  private static String notSent(RuntimeException e) {
+    // The client rejects bad headers with IllegalArgumentException; its message says which.
+    return "not sent: "
+        + (e instanceof IllegalArgumentException ? e.getMessage() : SendResult.describe(e));
+  }
+
+  private static SendResult await(
+      CompletableFuture<PublishAck> ack, long deadline, Duration timeout, String subject)
+      throws InterruptedException {
+    try {
+      long remaining = Math.max(0, deadline - System.nanoTime());
+      ack.get(remaining, TimeUnit.NANOSECONDS);
+      return SendResult.accepted();
+    } catch (TimeoutException e) {
+      return SendResult.failed(
+          "no JetStream publish acknowledgement within the batch timeout of " + timeout);
+    } catch (ExecutionException e) {
+      return SendResult.failed("JetStream refused the message on '" + subject + "': " + reason(e));
+    }
+  }
+
+  private static String reason(ExecutionException e) {
+    Throwable cause = e.getCause();
+    while ((cause instanceof RuntimeException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof JetStreamApiException api) {
+      return api.getErrorDescription() + " (error " + api.getApiErrorCode() + ")";
+    }
+    return cause == null ? SendResult.describe(e) : SendResult.describe(cause);
+  }
+
+  private static Headers headers(OutgoingMessage message) {
+    Headers headers = new Headers();
+    for (Map.Entry<String, String> header : message.headers().entrySet()) {
+      if (!header.getKey().equals(MESSAGE_TYPE_HEADER)
+          && !header.getKey().equals(MESSAGE_ID_HEADER)) {
+        headers.put(header.getKey(), header.getValue());
+      }
+    }
+    headers.put(MESSAGE_TYPE_HEADER, message.messageType());
+    return headers;
+  }
+
+  /**
+   * Flushes what is buffered to the server, bounded by {@code connectTimeout}, and closes the
+   * connection. Every batch waits for its acknowledgements before it returns, so nothing else is
+   * pending. Safe to call twice.
+   */
+  @Override
+  public void close() throws InterruptedException {
+    closed = true;
+    connectLock.lock();
+    try {
+      Link current = link;
+      link = null;
+      if (current != null) {
+        Connection connection = current.connection();
+        if (connection.getStatus() == Connection.Status.CONNECTED) {
+          try {
+            connection.flush(connectTimeout);
+          } catch (TimeoutException e) {
+            log.warn("transport={} could not flush to NATS within {}", name, connectTimeout);
+          }
+        }
+        connection.close();
+      }
+    } finally {
+      connectLock.unlock();
+    }
+  }
+
+  private Link link(long deadline, Duration timeout) throws InterruptedException {
+    Link current = link;
+    if (current != null && usable(current)) {
+      return current;
+    }
+    long remaining = deadline - System.nanoTime();
+    if (!connectLock.tryLock(Math.max(0, remaining), TimeUnit.NANOSECONDS)) {
+      throw new RelayerException(
+          "NATS at "
+              + address
+              + " is not connected yet: another batch is connecting and the batch timeout of "
+              + timeout
+              + " passed");
+    }
+    try {
+      if (closed) {
+        throw new RelayerException("NATS transport '" + name + "' is closed");
+      }
+      current = link;
+      if (current != null && usable(current)) {
+        return current;
+      }
+      long connectMillis =
+          Math.max(
+              1,
+              Math.min(
+                  connectTimeout.toMillis(),
+                  TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      Options attempt =
+          new Options.Builder(options).connectionTimeout(Duration.ofMillis(connectMillis)).build();
+      Connection connection;
+      try {
+        connection = Nats.connect(attempt);
+      } catch (IOException e) {
+        throw new RelayerException(
+            "NATS at " + address + " is unavailable (cannot connect): " + SendResult.describe(e),
+            e);
+      }
+      try {
+        current = new Link(connection, connection.jetStream());
+      } catch (IOException e) {
+        connection.close();
+        throw new RelayerException(
+            "NATS at " + address + " has no JetStream: " + SendResult.describe(e), e);
+      }
+      link = current;
+      log.info("transport={} connected to NATS at {}", name, address);
+      return current;
+    } finally {
+      connectLock.unlock();
+    }
+  }
+
+  /**
+   * Whether batches can go out on this link now: connected, or else fail fast. A closed connection
+   * (reconnects exhausted, or closed by someone) is replaced by a new one.
+   */
+  private boolean usable(Link current) {
+    Connection.Status status = current.connection().getStatus();
+    if (status == Connection.Status.CONNECTED) {
+      return true;
+    }
+    if (status == Connection.Status.CLOSED) {
+      return false;
+    }
+    throw new RelayerException(
+        "NATS at " + address + " is unavailable: the connection is " + status + ", reconnecting");
+  }
+
+  /**
+   * Builds a {@link NatsTransport}. Give either {@link #url} or {@link #options}; {@link #build()}
+   * checks every setting at once and names each bad one.
+   */
+  public static final class Builder {
+    private String name = DEFAULT_NAME;
+    private String url;
+    private Options options;
+    private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration reconnectWait = Duration.ofSeconds(1);
+    private boolean orderedBatches;
+
+    private Builder() {}
+
+    /** The transport's {@link Transport#name()}; default {@value #DEFAULT_NAME}. */
+    public Builder name(String name) {
+      this.name = name;
+      return this;
+    }
+
+    /**
+     * The server, {@code nats://host:port}, or several separated by commas ({@code tls://} for
+     * TLS). Required unless {@link #options} is given.
+     */
+    public Builder url(String url) {
+      this.url = url;
+      return this;
+    }
+
+    /**
+     * Fully configured client options (servers, credentials, TLS, reconnect policy), used as given
+     * except for the connect timeout, which {@link #connectTimeout} and the batch timeout bound.
+     * Exclusive with {@link #url} and {@link #reconnectWait}.
+     */
+    public Builder options(Options options) {
+      this.options = options;
+      return this;
+    }
+
+    /**
+     * The most messages per batch, 1 to {@value #MAX_BATCH_SIZE_LIMIT}; default {@value
+     * #DEFAULT_MAX_BATCH_SIZE}. A batch's publishes are in flight together.
+     */
+    public Builder maxBatchSize(int maxBatchSize) {
+      this.maxBatchSize = maxBatchSize;
+      return this;
+    }
+
+    /**
+     * Bound on connecting (also capped by the batch timeout) and on the flush in {@code close()};
+     * positive, default 5 s.
+     */
+    public Builder connectTimeout(Duration connectTimeout) {
+      this.connectTimeout = connectTimeout;
+      return this;
+    }
+
+    /**
+     * Whether to publish a batch one message at a time, waiting for each publish acknowledgement
+     * before the next and stopping at the first failure (the rest are reported failed and not
+     * sent), so that {@link NatsTransport#preservesBatchOrder()} holds and the dispatcher may send
+     * several messages of one ordering key in a batch. Costs a server round trip per message.
+     * Default {@code false}: pipelined.
+     */
+    public Builder orderedBatches(boolean orderedBatches) {
+      this.orderedBatches = orderedBatches;
+      return this;
+    }
+
+    /**
+     * Wait between reconnection attempts after the connection is lost (with {@link #url}; the
+     * client retries forever); positive, default 1 s.
+     */
+    public Builder reconnectWait(Duration reconnectWait) {
+      this.reconnectWait = reconnectWait;
+      return this;
+    }
+
+    /**
+     * Validates every setting and builds the transport; does not connect.
+     *
+     * @throws InvalidInputException naming every bad setting
+     */
+    public NatsTransport build() {
+      List<String> problems = new ArrayList<>();
+      if (name == null || name.isBlank()) {
+        problems.add("name must not be blank");
+      }
+      if (maxBatchSize < 1 || maxBatchSize > MAX_BATCH_SIZE_LIMIT) {
+        problems.add(
+            "maxBatchSize must be between 1 and " + MAX_BATCH_SIZE_LIMIT + ", was " + maxBatchSize);
+      }
+      checkPositive(problems, "connectTimeout", connectTimeout);
+      checkPositive(problems, "reconnectWait", reconnectWait);
+      Options built = null;
+      if (url == null && options == null) {
+        problems.add("url is required (or give options)");
+      } else if (url != null && options != null) {
+        problems.add("url and options are exclusive; give one");
+      } else if (options != null) {
+        built = options;
+      } else if (url.isBlank()) {
+        problems.add("url must not be blank");
+      } else {
+        try {
+          built =
+              new Options.Builder()
+                  .server(url)
+                  .connectionName("relayer-" + name)
+                  .maxReconnects(-1)
+                  .reconnectWait(reconnectWait == null ? Duration.ofSeconds(1) : reconnectWait)
+                  .build();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+          problems.add("url is not a valid NATS URL (" + e.getMessage() + ")");
+        }
+      }
+      if (!problems.isEmpty()) {
+        throw new InvalidInputException(problems);
+      }
+      return new NatsTransport(this, built);
+    }
+
+    private static void checkPositive(List<String> problems, String option, Duration value) {
+      if (value == null || value.isZero() || value.isNegative()) {
+        problems.add(option + " must be a positive duration, was " + value);
+      }
+    }
+  }
+
+  /**
+   * Routes the client's connection events and errors to SLF4J: the first disconnect is a warning,
+   * the failed attempts that follow while the server is away are debug, a reconnect is information.
+   */
+  private final class Logged implements ConnectionListener, ErrorListener {
+    /** Until the first connect, a failed attempt is the transport's error to report, not a loss. */
+    private final AtomicBoolean down = new AtomicBoolean(true);
+
+    @Override
+    public void connectionEvent(Connection connection, Events event) {
+      String connectionName = connection.getOptions().getConnectionName();
+      switch (event) {
+        case DISCONNECTED -> {
+          if (!closed && down.compareAndSet(false, true)) {
+            log.warn("NATS connection {} lost; reconnecting", connectionName);
+          }
+        }
+        case CONNECTED -> down.set(false);
+        case RECONNECTED -> {
+          if (down.getAndSet(false)) {
+            log.info(
+                "NATS connection {} reconnected to {}",
+                connectionName,
+                connection.getConnectedUrl());
+          }
+        }
+        default -> log.debug("NATS connection {} event={}", connectionName, event);
+      }
+    }
+
+    @Override
+    public void errorOccurred(Connection connection, String error) {
+      log.warn(
+          "NATS connection {} error from the server: {}",
+          connection.getOptions().getConnectionName(),
+          error);
+    }
+
+    @Override
+    public void exceptionOccurred(Connection connection, Exception exception) {
+      log.debug(
+          "NATS connection {}: {}",
+          connection.getOptions().getConnectionName(),
+          exception.toString());
+    }
+  }
+}

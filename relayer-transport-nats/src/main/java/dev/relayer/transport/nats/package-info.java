@@ -1,0 +1,46 @@
+/**
+ * NATS JetStream transport: {@link dev.relayer.transport.nats.NatsTransport}.
+ *
+ * <h2>Destinations</h2>
+ *
+ * A row's destination is the subject to publish on, for example {@code orders.created}; a JetStream
+ * stream must capture that subject. Wildcards, whitespace and empty tokens are not subjects one can
+ * publish on and fail the whole batch with {@link dev.relayer.api.InvalidInputException}.
+ *
+ * <h2>What a batch does</h2>
+ *
+ * Every message of the batch is published to JetStream without waiting in between, with the header
+ * {@code Nats-Msg-Id} set to the Relayer message id, {@code relayer-message-type} set to the
+ * message type, and the message's own headers (NATS header values are US-ASCII: a message with
+ * another character in a header fails on its own). Then the transport waits, at most until the
+ * batch timeout, for each publish acknowledgement:
+ *
+ * <ul>
+ *   <li>an acknowledgement: accepted — the stream stored the message. A replay of a message id the
+ *       stream has seen within its duplicate window is acknowledged as a duplicate and not stored
+ *       again, so a resend after a crash is dropped by the server;
+ *   <li>an error from the stream (for example a message over its maximum size, or a full stream
+ *       that discards new messages): failed with the stream's reason;
+ *   <li>no responders (no stream captures the subject): failed;
+ *   <li>no acknowledgement before the timeout: failed. The message may still have been stored; a
+ *       resend within the duplicate window is dropped, and consumers deduplicate on {@code
+ *       Nats-Msg-Id} beyond it.
+ * </ul>
+ *
+ * Accepted messages of a batch are stored in batch order. {@link
+ * dev.relayer.transport.nats.NatsTransport#preservesBatchOrder()} is still {@code false} by
+ * default: the publishes are pipelined, so a message after a refused one may already be stored when
+ * the refusal arrives. Built with {@code orderedBatches(true)}, the transport publishes one message
+ * at a time, waits for its acknowledgement, stops at the first failure (the rest are reported
+ * failed and not sent) and declares batch order.
+ *
+ * <h2>When the server is down</h2>
+ *
+ * The transport connects on its first batch, bounded by {@code connectTimeout} and the batch
+ * timeout; a refused connection fails the batch at once with an exception naming the server. Once
+ * connected, the client reconnects on its own (forever, every {@code reconnectWait}, when built
+ * from a URL); while it is disconnected, batches fail at once with an exception saying so rather
+ * than filling the client's reconnect buffer, and succeed again after the reconnect without
+ * rebuilding the transport.
+ */
+package dev.relayer.transport.nats;

@@ -1,0 +1,76 @@
+package dev.relayer.transport.nats;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.relayer.api.InvalidInputException;
+import io.nats.client.Options;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class NatsTransportTest {
+
+  @Test
+  void buildsWithDefaultsFromAUrlWithoutConnecting() throws Exception {
+    NatsTransport transport = NatsTransport.builder().url("nats://127.0.0.1:1").build();
+
+    assertThat(transport.name()).isEqualTo("nats");
+    assertThat(transport.maxBatchSize()).isEqualTo(500);
+    assertThat(transport.preservesBatchOrder()).isFalse();
+    transport.close();
+    transport.close();
+  }
+
+  @Test
+  void rejectsEveryBadSettingAtOnceNamingEach() {
+    assertThatThrownBy(
+            () ->
+                NatsTransport.builder()
+                    .name("")
+                    .maxBatchSize(10_001)
+                    .connectTimeout(Duration.ZERO)
+                    .reconnectWait(null)
+                    .build())
+        .isInstanceOfSatisfying(
+            InvalidInputException.class,
+            e ->
+                assertThat(e.problems())
+                    .hasSize(5)
+                    .anySatisfy(p -> assertThat(p).startsWith("name "))
+                    .anySatisfy(p -> assertThat(p).startsWith("maxBatchSize "))
+                    .anySatisfy(p -> assertThat(p).startsWith("connectTimeout "))
+                    .anySatisfy(p -> assertThat(p).startsWith("reconnectWait "))
+                    .anySatisfy(p -> assertThat(p).startsWith("url is required")));
+  }
+
+  @Test
+  void urlAndOptionsAreExclusive() {
+    assertThatThrownBy(
+            () ->
+                NatsTransport.builder()
+                    .url("nats://127.0.0.1:4222")
+                    .options(new Options.Builder().server("nats://127.0.0.1:4222").build())
+                    .build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("url and options are exclusive");
+  }
+
+  @Test
+  void rejectsAMalformedUrl() {
+    assertThatThrownBy(() -> NatsTransport.builder().url("nats://host:notaport").build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("url is not a valid NATS URL");
+  }
+
+  @Test
+  void acceptsLiteralSubjectsAndRejectsTheRest() {
+    assertThat(NatsSubject.check("orders.created.v1")).isEqualTo("orders.created.v1");
+    for (String bad :
+        new String[] {"", " ", "orders created", "orders..created", ".orders", "orders.>"}) {
+      assertThatThrownBy(() -> NatsSubject.check(bad))
+          .as("subject '%s'", bad)
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("destination '" + bad + "'");
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package dev.relayer.transport.rabbitmq;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import dev.relayer.api.InvalidInputException;
+
+/**
+ * An outbox destination parsed into an exchange and a routing key: {@code exchange/routingKey},
+ * split at the first {@code /}. {@code /queue} publishes through the default exchange straight to
+ * {@code queue}; a destination without {@code /} names an exchange with an empty routing key (for
+ * fanout exchanges). Routing keys may themselves contain {@code /}; exchange names may not.
+ */
+record RabbitMqDestination(String exchange, String routingKey) {
+
+  /** AMQP 0-9-1 short strings, which carry both names, hold at most 255 bytes. */
+  private static final int MAX_NAME_BYTES = 255;
+
+  static RabbitMqDestination parse(String destination) {
+    int slash = destination.indexOf('/');
+    String exchange = slash < 0 ? destination : destination.substring(0, slash);
+    String routingKey = slash < 0 ? "" : destination.substring(slash + 1);
+    if (destination.isBlank()) {
+      throw new InvalidInputException(
+          "destination is blank; RabbitMQ destinations are 'exchange/routingKey', 'exchange' or"
+              + " '/queue' for the default exchange");
+    }
+    if (exchange.isEmpty() && routingKey.isEmpty()) {
+      throw new InvalidInputException(
+          "destination '/' names the default exchange without a routing key; write '/queue'");
+    }
+    if (exchange.getBytes(UTF_8).length > MAX_NAME_BYTES) {
+      throw new InvalidInputException(
+          "destination '" + destination + "': the exchange name is longer than 255 bytes");
+    }
+    if (routingKey.getBytes(UTF_8).length > MAX_NAME_BYTES) {
+      throw new InvalidInputException(
+          "destination '" + destination + "': the routing key is longer than 255 bytes");
+    }
+    return new RabbitMqDestination(exchange, routingKey);
+  }
+
+  @Override
+  public String toString() {
+    return "exchange '" + exchange + "', routing key '" + routingKey + "'";
+  }
+}
