@@ -139,6 +139,17 @@ public final class RelayerStore {
     }
   }
 
+  /**
+   * Lets the caller's current transaction commit without waiting for its WAL flush ({@code SET
+   * LOCAL synchronous_commit = off}). Relayer's own claim and completion transactions use it: if
+   * the server crashes before the flush, such a transaction is lost whole, and its rows are claimed
+   * and sent again — a duplicate, which at-least-once delivery allows. Never use it on the
+   * transaction that writes the messages.
+   */
+  public void commitWithoutFlushWait(DSLContext tx) {
+    StoreDsl.commitWithoutFlushWait(tx);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Claiming
   // ---------------------------------------------------------------------------------------------

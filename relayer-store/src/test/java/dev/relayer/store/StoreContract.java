@@ -692,6 +692,20 @@ abstract class StoreContract {
   }
 
   @Test
+  void commitWithoutFlushWaitRelaxesOnlyTheCurrentTransaction() {
+    var setting =
+        DSL.field(DSL.function("current_setting", String.class, DSL.inline("synchronous_commit")));
+    String inside =
+        dsl.transactionResult(
+            c -> {
+              store.commitWithoutFlushWait(c.dsl());
+              return c.dsl().select(setting).fetchOne(0, String.class);
+            });
+    assertThat(inside).isEqualTo("off");
+    assertThat(dsl.select(setting).fetchOne(0, String.class)).isNotEqualTo("off");
+  }
+
+  @Test
   void verifySchemaAcceptsTheInstalledTables() {
     store.verifySchema(dsl);
   }

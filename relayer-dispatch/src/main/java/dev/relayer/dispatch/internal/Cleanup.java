@@ -45,6 +45,7 @@ public final class Cleanup {
         dsl.transactionResult(
             tx -> {
               DSLContext t = tx.dsl();
+              store.commitWithoutFlushWait(t);
               if (!store.tryAcquireLease(t, lease()).acquired()) {
                 return new CleanupResult(false, 0, 0);
               }

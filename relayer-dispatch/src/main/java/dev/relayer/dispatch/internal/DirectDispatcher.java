@@ -3,6 +3,7 @@ package dev.relayer.dispatch.internal;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.Claim;
 import dev.relayer.store.ClaimByIds;
+import dev.relayer.store.RelayerStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -130,19 +131,24 @@ public final class DirectDispatcher {
   }
 
   private void dispatch(List<Long> ids) {
+    RelayerStore store = engine.store();
     Claim claim =
         dsl.transactionResult(
-            tx ->
-                engine
-                    .store()
-                    .claimByIds(
-                        tx.dsl(), new ClaimByIds(ids, engine.clock().instant(), claimDuration)));
+            tx -> {
+              store.commitWithoutFlushWait(tx.dsl());
+              return store.claimByIds(
+                  tx.dsl(), new ClaimByIds(ids, engine.clock().instant(), claimDuration));
+            });
     if (claim.isEmpty()) {
       return;
     }
     SendOutcome outcome = engine.send(claim);
     List<Consumer<RelayerEventListener>> events =
-        dsl.transactionResult(tx -> engine.complete(tx.dsl(), claim, outcome, "direct"));
+        dsl.transactionResult(
+            tx -> {
+              store.commitWithoutFlushWait(tx.dsl());
+              return engine.complete(tx.dsl(), claim, outcome, "direct");
+            });
     engine.emit(events);
   }
 }

@@ -60,6 +60,7 @@ public final class Sweeper {
         dsl.transactionResult(
             tx -> {
               DSLContext t = tx.dsl();
+              store.commitWithoutFlushWait(t);
               LeaseOutcome outcome = store.tryAcquireLease(t, lease());
               if (!outcome.acquired()) {
                 return Step.NOT_LEADER;

@@ -98,6 +98,7 @@ public final class LaneWorker {
         dsl.transactionResult(
             tx -> {
               DSLContext t = tx.dsl();
+              store.commitWithoutFlushWait(t);
               LeaseOutcome outcome = store.tryAcquireLease(t, lease);
               if (!outcome.acquired()) {
                 return new Step(PassResult.notOwner(lane), List.of());
