@@ -34,6 +34,9 @@ import java.util.OptionalInt;
  * @param sweepBatch Relayer's sweeper {@code batchSize} in the sweeper burn-downs
  * @param backlogSizes rows already waiting in the backlog-scaling scenario
  * @param backlogRows rows timed on top of each backlog size
+ * @param laneKeys ordering-key counts of the ordered-lane burn-downs
+ * @param laneRows rows waiting at the start of an ordered-lane burn-down
+ * @param brokerMessages messages sent end to end per broker
  * @param timeout upper bound of one burn-down; a burn-down still running then is cut short and
  *     reported as such
  * @param out where the Markdown report is written
@@ -63,6 +66,9 @@ public record BenchOptions(
     int sweepBatch,
     List<Long> backlogSizes,
     long backlogRows,
+    List<Integer> laneKeys,
+    long laneRows,
+    long brokerMessages,
     Duration timeout,
     Path out,
     Optional<Path> docs,
@@ -104,6 +110,9 @@ public record BenchOptions(
           "  --backlog-sizes LIST      rows already waiting, backlog scaling",
           "                            (100000,1000000,10000000 / 1000,5000)",
           "  --backlog-rows N          rows timed on top of each backlog (100000 / 500)",
+          "  --lane-keys LIST          ordering keys of the lane burn-downs (1,100,10000)",
+          "  --lane-rows N             rows per lane burn-down (5000 / 500)",
+          "  --broker-messages N       messages sent end to end per broker (20000 / 500)",
           "  --timeout S               longest burn-down before it is cut short (600 / 60)",
           "  --out FILE                report file (benchmarks.md)",
           "  --docs FILE               also replace the results section of FILE",
@@ -167,6 +176,9 @@ public record BenchOptions(
                 "--backlog-sizes",
                 quick ? List.of(1_000L, 5_000L) : List.of(100_000L, 1_000_000L, 10_000_000L)),
             o.longValue("--backlog-rows", quick ? 500 : 100_000, 1),
+            o.list("--lane-keys", List.of(1, 100, 10_000)),
+            o.longValue("--lane-rows", quick ? 500 : 5_000, 1),
+            o.longValue("--broker-messages", quick ? 500 : 20_000, 1),
             o.seconds("--timeout", quick ? 60.0 : 600.0),
             Path.of(values.getOrDefault("--out", "benchmarks.md")),
             Optional.ofNullable(values.get("--docs")).map(Path::of),

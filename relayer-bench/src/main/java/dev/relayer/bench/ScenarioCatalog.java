@@ -3,8 +3,10 @@ package dev.relayer.bench;
 import dev.relayer.bench.anchor.AnchorScenario;
 import dev.relayer.bench.peer.PeerScenario;
 import dev.relayer.bench.relayer.BacklogScenario;
+import dev.relayer.bench.relayer.BrokersScenario;
 import dev.relayer.bench.relayer.BurnDownScenario;
 import dev.relayer.bench.relayer.EnqueueOverheadScenario;
+import dev.relayer.bench.relayer.LanesScenario;
 import dev.relayer.bench.relayer.SteadyStateScenario;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -65,15 +67,13 @@ final class ScenarioCatalog {
     scenarios.put(SteadyStateScenario.ID, o -> new SteadyStateScenario());
     scenarios.put(BacklogScenario.ID, BacklogScenario::new);
     scenarios.put(PeerScenario.ID, o -> new PeerScenario());
+    scenarios.put(LanesScenario.ID, o -> new LanesScenario());
+    scenarios.put(BrokersScenario.ID, o -> new BrokersScenario());
     return scenarios;
   }
 
   private static Map<String, String> pending() {
     Map<String, String> pending = new LinkedHashMap<>();
-    pending.put(
-        "ordered lanes",
-        "1, 100 and 10,000 keys, commit-to-send with wake-ups; waits for ordered lane dispatch");
-    pending.put("brokers", "one scenario per broker; waits for the transports to land on main");
     return pending;
   }
 }

@@ -1,6 +1,7 @@
 package dev.relayer.bench.db;
 
 import dev.relayer.bench.Payload;
+import dev.relayer.store.Lanes;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -36,6 +37,47 @@ public final class OutboxRows {
       insert.setBytes(5, Payload.body());
       for (long done = 0; done < rows; done += CHUNK) {
         insert.setLong(6, Math.min(CHUNK, rows - done));
+        insert.executeUpdate();
+      }
+    }
+    database.settle(TABLE);
+  }
+
+  /**
+   * Inserts {@code rows} pending ordered rows spread round-robin over {@code keys} ordering keys
+   * ({@code key-0} …), each in its lane for {@code laneCount} lanes, so that each key's rows are in
+   * id order; settles the table.
+   */
+  public static void insertOrdered(ScenarioDatabase database, long rows, int keys, int laneCount)
+      throws SQLException {
+    String[] names = new String[keys];
+    Integer[] lanes = new Integer[keys];
+    for (int k = 0; k < keys; k++) {
+      names[k] = "key-" + k;
+      lanes[k] = Lanes.laneOf(names[k], laneCount);
+    }
+    try (Connection c = database.connect();
+        PreparedStatement insert =
+            c.prepareStatement(
+                "INSERT INTO "
+                    + TABLE
+                    + " (message_id, transport, destination, message_type, headers, body,"
+                    + " ordering_key, lane)"
+                    + " SELECT gen_random_uuid(), ?, ?, ?, ?::jsonb, ?,"
+                    + " (?::text[])[1 + g % ?], (?::int[])[1 + g % ?]"
+                    + " FROM generate_series(?, ?) AS g ORDER BY g")) {
+      insert.setString(1, Payload.TRANSPORT);
+      insert.setString(2, Payload.DESTINATION);
+      insert.setString(3, Payload.MESSAGE_TYPE);
+      insert.setString(4, Payload.headersJson());
+      insert.setBytes(5, Payload.body());
+      insert.setArray(6, c.createArrayOf("text", names));
+      insert.setInt(7, keys);
+      insert.setArray(8, c.createArrayOf("integer", lanes));
+      insert.setInt(9, keys);
+      for (long done = 0; done < rows; done += CHUNK) {
+        insert.setLong(10, done);
+        insert.setLong(11, Math.min(done + CHUNK, rows) - 1);
         insert.executeUpdate();
       }
     }

@@ -22,17 +22,33 @@ public final class ProbeTransport implements Transport {
 
   private final DeliveryProbe probe;
   private final int maxBatchSize;
+  private final boolean preservesBatchOrder;
 
   /**
    * A transport that reports to {@code probe} and takes at most {@code maxBatchSize} messages per
    * call.
    */
   public ProbeTransport(DeliveryProbe probe, int maxBatchSize) {
+    this(probe, maxBatchSize, false);
+  }
+
+  /**
+   * As {@link #ProbeTransport(DeliveryProbe, int)}; with {@code preservesBatchOrder} the transport
+   * declares that it keeps batch order, so lanes may send several rows of one key in one batch (it
+   * accepts every message, so it trivially stops at the first failure).
+   */
+  public ProbeTransport(DeliveryProbe probe, int maxBatchSize, boolean preservesBatchOrder) {
     if (maxBatchSize < 1) {
       throw new IllegalArgumentException("maxBatchSize must be at least 1, not " + maxBatchSize);
     }
     this.probe = probe;
     this.maxBatchSize = maxBatchSize;
+    this.preservesBatchOrder = preservesBatchOrder;
+  }
+
+  @Override
+  public boolean preservesBatchOrder() {
+    return preservesBatchOrder;
   }
 
   @Override

@@ -1,11 +1,14 @@
 package dev.relayer.bench.relayer;
 
+import dev.relayer.api.spi.Transport;
 import dev.relayer.bench.BenchOptions;
 import dev.relayer.bench.Payload;
 import dev.relayer.bench.pipeline.DeliveryProbe;
 import dev.relayer.dispatch.DispatchOptions;
+import dev.relayer.dispatch.LaneOptions;
 import dev.relayer.dispatch.MaintenanceOptions;
 import dev.relayer.dispatch.RelayerDispatcher;
+import dev.relayer.dispatch.RelayerLanes;
 import dev.relayer.dispatch.RelayerMaintenance;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
@@ -33,17 +36,22 @@ final class RelayerRig implements AutoCloseable {
   private final RelayerDispatcher dispatcher;
   private final DSLContext app;
   private final ThreadLocal<long[]> committing = new ThreadLocal<>();
+  private final String transportName;
   private RelayerMaintenance maintenance;
+  private RelayerLanes lanes;
 
   private RelayerRig(DataSource dataSource, DeliveryProbe probe, DispatchOptions options) {
+    this(dataSource, probe, options, new ProbeTransport(probe, 1000));
+  }
+
+  private RelayerRig(
+      DataSource dataSource, DeliveryProbe probe, DispatchOptions options, Transport transport) {
     this.store = RelayerStore.create(StoreOptions.defaults());
     this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES);
     this.probe = probe;
+    this.transportName = transport.name();
     this.dispatcher =
-        RelayerDispatcher.builder(store, dsl)
-            .transport(new ProbeTransport(probe, 1000))
-            .options(options)
-            .build();
+        RelayerDispatcher.builder(store, dsl).transport(transport).options(options).build();
     // The probe's listener comes first, so the commit is timed before Relayer's hand-off.
     this.app =
         DSL.using(
@@ -76,6 +84,28 @@ final class RelayerRig implements AutoCloseable {
     return rig;
   }
 
+  /**
+   * A rig with a started dispatcher sending through {@code transport} (which reports to {@code
+   * probe} itself), with Relayer's default queue capacity.
+   */
+  static RelayerRig startedWith(
+      DataSource dataSource, DeliveryProbe probe, BenchOptions options, Transport transport) {
+    RelayerRig rig =
+        new RelayerRig(
+            dataSource,
+            probe,
+            dispatchOptions(options, DispatchOptions.defaults().queueCapacity()),
+            transport);
+    rig.dispatcher.start();
+    return rig;
+  }
+
+  /** Builds and starts {@link RelayerLanes} over the dispatcher with {@code options}. */
+  void startLanes(LaneOptions options) {
+    lanes = RelayerLanes.builder(dispatcher).options(options).build();
+    lanes.start();
+  }
+
   /** Starts maintenance (sweeper and cleanup) with {@code options}. */
   void startMaintenance(MaintenanceOptions options) {
     maintenance = RelayerMaintenance.create(dispatcher, options);
@@ -100,23 +130,54 @@ final class RelayerRig implements AutoCloseable {
    * commit from a transaction listener that runs before Relayer's hand-off.
    */
   void produce(long seq) {
+    produce(seq, null);
+  }
+
+  /**
+   * As {@link #produce(long)}, with the ordering key {@code orderingKey} ({@code null}: unordered)
+   * and the rig's transport.
+   */
+  void produce(long seq, String orderingKey) {
     committing.set(new long[] {seq});
     try {
-      app.transaction(tx -> store.enqueue(tx.dsl(), message(seq)));
+      app.transaction(
+          tx ->
+              store.enqueue(
+                  tx.dsl(), message(seq, orderingKey, transportName, Payload.DESTINATION)));
     } finally {
       committing.remove();
     }
   }
 
+  /**
+   * One application transaction enqueueing {@code count} untimed messages to {@code destination}.
+   */
+  void produceUntimed(int count, String destination) {
+    app.transaction(
+        tx -> {
+          for (int i = 0; i < count; i++) {
+            store.enqueue(tx.dsl(), message(-1, null, transportName, destination));
+          }
+        });
+  }
+
   /** The benchmark payload as a Relayer message; timed ones carry {@code seq} in a header. */
   static NewMessage message(long seq) {
+    return message(seq, null, Payload.TRANSPORT, Payload.DESTINATION);
+  }
+
+  private static NewMessage message(
+      long seq, String orderingKey, String transport, String destination) {
     NewMessage.Builder builder =
         NewMessage.builder()
-            .transport(Payload.TRANSPORT)
-            .destination(Payload.DESTINATION)
+            .transport(transport)
+            .destination(destination)
             .messageType(Payload.MESSAGE_TYPE)
             .headers(Payload.headers())
             .body(Payload.body());
+    if (orderingKey != null) {
+      builder.orderingKey(orderingKey);
+    }
     if (seq >= 0) {
       builder.header(ProbeTransport.SEQ_HEADER, Long.toString(seq));
     }
@@ -125,6 +186,7 @@ final class RelayerRig implements AutoCloseable {
 
   @Override
   public void close() {
+    Optional.ofNullable(lanes).ifPresent(RelayerLanes::close);
     Optional.ofNullable(maintenance).ifPresent(RelayerMaintenance::close);
     dispatcher.close();
   }
