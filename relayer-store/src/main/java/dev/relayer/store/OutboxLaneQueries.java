@@ -25,7 +25,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -156,22 +155,8 @@ final class OutboxLaneQueries {
                     .from(lockedRuns)
                     .where(
                         lockedRuns.field("rank_in_key", Integer.class).eq(lockedRuns.field(lPos))));
-    Field<Long> claimableId = claimable.field("id", Long.class);
-
-    List<ClaimedMessage> claimed =
-        dsl.with(heads, dueHeads, candidates, locked, claimable)
-            .update(O)
-            .set(O.CLAIM_TOKEN, token)
-            .set(O.CLAIM_EXPIRES_AT, utc(expiresAt))
-            .set(O.ATTEMPTS, O.ATTEMPTS.plus(1))
-            .from(claimable)
-            .where(O.ID.eq(claimableId))
-            .returning()
-            .fetch()
-            .map(OutboxQueries::toClaimed);
-    List<ClaimedMessage> ordered = new ArrayList<>(claimed);
-    ordered.sort(Comparator.comparingLong(ClaimedMessage::id));
-    return new Claim(token, expiresAt, ordered);
+    return OutboxQueries.stamp(
+        dsl.with(heads, dueHeads, candidates, locked, claimable), claimable, token, expiresAt);
   }
 
   /**

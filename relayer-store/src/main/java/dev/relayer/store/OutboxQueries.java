@@ -28,6 +28,7 @@ import org.jooq.Field;
 import org.jooq.Query;
 import org.jooq.Record1;
 import org.jooq.Record2;
+import org.jooq.WithStep;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
@@ -144,15 +145,22 @@ final class OutboxQueries {
                     .limit(limit)
                     .forUpdate()
                     .skipLocked());
-    Field<Long> claimableId = claimable.field("id", Long.class);
+    return stamp(dsl.with(claimable), claimable, token, expiresAt);
+  }
+
+  /**
+   * The claim's UPDATE: stamps the rows whose ids the last CTE {@code claimable} (column {@code
+   * id}) selected with the token, the expiry and one more attempt, and returns them in id order.
+   */
+  static Claim stamp(
+      WithStep with, CommonTableExpression<?> claimable, UUID token, Instant expiresAt) {
     List<ClaimedMessage> claimed =
-        dsl.with(claimable)
-            .update(O)
+        with.update(O)
             .set(O.CLAIM_TOKEN, token)
             .set(O.CLAIM_EXPIRES_AT, utc(expiresAt))
             .set(O.ATTEMPTS, O.ATTEMPTS.plus(1))
             .from(claimable)
-            .where(O.ID.eq(claimableId))
+            .where(O.ID.eq(claimable.field("id", Long.class)))
             .returning()
             .fetch()
             .map(OutboxQueries::toClaimed);
