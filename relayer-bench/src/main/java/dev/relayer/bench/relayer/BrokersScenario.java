@@ -217,7 +217,10 @@ public final class BrokersScenario implements Scenario {
     Transport counted =
         transport == null ? new ProbeTransport(seen, 1000) : new Counting(transport, seen);
     long timeout = o.timeout().toNanos();
-    try (RelayerRig rig = RelayerRig.startedWith(pool, seen, o, counted)) {
+    // The dispatcher never closes transports (the application owns them): close it here, or a
+    // broker client's threads keep polling after the run and keep the JVM alive.
+    try (counted;
+        RelayerRig rig = RelayerRig.startedWith(pool, seen, o, counted)) {
       rig.startMaintenance(MaintenanceOptions.defaults());
       AtomicLong committed = new AtomicLong();
       ExecutorService producers = Executors.newFixedThreadPool(o.producers());
