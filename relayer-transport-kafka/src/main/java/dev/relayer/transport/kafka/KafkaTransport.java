@@ -8,6 +8,7 @@ import dev.relayer.api.spi.OutgoingMessage;
 import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
 import dev.relayer.api.spi.TransportBatch;
+import dev.relayer.api.spi.TransportSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -430,13 +431,8 @@ public final class KafkaTransport implements Transport {
      */
     public KafkaTransport build() {
       List<String> problems = new ArrayList<>();
-      if (name == null || name.isBlank()) {
-        problems.add("name must not be blank");
-      }
-      if (maxBatchSize < 1 || maxBatchSize > MAX_BATCH_SIZE_LIMIT) {
-        problems.add(
-            "maxBatchSize must be between 1 and " + MAX_BATCH_SIZE_LIMIT + ", was " + maxBatchSize);
-      }
+      TransportSettings.checkName(problems, name);
+      TransportSettings.checkBatchSize(problems, maxBatchSize, MAX_BATCH_SIZE_LIMIT);
       if (closeTimeout == null || closeTimeout.isZero() || closeTimeout.isNegative()) {
         problems.add("closeTimeout must be a positive duration, was " + closeTimeout);
       }

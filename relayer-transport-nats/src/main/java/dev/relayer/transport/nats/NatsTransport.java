@@ -6,6 +6,7 @@ import dev.relayer.api.spi.OutgoingMessage;
 import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
 import dev.relayer.api.spi.TransportBatch;
+import dev.relayer.api.spi.TransportSettings;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.ErrorListener;
@@ -430,15 +431,10 @@ public final class NatsTransport implements Transport {
      */
     public NatsTransport build() {
       List<String> problems = new ArrayList<>();
-      if (name == null || name.isBlank()) {
-        problems.add("name must not be blank");
-      }
-      if (maxBatchSize < 1 || maxBatchSize > MAX_BATCH_SIZE_LIMIT) {
-        problems.add(
-            "maxBatchSize must be between 1 and " + MAX_BATCH_SIZE_LIMIT + ", was " + maxBatchSize);
-      }
-      checkPositive(problems, "connectTimeout", connectTimeout);
-      checkPositive(problems, "reconnectWait", reconnectWait);
+      TransportSettings.checkName(problems, name);
+      TransportSettings.checkBatchSize(problems, maxBatchSize, MAX_BATCH_SIZE_LIMIT);
+      TransportSettings.checkPositive(problems, "connectTimeout", connectTimeout);
+      TransportSettings.checkPositive(problems, "reconnectWait", reconnectWait);
       Options built = null;
       if (url == null && options == null) {
         problems.add("url is required (or give options)");
@@ -465,12 +461,6 @@ public final class NatsTransport implements Transport {
         throw new InvalidInputException(problems);
       }
       return new NatsTransport(this, built);
-    }
-
-    private static void checkPositive(List<String> problems, String option, Duration value) {
-      if (value == null || value.isZero() || value.isNegative()) {
-        problems.add(option + " must be a positive duration, was " + value);
-      }
     }
   }
 

@@ -11,6 +11,7 @@ import dev.relayer.api.RelayerException;
 import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
 import dev.relayer.api.spi.TransportBatch;
+import dev.relayer.api.spi.TransportSettings;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -363,15 +364,10 @@ public final class RabbitMqTransport implements Transport {
      */
     public RabbitMqTransport build() {
       List<String> problems = new ArrayList<>();
-      if (name == null || name.isBlank()) {
-        problems.add("name must not be blank");
-      }
-      if (maxBatchSize < 1 || maxBatchSize > MAX_BATCH_SIZE_LIMIT) {
-        problems.add(
-            "maxBatchSize must be between 1 and " + MAX_BATCH_SIZE_LIMIT + ", was " + maxBatchSize);
-      }
-      checkPositive(problems, "connectTimeout", connectTimeout);
-      checkPositive(problems, "recoveryInterval", recoveryInterval);
+      TransportSettings.checkName(problems, name);
+      TransportSettings.checkBatchSize(problems, maxBatchSize, MAX_BATCH_SIZE_LIMIT);
+      TransportSettings.checkPositive(problems, "connectTimeout", connectTimeout);
+      TransportSettings.checkPositive(problems, "recoveryInterval", recoveryInterval);
       ConnectionFactory factory = null;
       if (uri == null && connectionFactory == null) {
         problems.add("uri is required (or give a connectionFactory)");
@@ -409,14 +405,6 @@ public final class RabbitMqTransport implements Transport {
         factory.setVirtualHost("/");
       }
       return factory;
-    }
-
-    private static void checkPositive(List<String> problems, String option, Duration value) {
-      if (value == null || value.isZero() || value.isNegative()) {
-        problems.add(option + " must be a positive duration, was " + value);
-      } else if (value.toMillis() > Integer.MAX_VALUE) {
-        problems.add(option + " must be shorter than " + Duration.ofMillis(Integer.MAX_VALUE));
-      }
     }
   }
 }
