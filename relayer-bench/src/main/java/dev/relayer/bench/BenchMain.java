@@ -66,6 +66,11 @@ public final class BenchMain {
     MachineInfo machine = MachineInfo.collect(server, pgbench.map(Pgbench::version));
     Results results = new Results(options.repetitions());
     boolean failed = false;
+    for (Scenario scenario : scenarios) {
+      if (scenario.warmsUp()) {
+        failed |= !runOnce(scenario, options, server, ScenarioContext.WARM_UP, results, pgbench);
+      }
+    }
     for (int rep = 0; rep < options.repetitions(); rep++) {
       for (Scenario scenario : rotate(scenarios, rep)) {
         failed |= !runOnce(scenario, options, server, rep, results, pgbench);
@@ -109,16 +114,29 @@ public final class BenchMain {
       int rep,
       Results results,
       Optional<Pgbench> pgbench) {
+    boolean warmUp = rep == ScenarioContext.WARM_UP;
     try (ScenarioDatabase db = ScenarioDatabase.create(server, scenario.id())) {
-      ScenarioContext context = new ScenarioContext(scenario, options, db, rep, results, pgbench);
+      ScenarioContext context =
+          new ScenarioContext(
+              scenario,
+              options,
+              db,
+              rep,
+              warmUp ? new Results(options.repetitions()) : results,
+              pgbench);
       context.progress("database " + db.name());
       long start = System.nanoTime();
-      scenario.run(context);
+      if (warmUp) {
+        scenario.warmUp(context);
+      } else {
+        scenario.run(context);
+      }
       context.progress(String.format("done in %.1f s", (System.nanoTime() - start) / 1e9));
       return true;
     } catch (Exception e) {
-      results.note(scenario.id(), "repetition " + (rep + 1) + " failed: " + e);
-      System.err.printf("[rep %d %s] failed:%n", rep + 1, scenario.id());
+      String which = warmUp ? "the warm-up" : "repetition " + (rep + 1);
+      results.note(scenario.id(), which + " failed: " + e);
+      System.err.printf("[%s %s] failed:%n", which, scenario.id());
       e.printStackTrace();
       return false;
     }

@@ -76,6 +76,14 @@ public record BenchOptions(
     String pgUrl,
     String commandLine) {
 
+  /** Most rows drained per system in the untimed warm-up before the first repetition. */
+  public static final long WARM_UP_ROWS = 100_000;
+
+  /** Rows each Java system drains in the warm-up: {@code rows}, at most {@link #WARM_UP_ROWS}. */
+  public long warmUpRows() {
+    return Math.min(rows, WARM_UP_ROWS);
+  }
+
   /** The environment variable naming the PostgreSQL server. */
   public static final String URL_VARIABLE = "RELAYER_PG_URL";
 

@@ -28,6 +28,21 @@ public interface Scenario {
   /** Runs one repetition on the fresh database in {@code context}. */
   void run(ScenarioContext context) throws Exception;
 
+  /**
+   * Whether the scenario runs Java code on its measured path and so wants {@link #warmUp} before
+   * its first repetition.
+   */
+  default boolean warmsUp() {
+    return false;
+  }
+
+  /**
+   * Runs the scenario's Java systems once, untimed, on a fresh database of its own before the first
+   * repetition, so that the JIT compiler has settled before anything is timed (pgbench, the anchor,
+   * needs no such run). What it records is discarded.
+   */
+  default void warmUp(ScenarioContext context) throws Exception {}
+
   /** Ratios of this scenario's figures to other figures of the same repetition. */
   default List<Ratio> ratios() {
     return List.of();

@@ -43,7 +43,7 @@ public final class ScenarioContext {
     return database;
   }
 
-  /** 0-based repetition. */
+  /** 0-based repetition; {@code -1} during the untimed warm-up. */
   public int repetition() {
     return repetition;
   }
@@ -68,7 +68,14 @@ public final class ScenarioContext {
 
   /** Prints a progress line on stderr. */
   public void progress(String line) {
-    System.err.printf(
-        "[rep %d/%d %s] %s%n", repetition + 1, options.repetitions(), scenario.id(), line);
+    if (repetition == WARM_UP) {
+      System.err.printf("[warm-up %s] %s%n", scenario.id(), line);
+    } else {
+      System.err.printf(
+          "[rep %d/%d %s] %s%n", repetition + 1, options.repetitions(), scenario.id(), line);
+    }
   }
+
+  /** The repetition number of a warm-up run, whose figures go to a discarded {@link Results}. */
+  static final int WARM_UP = -1;
 }

@@ -79,8 +79,9 @@ public final class AnchorScenario implements Scenario {
         "- **enqueue1**: one single-row `INSERT` per transaction (auto-commit).",
         "- **enqueue10**: one 10-row multi-row `INSERT` per transaction; rate in messages/s.",
         "- **drain**: the burn-down rows are loaded, `VACUUM ANALYZE`d and checkpointed; then"
-            + " each pgbench transaction claims up to 100 eligible rows"
-            + " (`FOR UPDATE SKIP LOCKED` CTE + `UPDATE … RETURNING`, rows sent to the client)"
+            + " each pgbench transaction claims up to 100 eligible rows after the client's keyset"
+            + " cursor (`FOR UPDATE SKIP LOCKED` CTE + `UPDATE … RETURNING`, rows sent to the"
+            + " client; the cursor is the highest id claimed, back to 0 when a claim finds none)"
             + " and deletes them fenced by id and claim token, as two auto-commit transactions;"
             + " rate = rows deleted / pgbench's running time; latency per batch.",
         "- **combined**: single-row enqueue (`--producers` clients) and drain (`--drain-clients`"
@@ -130,9 +131,13 @@ public final class AnchorScenario implements Scenario {
     db.execute("TRUNCATE " + OutboxRows.TABLE);
     OutboxRows.insertPending(db, o.rows());
     int clients = o.drainClients();
-    long perClient = (o.rows() + (long) DRAIN_BATCH * clients - 1) / ((long) DRAIN_BATCH * clients);
+    // One transaction more than the rows need: a client whose cursor reaches the end spends one
+    // claim finding nothing before it starts again from the lowest id.
+    long perClient =
+        (o.rows() + (long) DRAIN_BATCH * clients - 1) / ((long) DRAIN_BATCH * clients) + 1;
     List<String> args = new ArrayList<>(common(clients));
-    args.addAll(List.of("-t", Long.toString(perClient), "-f", DRAIN));
+    args.addAll(List.of("-t", Long.toString(perClient)));
+    args.addAll(drainScript());
     Pgbench.Outcome outcome = pgbench.run(db, scripts, args, true);
     long left = OutboxRows.count(db);
     long drained = o.rows() - left;
@@ -155,7 +160,8 @@ public final class AnchorScenario implements Scenario {
     enqueueArgs.addAll(payloadVariables());
     enqueueArgs.addAll(List.of("-f", ENQUEUE_ONE));
     List<String> drainArgs = new ArrayList<>(common(o.drainClients()));
-    drainArgs.addAll(List.of("-T", Long.toString(seconds), "-f", DRAIN));
+    drainArgs.addAll(List.of("-T", Long.toString(seconds)));
+    drainArgs.addAll(drainScript());
     // Both pgbench processes start together; each waits on its own thread.
     ExecutorService waiters = Executors.newFixedThreadPool(2);
     Pgbench.Outcome enqueued;
@@ -191,6 +197,11 @@ public final class AnchorScenario implements Scenario {
     int threads = Math.max(1, Math.min(clients, Runtime.getRuntime().availableProcessors()));
     return List.of(
         "-n", "-M", "prepared", "-c", Integer.toString(clients), "-j", Integer.toString(threads));
+  }
+
+  /** The drain script with each client's keyset cursor starting at 0. */
+  private static List<String> drainScript() {
+    return List.of("-D", "cursor=0", "-f", DRAIN);
   }
 
   private static List<String> load(BenchOptions options) {

@@ -78,6 +78,24 @@ public final class PeerScenario implements Scenario {
   }
 
   @Override
+  public boolean warmsUp() {
+    return true;
+  }
+
+  /** A burn-down of {@link BenchOptions#warmUpRows()} entries, untimed. */
+  @Override
+  public void warmUp(ScenarioContext context) throws Exception {
+    ScenarioDatabase db = context.database();
+    BenchOptions o = context.options();
+    DataSource pool = db.pool("peer", o.poolSize());
+    DeliveryProbe probe = new DeliveryProbe();
+    PeerOutbox.preload(db, pool, o.warmUpRows());
+    try (PeerOutbox outbox = new PeerOutbox(pool, probe, o.peerWorkers(), o.peerFlushBatch())) {
+      BurnDownDriver.run(context, "burndown", "peer burn-down", outbox, probe, o.warmUpRows());
+    }
+  }
+
+  @Override
   public void run(ScenarioContext context) throws Exception {
     ScenarioDatabase db = context.database();
     BenchOptions o = context.options();

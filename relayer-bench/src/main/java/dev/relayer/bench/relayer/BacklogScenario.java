@@ -70,6 +70,16 @@ public final class BacklogScenario implements Scenario {
   }
 
   @Override
+  public boolean warmsUp() {
+    return true;
+  }
+
+  @Override
+  public void warmUp(ScenarioContext context) throws Exception {
+    BurnDownScenario.warmUpBothPaths(context);
+  }
+
+  @Override
   public void run(ScenarioContext context) throws Exception {
     ScenarioDatabase db = context.database();
     BenchOptions o = context.options();

@@ -91,6 +91,27 @@ public final class BurnDownScenario implements Scenario {
     sweeper(context, db, pool, o.rows(), "sweeper", "Relayer burn-down, sweeper alone");
   }
 
+  @Override
+  public boolean warmsUp() {
+    return true;
+  }
+
+  @Override
+  public void warmUp(ScenarioContext context) throws Exception {
+    warmUpBothPaths(context);
+  }
+
+  /** Drains {@link BenchOptions#warmUpRows()} rows by each path, untimed. */
+  static void warmUpBothPaths(ScenarioContext context) throws Exception {
+    ScenarioDatabase db = context.database();
+    BenchOptions o = context.options();
+    db.installRelayerSchema();
+    DataSource pool = db.pool("relayer", o.poolSize());
+    direct(context, db, pool, o.warmUpRows(), "direct", "direct dispatch");
+    db.execute("TRUNCATE " + OutboxRows.TABLE);
+    sweeper(context, db, pool, o.warmUpRows(), "sweeper", "sweeper alone");
+  }
+
   /** Loads {@code rows} rows and drains them by direct dispatch; records under {@code key}. */
   static void direct(
       ScenarioContext context,
