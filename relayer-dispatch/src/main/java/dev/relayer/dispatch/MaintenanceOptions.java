@@ -15,7 +15,8 @@ import java.util.function.Consumer;
  * @param batchSize rows per sweep pass and per cleanup delete; 1–10000, default 100
  * @param recoveryDelay the sweeper leaves rows younger than this (by {@code created_at}) to direct
  *     dispatch; ≥ 0, default 30 s. Raise it if direct dispatch often takes longer
- * @param sweepInterval wait between sweep passes; > 0, default 5 s
+ * @param sweepInterval wait after a sweep pass that did not claim and send a full page; > 0,
+ *     default 5 s
  * @param leaseDuration how long the sweeper and cleanup leases last after each pass; 1 s – 1 h,
  *     default 30 s. A crashed leader is replaced after at most this long
  * @param claimDuration how long a sweep claim holds a row; > 0, default 30 s; longer than a send

@@ -28,9 +28,11 @@ import org.slf4j.LoggerFactory;
  * the package documentation for the protocol.
  *
  * <p>It reuses the dispatcher's transports and delivery path. {@link #start()} runs passes on a
- * library-owned thread every {@code sweepInterval}; {@link #sweepOnce()} and {@link #cleanupOnce()}
- * run one pass on the calling thread. {@link #close()} stops the loop, waits up to {@code
- * shutdownTimeout} for a running pass, and releases the leases this instance holds.
+ * library-owned thread: after a pass that claimed a full {@code batchSize} page and sent all of it
+ * the next starts at once (a backlog is being worked off); after any other pass it waits {@code
+ * sweepInterval}. {@link #sweepOnce()} and {@link #cleanupOnce()} run one pass on the calling
+ * thread. {@link #close()} stops the loop, waits up to {@code shutdownTimeout} for a running pass,
+ * and releases the leases this instance holds.
  */
 public final class RelayerMaintenance implements AutoCloseable {
 
@@ -143,6 +145,7 @@ public final class RelayerMaintenance implements AutoCloseable {
 
   private void runLoop() {
     while (running) {
+      boolean backlog = false;
       try {
         SweepResult result = sweeper.pass(dsl);
         if (result.sent() > 0) {
@@ -153,8 +156,14 @@ public final class RelayerMaintenance implements AutoCloseable {
               result.claimed());
         }
         cleanupIfDue();
+        backlog = result.claimed() == options.batchSize() && result.sent() == result.claimed();
       } catch (Throwable e) {
         log.error("store={} maintenance pass failed; will retry", store.displayName(), e);
+      }
+      if (backlog) {
+        // A full page, all of it sent: more is probably waiting, so go on at once. A partial
+        // page, a failed send or an error waits the interval.
+        continue;
       }
       try {
         if (stopSignal.await(options.sweepInterval().toMillis(), TimeUnit.MILLISECONDS)) {

@@ -82,6 +82,54 @@ class MaintenanceIT {
     assertThat(fx.outboxCount()).isZero();
   }
 
+  private void enqueueUnordered(int count) {
+    List<NewMessage> messages = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      messages.add(message("orders"));
+    }
+    fx.dsl.transaction(tx -> fx.store.enqueue(tx.dsl(), messages));
+  }
+
+  @Test
+  void aFullyDeliveredFullPassIsFollowedAtOnceByTheNext() {
+    enqueueUnordered(35);
+    RelayerMaintenance maintenance =
+        fx.track(
+            RelayerMaintenance.create(
+                dispatcher(),
+                DispatchFixture.fastMaintenance()
+                    .batchSize(10)
+                    .sweepInterval(Duration.ofHours(1))
+                    .build()));
+
+    maintenance.start();
+
+    // Three full pages and a partial one, with no hour-long pause between them.
+    await().atMost(Duration.ofSeconds(20)).until(() -> fx.outboxCount() == 0);
+    assertThat(memory.deliveries()).hasSize(35);
+  }
+
+  @Test
+  void aPassWithFailedSendsWaitsTheSweepIntervalEvenWhenItWasFull() throws Exception {
+    enqueueUnordered(25);
+    memory.failBatches(new IllegalStateException("broker unreachable"));
+    RelayerMaintenance maintenance =
+        fx.track(
+            RelayerMaintenance.create(
+                dispatcher(),
+                DispatchFixture.fastMaintenance()
+                    .batchSize(10)
+                    .sweepInterval(Duration.ofHours(1))
+                    .build()));
+
+    maintenance.start();
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> memory.attempts().size() == 10);
+    Thread.sleep(1_000);
+    assertThat(memory.attempts()).as("no second pass before the interval").hasSize(10);
+    assertThat(fx.outboxCount()).isEqualTo(25);
+  }
+
   @Test
   void aSenderThatDiesAfterTheBrokerAcceptedReplaysTheSameMessageId() throws Exception {
     NewMessage message = message("orders");

@@ -178,13 +178,56 @@ final class OutboxQueries {
   }
 
   static Claim claimPage(DSLContext dsl, ClaimPage request) {
-    Condition which =
-        O.LANE
-            .isNull()
-            .and(O.ID.gt(request.afterId()))
-            .and(O.ID.le(request.upToId()))
-            .and(O.CREATED_AT.le(utc(request.createdBefore())));
-    return claim(dsl, which, request.limit(), request.now(), request.claimDuration());
+    return claim(dsl, pageOf(request), request.limit(), request.now(), request.claimDuration());
+  }
+
+  private static Condition pageOf(ClaimPage request) {
+    return O.LANE
+        .isNull()
+        .and(O.ID.gt(request.afterId()))
+        .and(O.ID.le(request.upToId()))
+        .and(O.CREATED_AT.le(utc(request.createdBefore())));
+  }
+
+  /**
+   * The rows {@link #claimPage} would claim, locked ({@code FOR UPDATE SKIP LOCKED}) and returned
+   * with one more attempt, but not stamped: nothing is written.
+   */
+  static Claim lockPage(DSLContext dsl, ClaimPage request) {
+    List<ClaimedMessage> locked =
+        dsl.selectFrom(O)
+            .where(pageOf(request))
+            .and(eligible(utc(request.now())))
+            .orderBy(O.ID)
+            .limit(request.limit())
+            .forUpdate()
+            .skipLocked()
+            .fetch(r -> toClaimed(r, r.getAttempts() + 1));
+    return new Claim(UUID.randomUUID(), request.now().plus(request.claimDuration()), locked, true);
+  }
+
+  /**
+   * Stamps rows of a {@linkplain Claim#lockedOnly() locked-only} claim with its token, expiry and
+   * their attempt, as {@link #claim} would have; the caller's transaction holds their row locks.
+   */
+  static int stampLocked(DSLContext dsl, Claim claim, Collection<Long> ids) {
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    return dsl.update(O)
+        .set(O.CLAIM_TOKEN, claim.token())
+        .set(O.CLAIM_EXPIRES_AT, utc(claim.expiresAt()))
+        .set(O.ATTEMPTS, O.ATTEMPTS.plus(1))
+        .where(O.ID.eq(any(ids.toArray(Long[]::new))))
+        .execute();
+  }
+
+  /** Deletes rows of a locked-only claim by id; the caller's transaction holds their row locks. */
+  static int deleteLocked(DSLContext dsl, Collection<Long> ids) {
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    return dsl.deleteFrom(O).where(O.ID.eq(any(ids.toArray(Long[]::new)))).execute();
   }
 
   static OptionalLong highestPendingUnorderedId(DSLContext dsl) {
@@ -313,6 +356,10 @@ final class OutboxQueries {
   }
 
   static ClaimedMessage toClaimed(RelayerOutboxRecord r) {
+    return toClaimed(r, r.getAttempts());
+  }
+
+  private static ClaimedMessage toClaimed(RelayerOutboxRecord r, int attempts) {
     return new ClaimedMessage(
         r.getId(),
         r.getMessageId(),
@@ -324,7 +371,7 @@ final class OutboxQueries {
         r.getOrderingKey(),
         r.getLane(),
         r.getTenantId(),
-        r.getAttempts(),
+        attempts,
         r.getCreatedAt().toInstant(),
         r.getLastError());
   }

@@ -5,6 +5,7 @@ import dev.relayer.schema.SchemaNames;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -168,6 +169,19 @@ public final class RelayerStore {
     return OutboxQueries.claimPage(mapping.map(dsl), request);
   }
 
+  /**
+   * Locks the rows {@link #claimPage} would claim ({@code FOR UPDATE SKIP LOCKED}) without writing
+   * to them, for a caller that sends and completes them before its transaction commits (the
+   * sweeper's pass): until then the row locks keep every other claimer off the rows, and after it
+   * the sent rows are gone and the others carry the completion's writes, so a stamp would never be
+   * seen. The messages' attempts include this one. Complete the claim in the same transaction with
+   * {@link #deleteLocked} for sent rows and, for the others, {@link #stampLocked} followed by the
+   * token-fenced writes ({@link #recordFailures}, {@link #moveToDead}).
+   */
+  public Claim lockPage(DSLContext dsl, ClaimPage request) {
+    return OutboxQueries.lockPage(mapping.map(dsl), Objects.requireNonNull(request, "request"));
+  }
+
   /** The highest id of a pending unordered row: the fixed end of a sweep traversal. */
   public OptionalLong highestPendingUnorderedId(DSLContext dsl) {
     return OutboxQueries.highestPendingUnorderedId(mapping.map(dsl));
@@ -231,6 +245,43 @@ public final class RelayerStore {
   public int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
     int deleted = OutboxQueries.deleteFenced(mapping.map(dsl), token, ids);
     return checkAtMost("deleteFenced", deleted, ids.size());
+  }
+
+  /**
+   * Deletes sent rows of a {@linkplain Claim#lockedOnly() locked-only} claim, in the transaction
+   * that locked them; returns how many. Throws {@link IllegalArgumentException} for a stamped claim
+   * (use {@link #deleteFenced}) or ids it does not hold.
+   */
+  public int deleteLocked(DSLContext dsl, Claim claim, Collection<Long> ids) {
+    requireLockedRows("deleteLocked", claim, ids);
+    int deleted = OutboxQueries.deleteLocked(mapping.map(dsl), ids);
+    return checkAtMost("deleteLocked", deleted, ids.size());
+  }
+
+  /**
+   * Stamps rows of a {@linkplain Claim#lockedOnly() locked-only} claim with its token, expiry and
+   * their attempt, in the transaction that locked them, so that the token-fenced completion writes
+   * apply to them; returns how many. Throws {@link IllegalArgumentException} for a stamped claim or
+   * ids it does not hold.
+   */
+  public int stampLocked(DSLContext dsl, Claim claim, Collection<Long> ids) {
+    requireLockedRows("stampLocked", claim, ids);
+    int stamped = OutboxQueries.stampLocked(mapping.map(dsl), claim, ids);
+    return checkAtMost("stampLocked", stamped, ids.size());
+  }
+
+  private static void requireLockedRows(String operation, Claim claim, Collection<Long> ids) {
+    if (!claim.lockedOnly()) {
+      throw new IllegalArgumentException(
+          operation + " needs a locked-only claim (from lockPage); this claim is stamped");
+    }
+    Set<Long> held = new HashSet<>();
+    claim.messages().forEach(m -> held.add(m.id()));
+    for (Long id : ids) {
+      if (!held.contains(id)) {
+        throw new IllegalArgumentException(operation + ": id " + id + " is not in the claim");
+      }
+    }
   }
 
   /**

@@ -245,6 +245,100 @@ abstract class StoreContract {
   }
 
   @Test
+  void lockPageHoldsRowsByLockAloneUntilTheClaimingTransactionEnds() throws Exception {
+    Instant now = now();
+    long sent = store.enqueue(dsl, unordered());
+    long failed = store.enqueue(dsl, unordered());
+    long buried = store.enqueue(dsl, unordered());
+    long beyond = store.enqueue(dsl, unordered());
+    store.enqueue(dsl, ordered("k"));
+    Instant retryAt = now.plusSeconds(10);
+    try (Connection holder = fx.connect()) {
+      holder.setAutoCommit(false);
+      DSLContext tx = fx.open(holder);
+      Claim claim =
+          store.lockPage(tx, new ClaimPage(0, buried, now.plusSeconds(1), 10, now, CLAIM));
+      assertThat(claim.lockedOnly()).isTrue();
+      assertThat(claim.expiresAt()).isEqualTo(now.plus(CLAIM));
+      assertThat(claim.messages())
+          .extracting(ClaimedMessage::id)
+          .containsExactly(sent, failed, buried);
+      assertThat(claim.messages()).extracting(ClaimedMessage::attempts).containsOnly(1);
+      RelayerOutboxRecord untouched = row(sent);
+      assertThat(untouched.getClaimToken()).as("nothing is written by the lock").isNull();
+      assertThat(untouched.getAttempts()).isZero();
+      assertThat(
+              store.claimByIds(dsl, new ClaimByIds(List.of(sent, beyond), now, CLAIM)).messages())
+          .as("other claimers skip the locked rows")
+          .extracting(ClaimedMessage::id)
+          .containsExactly(beyond);
+
+      assertThat(store.deleteLocked(tx, claim, List.of(sent))).isEqualTo(1);
+      assertThat(store.stampLocked(tx, claim, List.of(failed, buried))).isEqualTo(2);
+      assertThat(
+              store.recordFailures(
+                  tx, claim.token(), List.of(new FailedSend(failed, "broker said no", retryAt))))
+          .isEqualTo(1);
+      assertThat(
+              store.moveToDead(
+                  tx, claim.token(), new DeadLetter(List.of(buried), "max-attempts", "no", now)))
+          .isEqualTo(1);
+      holder.commit();
+    }
+    assertThat(row(sent)).isNull();
+    RelayerOutboxRecord held = row(failed);
+    assertThat(held.getAttempts()).isEqualTo(1);
+    assertThat(held.getLastError()).isEqualTo("broker said no");
+    assertThat(held.getClaimExpiresAt().toInstant()).isEqualTo(retryAt);
+    assertThat(
+            mapped
+                .selectFrom(RELAYER_OUTBOX_DEAD)
+                .where(RELAYER_OUTBOX_DEAD.ID.eq(buried))
+                .fetchOne()
+                .getAttempts())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void lockPageRolledBackLeavesRowsAsTheyWere() throws Exception {
+    Instant now = now();
+    long id = store.enqueue(dsl, unordered());
+    try (Connection holder = fx.connect()) {
+      holder.setAutoCommit(false);
+      DSLContext tx = fx.open(holder);
+      Claim claim = store.lockPage(tx, new ClaimPage(0, id, now.plusSeconds(1), 10, now, CLAIM));
+      store.stampLocked(tx, claim, List.of(id));
+      holder.rollback();
+    }
+    RelayerOutboxRecord row = row(id);
+    assertThat(row.getClaimToken()).isNull();
+    assertThat(row.getAttempts()).isZero();
+    assertThat(store.claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM)).messages())
+        .extracting(ClaimedMessage::id)
+        .containsExactly(id);
+  }
+
+  @Test
+  void lockedCompletionRefusesStampedClaimsAndForeignIds() {
+    Instant now = now();
+    long id = store.enqueue(dsl, unordered());
+    long other = store.enqueue(dsl, unordered());
+    Claim stamped = store.claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
+    assertThatThrownBy(() -> store.deleteLocked(dsl, stamped, List.of(id)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("locked-only");
+    Claim locked =
+        dsl.transactionResult(
+            c ->
+                store.lockPage(
+                    c.dsl(), new ClaimPage(id, other, now.plusSeconds(1), 10, now, CLAIM)));
+    assertThatThrownBy(() -> store.stampLocked(dsl, locked, List.of(id)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("id " + id + " is not in the claim");
+    assertThat(outboxCount()).isEqualTo(2);
+  }
+
+  @Test
   void twoClaimersNeverClaimTheSameRow() throws Exception {
     List<NewMessage> batch = new ArrayList<>();
     for (int i = 0; i < 400; i++) {

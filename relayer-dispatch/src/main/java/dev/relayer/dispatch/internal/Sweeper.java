@@ -19,6 +19,12 @@ import org.jooq.DSLContext;
  * that are due, unclaimed and older than the recovery delay, send them, and complete them — claims,
  * completions and the lease renewal in the one transaction that locked the lease row.
  *
+ * <p>The claim is {@linkplain dev.relayer.store.RelayerStore#lockPage locked, not stamped}: the
+ * pass transaction's row locks keep other claimers off the rows until it commits, and a stamp
+ * written in it would be deleted with the sent rows or overwritten by the completion before anyone
+ * could see it. Rows that are not sent get the stamp (token, expiry, one more attempt) at
+ * completion.
+ *
  * <p>Traversal: the end of a traversal ({@code upTo}) is the highest pending unordered id when it
  * began; the cursor moves up to it page by page and wraps to the start after an empty page. New
  * traffic lands above {@code upTo} and cannot starve rows behind the cursor. The traversal state
@@ -78,7 +84,7 @@ public final class Sweeper {
               }
               Instant now = engine.clock().instant();
               Claim claim =
-                  store.claimPage(
+                  store.lockPage(
                       t,
                       new ClaimPage(
                           from,
