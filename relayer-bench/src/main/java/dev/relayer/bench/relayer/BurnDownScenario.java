@@ -49,10 +49,9 @@ public final class BurnDownScenario implements Scenario {
             + " rows had just committed. Each worker claims by ids (one transaction), sends, and"
             + " deletes fenced (another).",
         "- **sweeper**: `RelayerMaintenance` alone, recovery delay 0, `batchSize` ="
-            + " `--sweep-batch`, sweep interval "
-            + SweeperRun.INTERVAL.toMillis()
-            + " ms; each pass claims a keyset page, sends and deletes inside its lease"
-            + " transaction.");
+            + " `--sweep-batch`, default sweep interval (passes follow each other at once while"
+            + " they find full pages); each pass locks a keyset page, sends and deletes inside its"
+            + " lease transaction.");
   }
 
   @Override

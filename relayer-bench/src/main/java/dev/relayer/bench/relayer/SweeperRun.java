@@ -7,13 +7,11 @@ import java.time.Duration;
 
 /**
  * Burn-down by the sweeper alone: maintenance with recovery delay 0 (every waiting row is its to
- * send), {@code batchSize} = {@code --sweep-batch} and a 1 ms sweep interval (the smallest; the
- * default 5 s is a recovery pace, not a throughput setting). Direct dispatch is not started.
+ * send), {@code batchSize} = {@code --sweep-batch} and the default sweep interval (a full, fully
+ * sent pass is followed at once by the next, so the interval does not pace a burn-down). Direct
+ * dispatch is not started.
  */
 final class SweeperRun implements DrainingSystem {
-
-  /** The sweep interval of a sweeper burn-down. */
-  static final Duration INTERVAL = Duration.ofMillis(1);
 
   private final RelayerRig rig;
   private final int batchSize;
@@ -26,10 +24,6 @@ final class SweeperRun implements DrainingSystem {
   @Override
   public void startDraining() {
     rig.startMaintenance(
-        MaintenanceOptions.builder()
-            .batchSize(batchSize)
-            .recoveryDelay(Duration.ZERO)
-            .sweepInterval(INTERVAL)
-            .build());
+        MaintenanceOptions.builder().batchSize(batchSize).recoveryDelay(Duration.ZERO).build());
   }
 }
