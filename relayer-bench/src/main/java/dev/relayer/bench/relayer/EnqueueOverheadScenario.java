@@ -1,6 +1,7 @@
 package dev.relayer.bench.relayer;
 
 import dev.relayer.bench.BenchOptions;
+import dev.relayer.bench.Payload;
 import dev.relayer.bench.Scenario;
 import dev.relayer.bench.ScenarioContext;
 import dev.relayer.bench.anchor.AnchorScenario;
@@ -11,11 +12,17 @@ import dev.relayer.bench.report.Ratio;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
 import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -28,8 +35,10 @@ import org.jooq.impl.DSL;
  * Scenario 2, enqueue overhead: what enqueueing adds to an application transaction. At each of
  * {@code --clients} threads, four closed loops run one after another: a transaction with one
  * business insert (baseline), the same plus {@code RelayerStore.enqueue} of 1 message, the same
- * plus a 10-message enqueue (one multi-row insert), and a transaction with the 10-message enqueue
- * alone — the like-for-like counterpart of pgbench's 10-row insert, which has no business insert.
+ * plus a 10-message enqueue (one multi-row insert), a transaction with the 10-message enqueue alone
+ * — the like-for-like counterpart of pgbench's 10-row insert, which has no business insert — and
+ * the same 10 rows inserted by one prepared statement over plain JDBC, which separates what the
+ * Java client and an explicit transaction cost from what Relayer and jOOQ add.
  */
 public final class EnqueueOverheadScenario implements Scenario {
 
@@ -75,7 +84,9 @@ public final class EnqueueOverheadScenario implements Scenario {
             + " 1-msg percentile − baseline percentile at the same concurrency. The anchors are"
             + " pgbench's enqueue figures, one auto-commit statement per transaction and no"
             + " business insert: the 10-message target compares *10 msgs alone* with the 10-row"
-            + " insert; *10 msgs* (with the business insert) is shown beside it.");
+            + " insert; *10 msgs* (with the business insert) is shown beside it. *10 rows, plain"
+            + " JDBC* inserts the same 10 rows in a transaction with one hand-written prepared"
+            + " `INSERT … RETURNING id` on a pooled connection: the Java client's own floor.");
   }
 
   @Override
@@ -88,6 +99,18 @@ public final class EnqueueOverheadScenario implements Scenario {
               ID + ".c" + c + ".tenalone.msgs",
               AnchorScenario.enqueueTenKey(c),
               "≥ 0.8"));
+    }
+    for (int c : options.clients()) {
+      ratios.add(
+          Ratio.of(
+              "10-row insert over plain JDBC / pgbench 10-row insert, " + clients(c) + " (msgs/s)",
+              ID + ".c" + c + ".tenjdbc.msgs",
+              AnchorScenario.enqueueTenKey(c)));
+      ratios.add(
+          Ratio.of(
+              "10-msg enqueue alone / 10-row insert over plain JDBC, " + clients(c) + " (msgs/s)",
+              ID + ".c" + c + ".tenalone.msgs",
+              ID + ".c" + c + ".tenjdbc.msgs"));
     }
     for (int c : options.clients()) {
       ratios.add(
@@ -139,6 +162,7 @@ public final class EnqueueOverheadScenario implements Scenario {
         ClosedLoopTimer.Timing one = null;
         ClosedLoopTimer.Timing ten = null;
         ClosedLoopTimer.Timing tenAlone = null;
+        ClosedLoopTimer.Timing tenJdbc = null;
         Duration slice = o.window().dividedBy(SLICES);
         for (int round = 0; round < SLICES; round++) {
           Duration warmup = round == 0 ? o.warmup() : o.warmup().dividedBy(4);
@@ -181,6 +205,10 @@ public final class EnqueueOverheadScenario implements Scenario {
                       warmup,
                       slice,
                       () -> app.transaction(tx -> store.enqueue(tx.dsl(), tenMessages()))));
+          tenJdbc =
+              sum(
+                  tenJdbc,
+                  ClosedLoopTimer.run(clients, warmup, slice, () -> tenRowsOverJdbc(pool)));
         }
         context.record(key + ".base.tx", "baseline, " + at, "tx/s", base.callsPerSecond());
         context.record(key + ".base.p50", "baseline, " + at + ": p50", "ms", base.millisAt(50));
@@ -210,6 +238,16 @@ public final class EnqueueOverheadScenario implements Scenario {
             key + ".tenalone.p50", "10 msgs alone, " + at + ": p50", "ms", tenAlone.millisAt(50));
         context.record(
             key + ".tenalone.p99", "10 msgs alone, " + at + ": p99", "ms", tenAlone.millisAt(99));
+        context.record(
+            key + ".tenjdbc.msgs",
+            "10 rows, plain JDBC, " + at,
+            "msgs/s",
+            tenJdbc.callsPerSecond() * 10);
+        context.record(
+            key + ".tenjdbc.p50",
+            "10 rows, plain JDBC, " + at + ": p50",
+            "ms",
+            tenJdbc.millisAt(50));
       }
     }
   }
@@ -225,6 +263,42 @@ public final class EnqueueOverheadScenario implements Scenario {
         .set(CUSTOMER, random.nextLong(1, 1_000_000))
         .set(AMOUNT, BigDecimal.valueOf(random.nextLong(100, 100_000), 2))
         .execute();
+  }
+
+  /** Relayer's columns for 10 unordered rows, written the way a hand-tuned client would. */
+  private static final String TEN_ROWS_SQL =
+      "INSERT INTO "
+          + OutboxRows.TABLE
+          + " (message_id, transport, destination, message_type, headers, body) VALUES "
+          + String.join(", ", Collections.nCopies(10, "(?, ?, ?, ?, CAST(? AS jsonb), ?)"))
+          + " RETURNING id";
+
+  private static void tenRowsOverJdbc(DataSource pool) throws SQLException {
+    try (Connection connection = pool.getConnection()) {
+      connection.setAutoCommit(false);
+      try (PreparedStatement insert = connection.prepareStatement(TEN_ROWS_SQL)) {
+        int p = 1;
+        for (int i = 0; i < 10; i++) {
+          insert.setObject(p++, UUID.randomUUID());
+          insert.setString(p++, Payload.TRANSPORT);
+          insert.setString(p++, Payload.DESTINATION);
+          insert.setString(p++, Payload.MESSAGE_TYPE);
+          insert.setString(p++, Payload.headersJson());
+          insert.setBytes(p++, Payload.body());
+        }
+        try (ResultSet ids = insert.executeQuery()) {
+          while (ids.next()) {
+            ids.getLong(1);
+          }
+        }
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
   }
 
   private static String clients(int n) {
