@@ -90,17 +90,21 @@ class MaintenanceIT {
     fx.dsl.transaction(tx -> fx.store.enqueue(tx.dsl(), messages));
   }
 
+  /** Maintenance sweeping pages of 10 rows, with an hour to wait after a pass that must wait. */
+  private RelayerMaintenance pagesOfTenAnHourApart() {
+    return fx.track(
+        RelayerMaintenance.create(
+            dispatcher(),
+            DispatchFixture.fastMaintenance()
+                .batchSize(10)
+                .sweepInterval(Duration.ofHours(1))
+                .build()));
+  }
+
   @Test
   void aFullyDeliveredFullPassIsFollowedAtOnceByTheNext() {
     enqueueUnordered(35);
-    RelayerMaintenance maintenance =
-        fx.track(
-            RelayerMaintenance.create(
-                dispatcher(),
-                DispatchFixture.fastMaintenance()
-                    .batchSize(10)
-                    .sweepInterval(Duration.ofHours(1))
-                    .build()));
+    RelayerMaintenance maintenance = pagesOfTenAnHourApart();
 
     maintenance.start();
 
@@ -113,14 +117,7 @@ class MaintenanceIT {
   void aPassWithFailedSendsWaitsTheSweepIntervalEvenWhenItWasFull() throws Exception {
     enqueueUnordered(25);
     memory.failBatches(new IllegalStateException("broker unreachable"));
-    RelayerMaintenance maintenance =
-        fx.track(
-            RelayerMaintenance.create(
-                dispatcher(),
-                DispatchFixture.fastMaintenance()
-                    .batchSize(10)
-                    .sweepInterval(Duration.ofHours(1))
-                    .build()));
+    RelayerMaintenance maintenance = pagesOfTenAnHourApart();
 
     maintenance.start();
 

@@ -82,32 +82,22 @@ public final class PeerScenario implements Scenario {
     return true;
   }
 
-  /** A burn-down of {@link BenchOptions#warmUpRows()} entries, untimed. */
+  /** A burn-down of {@link BenchOptions#warmUpRows()} entries and a steady-state run, untimed. */
   @Override
   public void warmUp(ScenarioContext context) throws Exception {
-    ScenarioDatabase db = context.database();
-    BenchOptions o = context.options();
-    DataSource pool = db.pool("peer", o.poolSize());
-    DeliveryProbe probe = new DeliveryProbe();
-    PeerOutbox.preload(db, pool, o.warmUpRows());
-    try (PeerOutbox outbox = new PeerOutbox(pool, probe, o.peerWorkers(), o.peerFlushBatch())) {
-      BurnDownDriver.run(context, "burndown", "peer burn-down", outbox, probe, o.warmUpRows());
-    }
+    drive(context, context.options().warmUpRows());
   }
 
   @Override
   public void run(ScenarioContext context) throws Exception {
+    drive(context, context.options().rows());
+  }
+
+  private static void drive(ScenarioContext context, long burnDownRows) throws Exception {
     ScenarioDatabase db = context.database();
     BenchOptions o = context.options();
     DataSource pool = db.pool("peer", o.poolSize());
-
-    DeliveryProbe burnDownProbe = new DeliveryProbe();
-    PeerOutbox.preload(db, pool, o.rows());
-    try (PeerOutbox outbox =
-        new PeerOutbox(pool, burnDownProbe, o.peerWorkers(), o.peerFlushBatch())) {
-      BurnDownDriver.run(
-          context, "burndown", "peer burn-down (flush loop)", outbox, burnDownProbe, o.rows());
-    }
+    burnDown(context, pool, burnDownRows);
     db.execute("TRUNCATE " + PeerOutbox.TABLE);
 
     DeliveryProbe steadyProbe = new DeliveryProbe();
@@ -115,6 +105,17 @@ public final class PeerScenario implements Scenario {
         new PeerOutbox(pool, steadyProbe, o.peerWorkers(), o.peerFlushBatch())) {
       outbox.startDraining();
       SteadyStateDriver.run(context, "steady", "peer steady state", outbox, steadyProbe);
+    }
+  }
+
+  /** Preloads {@code rows} entries and times the flush loop draining them. */
+  private static void burnDown(ScenarioContext context, DataSource pool, long rows)
+      throws Exception {
+    BenchOptions o = context.options();
+    DeliveryProbe probe = new DeliveryProbe();
+    PeerOutbox.preload(context.database(), pool, rows);
+    try (PeerOutbox outbox = new PeerOutbox(pool, probe, o.peerWorkers(), o.peerFlushBatch())) {
+      BurnDownDriver.run(context, "burndown", "peer burn-down (flush loop)", outbox, probe, rows);
     }
   }
 

@@ -81,13 +81,7 @@ public final class BurnDownScenario implements Scenario {
 
   @Override
   public void run(ScenarioContext context) throws Exception {
-    ScenarioDatabase db = context.database();
-    BenchOptions o = context.options();
-    db.installRelayerSchema();
-    DataSource pool = db.pool("relayer", o.poolSize());
-    direct(context, db, pool, o.rows(), "direct", "Relayer burn-down, direct dispatch");
-    db.execute("TRUNCATE " + OutboxRows.TABLE);
-    sweeper(context, db, pool, o.rows(), "sweeper", "Relayer burn-down, sweeper alone");
+    drainBothPaths(context, context.options().rows(), "Relayer burn-down, ");
   }
 
   @Override
@@ -102,13 +96,18 @@ public final class BurnDownScenario implements Scenario {
 
   /** Drains {@link BenchOptions#warmUpRows()} rows by each path, untimed. */
   static void warmUpBothPaths(ScenarioContext context) throws Exception {
+    drainBothPaths(context, context.options().warmUpRows(), "");
+  }
+
+  /** Loads and drains {@code rows} rows by direct dispatch, then as many by the sweeper alone. */
+  private static void drainBothPaths(ScenarioContext context, long rows, String labelPrefix)
+      throws Exception {
     ScenarioDatabase db = context.database();
-    BenchOptions o = context.options();
     db.installRelayerSchema();
-    DataSource pool = db.pool("relayer", o.poolSize());
-    direct(context, db, pool, o.warmUpRows(), "direct", "direct dispatch");
+    DataSource pool = db.pool("relayer", context.options().poolSize());
+    direct(context, db, pool, rows, "direct", labelPrefix + "direct dispatch");
     db.execute("TRUNCATE " + OutboxRows.TABLE);
-    sweeper(context, db, pool, o.warmUpRows(), "sweeper", "sweeper alone");
+    sweeper(context, db, pool, rows, "sweeper", labelPrefix + "sweeper alone");
   }
 
   /** Loads {@code rows} rows and drains them by direct dispatch; records under {@code key}. */
