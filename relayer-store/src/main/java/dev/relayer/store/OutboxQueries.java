@@ -76,34 +76,54 @@ final class OutboxQueries {
     }
   }
 
-  /** Inserts the messages in one statement; returns their ids in input order. */
+  /**
+   * Inserts the messages in one statement; returns their ids in input order. The optional columns
+   * (ordering key and lane, schedule, tenant) are written only when some message of the batch has a
+   * value for them: the columns' defaults are null, and a shorter statement is cheaper to build,
+   * render and bind.
+   */
   static List<Long> insert(DSLContext dsl, List<NewMessage> messages, int laneCount) {
-    var insert =
-        dsl.insertInto(
-            O,
-            O.MESSAGE_ID,
-            O.TRANSPORT,
-            O.DESTINATION,
-            O.MESSAGE_TYPE,
-            O.HEADERS,
-            O.BODY,
-            O.ORDERING_KEY,
-            O.LANE,
-            O.DELIVER_AT,
-            O.TENANT_ID);
+    boolean ordered = false;
+    boolean scheduled = false;
+    boolean tenants = false;
     for (NewMessage m : messages) {
-      insert =
-          insert.values(
-              m.messageId(),
-              m.transport(),
-              m.destination(),
-              m.messageType(),
-              HeadersJson.write(m.headers()),
-              m.body(),
-              m.orderingKey(),
-              m.ordered() ? Lanes.laneOf(m.orderingKey(), laneCount) : null,
-              utc(m.deliverAt()),
-              m.tenantId());
+      ordered |= m.ordered();
+      scheduled |= m.deliverAt() != null;
+      tenants |= m.tenantId() != null;
+    }
+    List<Field<?>> columns =
+        new ArrayList<>(
+            List.of(O.MESSAGE_ID, O.TRANSPORT, O.DESTINATION, O.MESSAGE_TYPE, O.HEADERS, O.BODY));
+    if (ordered) {
+      columns.add(O.ORDERING_KEY);
+      columns.add(O.LANE);
+    }
+    if (scheduled) {
+      columns.add(O.DELIVER_AT);
+    }
+    if (tenants) {
+      columns.add(O.TENANT_ID);
+    }
+    var insert = dsl.insertInto(O).columns(columns);
+    for (NewMessage m : messages) {
+      List<Object> row = new ArrayList<>(columns.size());
+      row.add(m.messageId());
+      row.add(m.transport());
+      row.add(m.destination());
+      row.add(m.messageType());
+      row.add(HeadersJson.write(m.headers()));
+      row.add(m.body());
+      if (ordered) {
+        row.add(m.orderingKey());
+        row.add(m.ordered() ? Lanes.laneOf(m.orderingKey(), laneCount) : null);
+      }
+      if (scheduled) {
+        row.add(utc(m.deliverAt()));
+      }
+      if (tenants) {
+        row.add(m.tenantId());
+      }
+      insert = insert.values(row);
     }
     // Identity values are drawn in VALUES order, so ascending ids are the input order.
     List<Long> ids = new ArrayList<>(insert.returningResult(O.ID).fetch(O.ID));

@@ -245,6 +245,39 @@ abstract class StoreContract {
   }
 
   @Test
+  void aBatchMixingOptionalValuesWritesEachRowsOwn() {
+    Instant later = now().plusSeconds(600);
+    NewMessage plain = unordered();
+    NewMessage keyed = ordered("customer-7");
+    NewMessage timed = scheduled(later);
+    NewMessage tenant = StoreFixture.message().tenantId("tenant-3").build();
+    List<Long> ids = store.enqueue(dsl, List.of(plain, keyed, timed, tenant));
+    List<Long> plainOnly = store.enqueue(dsl, List.of(unordered(), unordered()));
+
+    RelayerOutboxRecord p = row(ids.get(0));
+    assertThat(p.getMessageId()).isEqualTo(plain.messageId());
+    assertThat(p.getOrderingKey()).isNull();
+    assertThat(p.getLane()).isNull();
+    assertThat(p.getDeliverAt()).isNull();
+    assertThat(p.getTenantId()).isNull();
+    RelayerOutboxRecord k = row(ids.get(1));
+    assertThat(k.getOrderingKey()).isEqualTo("customer-7");
+    assertThat(k.getLane()).isEqualTo(Lanes.laneOf("customer-7", store.options().laneCount()));
+    assertThat(k.getDeliverAt()).isNull();
+    assertThat(row(ids.get(2)).getDeliverAt().toInstant()).isEqualTo(later);
+    assertThat(row(ids.get(2)).getTenantId()).isNull();
+    assertThat(row(ids.get(3)).getTenantId()).isEqualTo("tenant-3");
+    assertThat(row(ids.get(3)).getLane()).isNull();
+    assertThat(plainOnly).hasSize(2).allMatch(id -> id > ids.get(3));
+    RelayerOutboxRecord q = row(plainOnly.get(1));
+    assertThat(q.getStatus()).isEqualTo("pending");
+    assertThat(q.getAttempts()).isZero();
+    assertThat(q.getOrderingKey()).isNull();
+    assertThat(q.getDeliverAt()).isNull();
+    assertThat(q.getTenantId()).isNull();
+  }
+
+  @Test
   void lockPageHoldsRowsByLockAloneUntilTheClaimingTransactionEnds() throws Exception {
     Instant now = now();
     long sent = store.enqueue(dsl, unordered());
