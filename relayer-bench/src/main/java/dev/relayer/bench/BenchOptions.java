@@ -291,22 +291,17 @@ public record BenchOptions(
     }
 
     List<Integer> list(String name, List<Integer> fallback) {
-      String raw = take(name);
-      if (raw == null) {
+      List<Long> values = longList(name, null);
+      if (values == null) {
         return fallback;
       }
-      List<Integer> result = new ArrayList<>();
-      for (String part : raw.split(",")) {
-        try {
-          int value = Integer.parseInt(part.trim());
-          if (value < 1) {
-            throw new NumberFormatException();
-          }
-          result.add(value);
-        } catch (NumberFormatException e) {
+      List<Integer> result = new ArrayList<>(values.size());
+      for (long value : values) {
+        if (value > Integer.MAX_VALUE) {
           throw new IllegalArgumentException(
-              name + " must list whole numbers of at least 1, not '" + raw + "'");
+              name + " must list numbers up to " + Integer.MAX_VALUE + ", not " + value);
         }
+        result.add((int) value);
       }
       return List.copyOf(result);
     }

@@ -20,6 +20,15 @@ public final class OutboxRows {
 
   private OutboxRows() {}
 
+  /** Binds the shared message (transport, destination, type, headers, body) as parameters 1–5. */
+  private static void bindPayload(PreparedStatement insert) throws SQLException {
+    insert.setString(1, Payload.TRANSPORT);
+    insert.setString(2, Payload.DESTINATION);
+    insert.setString(3, Payload.MESSAGE_TYPE);
+    insert.setString(4, Payload.headersJson());
+    insert.setBytes(5, Payload.body());
+  }
+
   /** Inserts {@code rows} pending rows, eligible now, and settles the table. */
   public static void insertPending(ScenarioDatabase database, long rows) throws SQLException {
     try (Connection c = database.connect();
@@ -30,11 +39,7 @@ public final class OutboxRows {
                     + " (message_id, transport, destination, message_type, headers, body)"
                     + " SELECT gen_random_uuid(), ?, ?, ?, ?::jsonb, ?"
                     + " FROM generate_series(1, ?)")) {
-      insert.setString(1, Payload.TRANSPORT);
-      insert.setString(2, Payload.DESTINATION);
-      insert.setString(3, Payload.MESSAGE_TYPE);
-      insert.setString(4, Payload.headersJson());
-      insert.setBytes(5, Payload.body());
+      bindPayload(insert);
       for (long done = 0; done < rows; done += CHUNK) {
         insert.setLong(6, Math.min(CHUNK, rows - done));
         insert.executeUpdate();
@@ -66,11 +71,7 @@ public final class OutboxRows {
                     + " SELECT gen_random_uuid(), ?, ?, ?, ?::jsonb, ?,"
                     + " (?::text[])[1 + g % ?], (?::int[])[1 + g % ?]"
                     + " FROM generate_series(?, ?) AS g ORDER BY g")) {
-      insert.setString(1, Payload.TRANSPORT);
-      insert.setString(2, Payload.DESTINATION);
-      insert.setString(3, Payload.MESSAGE_TYPE);
-      insert.setString(4, Payload.headersJson());
-      insert.setBytes(5, Payload.body());
+      bindPayload(insert);
       insert.setArray(6, c.createArrayOf("text", names));
       insert.setInt(7, keys);
       insert.setArray(8, c.createArrayOf("integer", lanes));

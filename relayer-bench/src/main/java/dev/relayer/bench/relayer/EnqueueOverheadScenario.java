@@ -157,65 +157,62 @@ public final class EnqueueOverheadScenario implements Scenario {
         String at = clients(clients);
         String key = "c" + clients;
         db.execute("TRUNCATE bench_orders, " + OutboxRows.TABLE);
-        // Interleaved slices, so that drift hits the three variants alike.
-        ClosedLoopTimer.Timing base = null;
-        ClosedLoopTimer.Timing one = null;
-        ClosedLoopTimer.Timing ten = null;
-        ClosedLoopTimer.Timing tenAlone = null;
-        ClosedLoopTimer.Timing tenJdbc = null;
+        List<Variant> variants =
+            List.of(
+                new Variant(
+                    "base", "baseline", "tx/s", 1, () -> app.transaction(tx -> order(tx.dsl()))),
+                new Variant(
+                    "one",
+                    "1 msg",
+                    "msgs/s",
+                    1,
+                    () ->
+                        app.transaction(
+                            tx -> {
+                              order(tx.dsl());
+                              store.enqueue(tx.dsl(), RelayerRig.message(-1));
+                            })),
+                new Variant(
+                    "ten",
+                    "10 msgs",
+                    "msgs/s",
+                    10,
+                    () ->
+                        app.transaction(
+                            tx -> {
+                              order(tx.dsl());
+                              store.enqueue(tx.dsl(), tenMessages());
+                            })),
+                new Variant(
+                    "tenalone",
+                    "10 msgs alone",
+                    "msgs/s",
+                    10,
+                    () -> app.transaction(tx -> store.enqueue(tx.dsl(), tenMessages()))),
+                new Variant(
+                    "tenjdbc", "10 rows, plain JDBC", "msgs/s", 10, () -> tenRowsOverJdbc(pool)));
+        // Interleaved slices, so that drift hits every variant alike.
+        Map<Variant, ClosedLoopTimer.Timing> timings = new LinkedHashMap<>();
         Duration slice = o.window().dividedBy(SLICES);
         for (int round = 0; round < SLICES; round++) {
           Duration warmup = round == 0 ? o.warmup() : o.warmup().dividedBy(4);
-          base =
-              sum(
-                  base,
-                  ClosedLoopTimer.run(
-                      clients, warmup, slice, () -> app.transaction(tx -> order(tx.dsl()))));
-          one =
-              sum(
-                  one,
-                  ClosedLoopTimer.run(
-                      clients,
-                      warmup,
-                      slice,
-                      () ->
-                          app.transaction(
-                              tx -> {
-                                order(tx.dsl());
-                                store.enqueue(tx.dsl(), RelayerRig.message(-1));
-                              })));
-          ten =
-              sum(
-                  ten,
-                  ClosedLoopTimer.run(
-                      clients,
-                      warmup,
-                      slice,
-                      () ->
-                          app.transaction(
-                              tx -> {
-                                order(tx.dsl());
-                                store.enqueue(tx.dsl(), tenMessages());
-                              })));
-          tenAlone =
-              sum(
-                  tenAlone,
-                  ClosedLoopTimer.run(
-                      clients,
-                      warmup,
-                      slice,
-                      () -> app.transaction(tx -> store.enqueue(tx.dsl(), tenMessages()))));
-          tenJdbc =
-              sum(
-                  tenJdbc,
-                  ClosedLoopTimer.run(clients, warmup, slice, () -> tenRowsOverJdbc(pool)));
+          for (Variant v : variants) {
+            ClosedLoopTimer.Timing t = ClosedLoopTimer.run(clients, warmup, slice, v.task());
+            timings.merge(v, t, ClosedLoopTimer.Timing::plus);
+          }
         }
-        context.record(key + ".base.tx", "baseline, " + at, "tx/s", base.callsPerSecond());
-        context.record(key + ".base.p50", "baseline, " + at + ": p50", "ms", base.millisAt(50));
-        context.record(key + ".base.p99", "baseline, " + at + ": p99", "ms", base.millisAt(99));
-        context.record(key + ".one.msgs", "1 msg, " + at, "msgs/s", one.callsPerSecond());
-        context.record(key + ".one.p50", "1 msg, " + at + ": p50", "ms", one.millisAt(50));
-        context.record(key + ".one.p99", "1 msg, " + at + ": p99", "ms", one.millisAt(99));
+        for (Map.Entry<Variant, ClosedLoopTimer.Timing> e : timings.entrySet()) {
+          Variant v = e.getKey();
+          ClosedLoopTimer.Timing t = e.getValue();
+          String rateKey = v.unit().equals("tx/s") ? ".tx" : ".msgs";
+          String label = v.label() + ", " + at;
+          context.record(
+              key + "." + v.key() + rateKey, label, v.unit(), t.callsPerSecond() * v.perCall());
+          context.record(key + "." + v.key() + ".p50", label + ": p50", "ms", t.millisAt(50));
+          context.record(key + "." + v.key() + ".p99", label + ": p99", "ms", t.millisAt(99));
+        }
+        ClosedLoopTimer.Timing base = timings.get(variants.get(0));
+        ClosedLoopTimer.Timing one = timings.get(variants.get(1));
         context.record(
             key + ".one.added.p50",
             "1 msg, " + at + ": added p50",
@@ -226,36 +223,16 @@ public final class EnqueueOverheadScenario implements Scenario {
             "1 msg, " + at + ": added p99",
             "ms",
             one.millisAt(99) - base.millisAt(99));
-        context.record(key + ".ten.msgs", "10 msgs, " + at, "msgs/s", ten.callsPerSecond() * 10);
-        context.record(key + ".ten.p50", "10 msgs, " + at + ": p50", "ms", ten.millisAt(50));
-        context.record(key + ".ten.p99", "10 msgs, " + at + ": p99", "ms", ten.millisAt(99));
-        context.record(
-            key + ".tenalone.msgs",
-            "10 msgs alone, " + at,
-            "msgs/s",
-            tenAlone.callsPerSecond() * 10);
-        context.record(
-            key + ".tenalone.p50", "10 msgs alone, " + at + ": p50", "ms", tenAlone.millisAt(50));
-        context.record(
-            key + ".tenalone.p99", "10 msgs alone, " + at + ": p99", "ms", tenAlone.millisAt(99));
-        context.record(
-            key + ".tenjdbc.msgs",
-            "10 rows, plain JDBC, " + at,
-            "msgs/s",
-            tenJdbc.callsPerSecond() * 10);
-        context.record(
-            key + ".tenjdbc.p50",
-            "10 rows, plain JDBC, " + at + ": p50",
-            "ms",
-            tenJdbc.millisAt(50));
       }
     }
   }
 
-  private static ClosedLoopTimer.Timing sum(
-      ClosedLoopTimer.Timing total, ClosedLoopTimer.Timing slice) {
-    return total == null ? slice : total.plus(slice);
-  }
+  /**
+   * One closed-loop task of the scenario: recorded as {@code <key>.<rate key>} (rate = calls/s ×
+   * {@code perCall}, in {@code unit}), {@code .p50} and {@code .p99} per transaction.
+   */
+  private record Variant(
+      String key, String label, String unit, int perCall, ClosedLoopTimer.Task task) {}
 
   private static void order(DSLContext tx) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
