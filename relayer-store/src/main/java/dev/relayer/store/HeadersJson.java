@@ -13,6 +13,11 @@ final class HeadersJson {
   private HeadersJson() {}
 
   static JSONB write(Map<String, String> headers) {
+    return JSONB.valueOf(text(headers));
+  }
+
+  /** The headers as the text of a JSON object. */
+  static String text(Map<String, String> headers) {
     StringBuilder json = new StringBuilder(16 + headers.size() * 32).append('{');
     boolean first = true;
     for (Map.Entry<String, String> header : headers.entrySet()) {
@@ -24,7 +29,7 @@ final class HeadersJson {
       json.append(':');
       quote(json, header.getValue());
     }
-    return JSONB.valueOf(json.append('}').toString());
+    return json.append('}').toString();
   }
 
   private static void quote(StringBuilder json, String value) {

@@ -4,8 +4,6 @@ import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
 import static org.jooq.impl.DSL.any;
 import static org.jooq.impl.DSL.count;
 import static org.jooq.impl.DSL.min;
-import static org.jooq.impl.DSL.name;
-import static org.jooq.impl.DSL.select;
 
 import dev.relayer.jooq.generated.tables.RelayerOutbox;
 import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
@@ -26,7 +24,6 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Query;
-import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.WithStep;
 import org.jooq.impl.DSL;
@@ -76,61 +73,6 @@ final class OutboxQueries {
     }
   }
 
-  /**
-   * Inserts the messages in one statement; returns their ids in input order. The optional columns
-   * (ordering key and lane, schedule, tenant) are written only when some message of the batch has a
-   * value for them: the columns' defaults are null, and a shorter statement is cheaper to build,
-   * render and bind.
-   */
-  static List<Long> insert(DSLContext dsl, List<NewMessage> messages, int laneCount) {
-    boolean ordered = false;
-    boolean scheduled = false;
-    boolean tenants = false;
-    for (NewMessage m : messages) {
-      ordered |= m.ordered();
-      scheduled |= m.deliverAt() != null;
-      tenants |= m.tenantId() != null;
-    }
-    List<Field<?>> columns =
-        new ArrayList<>(
-            List.of(O.MESSAGE_ID, O.TRANSPORT, O.DESTINATION, O.MESSAGE_TYPE, O.HEADERS, O.BODY));
-    if (ordered) {
-      columns.add(O.ORDERING_KEY);
-      columns.add(O.LANE);
-    }
-    if (scheduled) {
-      columns.add(O.DELIVER_AT);
-    }
-    if (tenants) {
-      columns.add(O.TENANT_ID);
-    }
-    var insert = dsl.insertInto(O).columns(columns);
-    for (NewMessage m : messages) {
-      List<Object> row = new ArrayList<>(columns.size());
-      row.add(m.messageId());
-      row.add(m.transport());
-      row.add(m.destination());
-      row.add(m.messageType());
-      row.add(HeadersJson.write(m.headers()));
-      row.add(m.body());
-      if (ordered) {
-        row.add(m.orderingKey());
-        row.add(m.ordered() ? Lanes.laneOf(m.orderingKey(), laneCount) : null);
-      }
-      if (scheduled) {
-        row.add(utc(m.deliverAt()));
-      }
-      if (tenants) {
-        row.add(m.tenantId());
-      }
-      insert = insert.values(row);
-    }
-    // Identity values are drawn in VALUES order, so ascending ids are the input order.
-    List<Long> ids = new ArrayList<>(insert.returningResult(O.ID).fetch(O.ID));
-    ids.sort(Comparator.naturalOrder());
-    return ids;
-  }
-
   /** Pending, due and not under a live claim at {@code now}; boundaries at {@code now} included. */
   static Condition eligible(OffsetDateTime now) {
     return eligible(O, now);
@@ -143,29 +85,6 @@ final class OutboxQueries {
         .eq(PENDING)
         .and(table.DELIVER_AT.isNull().or(table.DELIVER_AT.le(now)))
         .and(table.CLAIM_EXPIRES_AT.isNull().or(table.CLAIM_EXPIRES_AT.le(now)));
-  }
-
-  /**
-   * One statement: lock up to {@code limit} eligible rows matching {@code which} in id order,
-   * skipping rows another transaction holds, and stamp them with a fresh token, expiry and attempt.
-   */
-  static Claim claim(
-      DSLContext dsl, Condition which, int limit, Instant now, Duration claimDuration) {
-    UUID token = UUID.randomUUID();
-    Instant expiresAt = now.plus(claimDuration);
-    CommonTableExpression<Record1<Long>> claimable =
-        name("claimable")
-            .fields("id")
-            .as(
-                select(O.ID)
-                    .from(O)
-                    .where(which)
-                    .and(eligible(utc(now)))
-                    .orderBy(O.ID)
-                    .limit(limit)
-                    .forUpdate()
-                    .skipLocked());
-    return stamp(dsl.with(claimable), claimable, token, expiresAt);
   }
 
   /**
@@ -189,43 +108,6 @@ final class OutboxQueries {
     return new Claim(token, expiresAt, ordered);
   }
 
-  static Claim claimByIds(DSLContext dsl, ClaimByIds request) {
-    if (request.ids().isEmpty()) {
-      return new Claim(UUID.randomUUID(), request.now(), List.of());
-    }
-    Condition which = O.ID.eq(any(request.ids().toArray(Long[]::new))).and(O.LANE.isNull());
-    return claim(dsl, which, request.ids().size(), request.now(), request.claimDuration());
-  }
-
-  static Claim claimPage(DSLContext dsl, ClaimPage request) {
-    return claim(dsl, pageOf(request), request.limit(), request.now(), request.claimDuration());
-  }
-
-  private static Condition pageOf(ClaimPage request) {
-    return O.LANE
-        .isNull()
-        .and(O.ID.gt(request.afterId()))
-        .and(O.ID.le(request.upToId()))
-        .and(O.CREATED_AT.le(utc(request.createdBefore())));
-  }
-
-  /**
-   * The rows {@link #claimPage} would claim, locked ({@code FOR UPDATE SKIP LOCKED}) and returned
-   * with one more attempt, but not stamped: nothing is written.
-   */
-  static Claim lockPage(DSLContext dsl, ClaimPage request) {
-    List<ClaimedMessage> locked =
-        dsl.selectFrom(O)
-            .where(pageOf(request))
-            .and(eligible(utc(request.now())))
-            .orderBy(O.ID)
-            .limit(request.limit())
-            .forUpdate()
-            .skipLocked()
-            .fetch(r -> toClaimed(r, r.getAttempts() + 1));
-    return new Claim(UUID.randomUUID(), request.now().plus(request.claimDuration()), locked, true);
-  }
-
   /**
    * Stamps rows of a {@linkplain Claim#lockedOnly() locked-only} claim with its token, expiry and
    * their attempt, as {@link #claim} would have; the caller's transaction holds their row locks.
@@ -242,14 +124,6 @@ final class OutboxQueries {
         .execute();
   }
 
-  /** Deletes rows of a locked-only claim by id; the caller's transaction holds their row locks. */
-  static int deleteLocked(DSLContext dsl, Collection<Long> ids) {
-    if (ids.isEmpty()) {
-      return 0;
-    }
-    return dsl.deleteFrom(O).where(O.ID.eq(any(ids.toArray(Long[]::new)))).execute();
-  }
-
   static OptionalLong highestPendingUnorderedId(DSLContext dsl) {
     Long max =
         dsl.select(DSL.max(O.ID))
@@ -258,16 +132,6 @@ final class OutboxQueries {
             .and(O.STATUS.eq(PENDING))
             .fetchOne(0, Long.class);
     return max == null ? OptionalLong.empty() : OptionalLong.of(max);
-  }
-
-  static int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
-    if (ids.isEmpty()) {
-      return 0;
-    }
-    return dsl.deleteFrom(O)
-        .where(O.ID.eq(any(ids.toArray(Long[]::new))))
-        .and(O.CLAIM_TOKEN.eq(token))
-        .execute();
   }
 
   static int recordFailures(DSLContext dsl, UUID token, List<FailedSend> failures) {

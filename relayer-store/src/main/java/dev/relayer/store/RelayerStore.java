@@ -38,6 +38,7 @@ public final class RelayerStore {
 
   private final StoreOptions options;
   private final StoreDsl mapping;
+  private final OutboxJdbc jdbc;
   private final int advisoryNamespace;
   private final String laneChannel;
   private final List<EnqueueListener> listeners = new CopyOnWriteArrayList<>();
@@ -45,6 +46,7 @@ public final class RelayerStore {
   private RelayerStore(StoreOptions options) {
     this.options = options;
     this.mapping = new StoreDsl(options.schema());
+    this.jdbc = new OutboxJdbc(mapping);
     this.advisoryNamespace = Lanes.stableHash(mapping.names().qualified(SchemaNames.OUTBOX));
     this.laneChannel = Lanes.channelOf(mapping.names().qualified(SchemaNames.OUTBOX));
   }
@@ -106,17 +108,18 @@ public final class RelayerStore {
         throw new InvalidInputException("messages[" + i + "] must not be null");
       }
     }
-    DSLContext mapped = mapping.map(dsl);
-    OutboxQueries.lockKeys(mapped, advisoryNamespace, messages);
-    List<Long> ids = OutboxQueries.insert(mapped, messages, options.laneCount());
     Set<Integer> lanes = new TreeSet<>();
     for (NewMessage message : messages) {
       if (message.ordered()) {
         lanes.add(Lanes.laneOf(message.orderingKey(), options.laneCount()));
       }
     }
-    if (options.laneNotifications()) {
-      OutboxLaneQueries.notifyLanes(mapped, laneChannel, lanes);
+    if (!lanes.isEmpty()) {
+      OutboxQueries.lockKeys(mapping.map(dsl), advisoryNamespace, messages);
+    }
+    List<Long> ids = jdbc.insert(dsl, messages, options.laneCount());
+    if (options.laneNotifications() && !lanes.isEmpty()) {
+      OutboxLaneQueries.notifyLanes(mapping.map(dsl), laneChannel, lanes);
     }
     notifyListeners(dsl, messages, ids, lanes);
     return ids;
@@ -161,12 +164,16 @@ public final class RelayerStore {
    * sends them.
    */
   public Claim claimByIds(DSLContext dsl, ClaimByIds request) {
-    return OutboxQueries.claimByIds(mapping.map(dsl), request);
+    Objects.requireNonNull(request, "request");
+    if (request.ids().isEmpty()) {
+      return new Claim(UUID.randomUUID(), request.now(), List.of());
+    }
+    return jdbc.claimByIds(dsl, request);
   }
 
   /** Claims the next keyset page of unordered rows; see {@link ClaimPage}. */
   public Claim claimPage(DSLContext dsl, ClaimPage request) {
-    return OutboxQueries.claimPage(mapping.map(dsl), request);
+    return jdbc.claimPage(dsl, Objects.requireNonNull(request, "request"));
   }
 
   /**
@@ -179,7 +186,7 @@ public final class RelayerStore {
    * token-fenced writes ({@link #recordFailures}, {@link #moveToDead}).
    */
   public Claim lockPage(DSLContext dsl, ClaimPage request) {
-    return OutboxQueries.lockPage(mapping.map(dsl), Objects.requireNonNull(request, "request"));
+    return jdbc.lockPage(dsl, Objects.requireNonNull(request, "request"));
   }
 
   /** The highest id of a pending unordered row: the fixed end of a sweep traversal. */
@@ -243,7 +250,7 @@ public final class RelayerStore {
    * lost races; more is impossible and throws {@link IllegalStateException}.
    */
   public int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
-    int deleted = OutboxQueries.deleteFenced(mapping.map(dsl), token, ids);
+    int deleted = jdbc.deleteFenced(dsl, token, ids);
     return checkAtMost("deleteFenced", deleted, ids.size());
   }
 
@@ -254,7 +261,7 @@ public final class RelayerStore {
    */
   public int deleteLocked(DSLContext dsl, Claim claim, Collection<Long> ids) {
     requireLockedRows("deleteLocked", claim, ids);
-    int deleted = OutboxQueries.deleteLocked(mapping.map(dsl), ids);
+    int deleted = jdbc.deleteLocked(dsl, ids);
     return checkAtMost("deleteLocked", deleted, ids.size());
   }
 

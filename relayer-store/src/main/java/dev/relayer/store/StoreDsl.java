@@ -18,6 +18,7 @@ import org.jooq.conf.RenderMapping;
 import org.jooq.conf.RenderNameCase;
 import org.jooq.conf.RenderQuotedNames;
 import org.jooq.conf.Settings;
+import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
 /**
@@ -87,42 +88,63 @@ final class StoreDsl {
     @Override
     public void exception(ExecuteContext ctx) {
       SQLException sqlException = ctx.sqlException();
-      if (sqlException == null) {
-        return;
-      }
-      String state = sqlException.getSQLState();
-      if (!"42P01".equals(state) && !"42703".equals(state) && !"3F000".equals(state)) {
-        return;
-      }
-      List<String> referenced = new ArrayList<>();
-      String sql = ctx.sql() == null ? "" : ctx.sql();
-      for (String base :
-          List.of(
-              SchemaNames.OUTBOX_DEAD, SchemaNames.OUTBOX, SchemaNames.INBOX, SchemaNames.LEASES)) {
-        String qualified = names.qualified(base);
-        if (sql.contains(qualified) && referenced.stream().noneMatch(r -> r.equals(qualified))) {
-          referenced.add(qualified);
+      if (sqlException != null) {
+        SchemaMismatchException mismatch = mismatch(names, ctx.sql(), sqlException);
+        if (mismatch != null) {
+          ctx.exception(mismatch);
         }
       }
-      String objects = referenced.isEmpty() ? "Relayer's tables" : String.join(", ", referenced);
-      String what =
-          "42703".equals(state)
-              ? "has a column missing or of another shape: "
-              : "is missing (or its schema is): ";
-      ctx.exception(
-          new SchemaMismatchException(
-              objects,
-              "Relayer table "
-                  + what
-                  + objects
-                  + ". Apply Relayer's changelog or script for schema "
-                  + names.schema()
-                  + " and prefix '"
-                  + names.prefix()
-                  + "' ("
-                  + sqlException.getMessage()
-                  + ")",
-              sqlException));
     }
+  }
+
+  /**
+   * What a failed statement that Relayer ran over JDBC throws: a {@link SchemaMismatchException}
+   * where jOOQ's path would throw one, else a {@link DataAccessException} as jOOQ would.
+   */
+  RuntimeException translate(String sql, SQLException sqlException) {
+    SchemaMismatchException mismatch = mismatch(names, sql, sqlException);
+    return mismatch != null
+        ? mismatch
+        : new DataAccessException("SQL [" + sql + "]; " + sqlException.getMessage(), sqlException);
+  }
+
+  /**
+   * SQLState 42P01 (undefined table), 42703 (undefined column) and 3F000 (undefined schema) as a
+   * {@link SchemaMismatchException} naming the tables {@code sql} refers to; null for others.
+   */
+  private static SchemaMismatchException mismatch(
+      SchemaNames names, String sql, SQLException sqlException) {
+    String state = sqlException.getSQLState();
+    if (!"42P01".equals(state) && !"42703".equals(state) && !"3F000".equals(state)) {
+      return null;
+    }
+    List<String> referenced = new ArrayList<>();
+    String text = sql == null ? "" : sql;
+    for (String base :
+        List.of(
+            SchemaNames.OUTBOX_DEAD, SchemaNames.OUTBOX, SchemaNames.INBOX, SchemaNames.LEASES)) {
+      String qualified = names.qualified(base);
+      if (text.contains(qualified) && referenced.stream().noneMatch(r -> r.equals(qualified))) {
+        referenced.add(qualified);
+      }
+    }
+    String objects = referenced.isEmpty() ? "Relayer's tables" : String.join(", ", referenced);
+    String what =
+        "42703".equals(state)
+            ? "has a column missing or of another shape: "
+            : "is missing (or its schema is): ";
+    return new SchemaMismatchException(
+        objects,
+        "Relayer table "
+            + what
+            + objects
+            + ". Apply Relayer's changelog or script for schema "
+            + names.schema()
+            + " and prefix '"
+            + names.prefix()
+            + "' ("
+            + sqlException.getMessage()
+            + ")",
+        sqlException);
   }
 }
