@@ -1,37 +1,67 @@
 package dev.relayer.store;
 
-import static dev.relayer.jooq.generated.Tables.RELAYER_LEASES;
-
-import dev.relayer.jooq.generated.tables.RelayerLeases;
+import dev.relayer.schema.SchemaNames;
+import dev.relayer.store.StoreJdbc.Params;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.jooq.DSLContext;
-import org.jooq.Field;
-import org.jooq.Record3;
-import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
-import org.jooq.types.DayToSecond;
 
 /**
  * Every statement on the lease table. Times come from the database clock ({@code
- * clock_timestamp()}), never from a JVM.
+ * clock_timestamp()}), never from a JVM; a duration is bound in microseconds. Every sweep and lane
+ * pass takes and renews a lease, so these are SQL text over JDBC (see {@link StoreJdbc}).
  */
 final class LeaseQueries {
 
-  private static final RelayerLeases L = RELAYER_LEASES;
+  private final StoreJdbc jdbc;
+  private final String lockRow;
+  private final String exists;
+  private final String insert;
+  private final String takeOver;
+  private final String renew;
+  private final String release;
+  private final String find;
+  private final String live;
 
-  private LeaseQueries() {}
-
-  static Field<OffsetDateTime> clock() {
-    return DSL.function("clock_timestamp", SQLDataType.TIMESTAMPWITHTIMEZONE);
+  LeaseQueries(StoreJdbc jdbc) {
+    this.jdbc = jdbc;
+    String table = jdbc.table(SchemaNames.LEASES);
+    String expiry = "clock_timestamp() + ? * interval '1 microsecond'";
+    this.lockRow =
+        "SELECT owner, expires_at, expires_at <= clock_timestamp() FROM "
+            + table
+            + " WHERE name = ? FOR UPDATE SKIP LOCKED";
+    this.exists = "SELECT 1 FROM " + table + " WHERE name = ?";
+    this.insert =
+        "INSERT INTO "
+            + table
+            + " (name, owner, expires_at) VALUES (?, ?, "
+            + expiry
+            + ") ON CONFLICT DO NOTHING RETURNING expires_at";
+    this.takeOver =
+        "UPDATE "
+            + table
+            + " SET owner = ?, expires_at = "
+            + expiry
+            + " WHERE name = ?"
+            + " RETURNING expires_at";
+    this.renew =
+        "UPDATE " + table + " SET expires_at = " + expiry + " WHERE name = ? AND owner = ?";
+    this.release = "DELETE FROM " + table + " WHERE name = ? AND owner = ?";
+    this.find = "SELECT name, owner, expires_at FROM " + table + " WHERE name = ?";
+    this.live =
+        "SELECT name, owner, expires_at FROM "
+            + table
+            + " WHERE starts_with(name, ?) AND expires_at > clock_timestamp() ORDER BY name";
   }
 
-  static Field<OffsetDateTime> clockPlus(Duration duration) {
-    DayToSecond interval =
-        new DayToSecond(0, 0, 0, (int) duration.getSeconds(), duration.getNano());
-    return clock().plus(DSL.val(interval));
+  private static long micros(Duration duration) {
+    return duration.getSeconds() * 1_000_000L + duration.getNano() / 1_000;
   }
 
   /**
@@ -39,93 +69,121 @@ final class LeaseQueries {
    * transaction holds it), and takes it over if this owner holds it or it has expired. The row lock
    * lasts until the caller's transaction ends.
    */
-  static LeaseOutcome tryAcquire(DSLContext dsl, LeaseRequest request) {
-    var current = lockRow(dsl, request.name());
+  LeaseOutcome tryAcquire(DSLContext dsl, LeaseRequest request) {
+    Optional<Locked> current = lockRow(dsl, request.name());
     if (current.isEmpty()) {
       // Either the row does not exist yet, or another pass holds its lock. A plain read tells which
       // without waiting: it sees the last committed version of a locked row.
-      if (dsl.fetchExists(L, L.NAME.eq(request.name()))) {
+      if (exists(dsl, request.name())) {
         return new LeaseOutcome.Busy();
       }
-      int inserted =
-          dsl.insertInto(L, L.NAME, L.OWNER, L.EXPIRES_AT)
-              .values(
-                  DSL.val(request.name()), DSL.val(request.owner()), clockPlus(request.duration()))
-              .onConflictDoNothing()
-              .returningResult(L.EXPIRES_AT)
-              .fetch()
-              .size();
-      if (inserted == 1) {
-        return new LeaseOutcome.Acquired(expiry(dsl, request.name()));
+      Optional<OffsetDateTime> inserted =
+          expiry(dsl, insert, request.name(), request.owner(), micros(request.duration()));
+      if (inserted.isPresent()) {
+        return new LeaseOutcome.Acquired(inserted.get().toInstant());
       }
       current = lockRow(dsl, request.name());
       if (current.isEmpty()) {
         return new LeaseOutcome.Busy();
       }
     }
-    boolean mine = request.owner().equals(current.get().value1());
-    boolean expired = Boolean.TRUE.equals(current.get().value3());
-    if (!mine && !expired) {
-      return new LeaseOutcome.HeldByOther(
-          current.get().value1(), current.get().value2().toInstant());
+    Locked row = current.get();
+    if (!request.owner().equals(row.owner()) && !row.expired()) {
+      return new LeaseOutcome.HeldByOther(row.owner(), row.expiresAt().toInstant());
     }
     OffsetDateTime expiresAt =
-        dsl.update(L)
-            .set(L.OWNER, request.owner())
-            .set(L.EXPIRES_AT, clockPlus(request.duration()))
-            .where(L.NAME.eq(request.name()))
-            .returningResult(L.EXPIRES_AT)
-            .fetchOne(L.EXPIRES_AT);
+        expiry(dsl, takeOver, request.owner(), micros(request.duration()), request.name())
+            .orElseThrow();
     return new LeaseOutcome.Acquired(expiresAt.toInstant());
   }
 
+  private record Locked(String owner, OffsetDateTime expiresAt, boolean expired) {}
+
   /** Locks the lease row for this transaction, or finds nothing if it is absent or locked. */
-  private static Optional<Record3<String, OffsetDateTime, Boolean>> lockRow(
-      DSLContext dsl, String name) {
-    return dsl.select(L.OWNER, L.EXPIRES_AT, DSL.field(L.EXPIRES_AT.le(clock())))
-        .from(L)
-        .where(L.NAME.eq(name))
-        .forUpdate()
-        .skipLocked()
-        .fetchOptional();
+  private Optional<Locked> lockRow(DSLContext dsl, String name) {
+    return jdbc.run(
+        dsl,
+        lockRow,
+        statement -> {
+          Params.of(statement).set(name);
+          try (ResultSet row = statement.executeQuery()) {
+            return row.next()
+                ? Optional.of(
+                    new Locked(
+                        row.getString(1),
+                        row.getObject(2, OffsetDateTime.class),
+                        row.getBoolean(3)))
+                : Optional.empty();
+          }
+        });
   }
 
-  private static java.time.Instant expiry(DSLContext dsl, String name) {
-    return dsl.select(L.EXPIRES_AT)
-        .from(L)
-        .where(L.NAME.eq(name))
-        .fetchOne(L.EXPIRES_AT)
-        .toInstant();
+  private boolean exists(DSLContext dsl, String name) {
+    return jdbc.run(
+        dsl,
+        exists,
+        statement -> {
+          Params.of(statement).set(name);
+          try (ResultSet row = statement.executeQuery()) {
+            return row.next();
+          }
+        });
+  }
+
+  /** Runs {@code sql}, a statement returning {@code expires_at} of at most one row. */
+  private Optional<OffsetDateTime> expiry(DSLContext dsl, String sql, Object... values) {
+    return jdbc.run(
+        dsl,
+        sql,
+        statement -> {
+          Params.of(statement).set(values);
+          try (ResultSet row = statement.executeQuery()) {
+            return row.next()
+                ? Optional.of(row.getObject(1, OffsetDateTime.class))
+                : Optional.empty();
+          }
+        });
   }
 
   /** Restarts the lease's expiry from now; false when the owner no longer holds it. */
-  static boolean renew(DSLContext dsl, LeaseRequest request) {
-    return dsl.update(L)
-            .set(L.EXPIRES_AT, clockPlus(request.duration()))
-            .where(L.NAME.eq(request.name()))
-            .and(L.OWNER.eq(request.owner()))
-            .execute()
+  boolean renew(DSLContext dsl, LeaseRequest request) {
+    return jdbc.update(dsl, renew, micros(request.duration()), request.name(), request.owner())
         == 1;
   }
 
   /** Gives the lease up; false when the owner did not hold it. */
-  static boolean release(DSLContext dsl, String name, String owner) {
-    return dsl.deleteFrom(L).where(L.NAME.eq(name)).and(L.OWNER.eq(owner)).execute() == 1;
+  boolean release(DSLContext dsl, String name, String owner) {
+    return jdbc.update(dsl, release, name, owner) == 1;
   }
 
-  static Optional<LeaseState> find(DSLContext dsl, String name) {
-    return dsl.selectFrom(L)
-        .where(L.NAME.eq(name))
-        .fetchOptional(
-            r -> new LeaseState(r.getName(), r.getOwner(), r.getExpiresAt().toInstant()));
+  Optional<LeaseState> find(DSLContext dsl, String name) {
+    List<LeaseState> found = states(dsl, find, name);
+    return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
   }
 
   /** Unexpired leases whose name starts with {@code prefix}, by name. */
-  static List<LeaseState> live(DSLContext dsl, String prefix) {
-    return dsl.selectFrom(L)
-        .where(L.NAME.startsWith(prefix))
-        .and(L.EXPIRES_AT.gt(clock()))
-        .orderBy(L.NAME)
-        .fetch(r -> new LeaseState(r.getName(), r.getOwner(), r.getExpiresAt().toInstant()));
+  List<LeaseState> live(DSLContext dsl, String prefix) {
+    return states(dsl, live, prefix);
+  }
+
+  private List<LeaseState> states(DSLContext dsl, String sql, String value) {
+    return jdbc.run(
+        dsl,
+        sql,
+        statement -> {
+          Params.of(statement).set(value);
+          List<LeaseState> states = new ArrayList<>();
+          try (ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+              states.add(state(rows));
+            }
+          }
+          return states;
+        });
+  }
+
+  private static LeaseState state(ResultSet row) throws SQLException {
+    return new LeaseState(
+        row.getString(1), row.getString(2), row.getObject(3, OffsetDateTime.class).toInstant());
   }
 }

@@ -1,8 +1,7 @@
 package dev.relayer.store;
 
 import dev.relayer.schema.SchemaNames;
-import java.sql.Array;
-import java.sql.Connection;
+import dev.relayer.store.StoreJdbc.Params;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -13,37 +12,29 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.JSONB;
 
 /**
- * The statements every message goes through — the enqueue insert, the claim by ids, the sweeper's
- * page lock and the completing deletes — as SQL text written once per store and run over JDBC on
- * the caller's connection ({@link DSLContext#connectionResult}), so in the caller's transaction.
- *
- * <p>jOOQ builds, renders and binds a statement on every call; for these statements that was most
- * of the CPU Relayer spent per message (see {@code docs/benchmarks.md}). Constant text also lets
- * the driver keep each statement prepared on the server, and the literal {@code status = 'pending'}
- * lets a reused plan use the partial pending index. The predicates are those of {@link
- * OutboxQueries}; a missing table or column fails as it does there, with a {@link
- * dev.relayer.api.SchemaMismatchException}. The caller's jOOQ execute listeners do not see these
- * statements.
+ * The unordered statements every message goes through — the enqueue insert, the claim by ids, the
+ * sweeper's page claim and lock, and the completing deletes — as SQL text over JDBC (see {@link
+ * StoreJdbc}). The predicates are those of {@link OutboxQueries#eligible}; the literal {@code
+ * status = 'pending'} also lets a reused plan use the partial pending index.
  */
 final class OutboxJdbc {
 
-  /** The columns a claim returns, in {@link #claimed} order. */
+  /** The columns a claim returns, in the order {@link #claimed} reads them. */
   private static final String CLAIMED =
       "id, message_id, transport, destination, message_type, headers, body, ordering_key, lane,"
           + " tenant_id, attempts, created_at, last_error";
 
-  private static final String ELIGIBLE =
-      "status = 'pending' AND (deliver_at IS NULL OR deliver_at <= ?)"
-          + " AND (claim_expires_at IS NULL OR claim_expires_at <= ?)";
+  private static final String ELIGIBLE = eligible("");
 
   private static final String PAGE = "lane IS NULL AND id > ? AND id <= ? AND created_at <= ?";
 
-  private final StoreDsl mapping;
+  private final StoreJdbc jdbc;
   private final String table;
   private final String claimByIds;
   private final String claimPage;
@@ -51,9 +42,9 @@ final class OutboxJdbc {
   private final String deleteFenced;
   private final String deleteLocked;
 
-  OutboxJdbc(StoreDsl mapping) {
-    this.mapping = mapping;
-    this.table = mapping.names().qualified(SchemaNames.OUTBOX);
+  OutboxJdbc(StoreJdbc jdbc) {
+    this.jdbc = jdbc;
+    this.table = jdbc.table(SchemaNames.OUTBOX);
     this.claimByIds = stamping("id = ANY(?) AND lane IS NULL");
     this.claimPage = stamping(PAGE);
     this.lockPage =
@@ -71,6 +62,24 @@ final class OutboxJdbc {
   }
 
   /**
+   * Pending, due and not under a live claim or retry hold at the two parameters (both {@code now});
+   * columns qualified with {@code alias} unless it is empty.
+   */
+  static String eligible(String alias) {
+    String q = alias.isEmpty() ? "" : alias + ".";
+    return q
+        + "status = 'pending' AND ("
+        + q
+        + "deliver_at IS NULL OR "
+        + q
+        + "deliver_at <= ?) AND ("
+        + q
+        + "claim_expires_at IS NULL OR "
+        + q
+        + "claim_expires_at <= ?)";
+  }
+
+  /**
    * Locks up to {@code LIMIT} eligible rows matching {@code which} in id order, skipping rows
    * another transaction holds, stamps them with token, expiry and one more attempt and returns
    * them. Parameters: those of {@code which}, the two instants of the eligibility test, the limit,
@@ -83,14 +92,69 @@ final class OutboxJdbc {
         + which
         + " AND "
         + ELIGIBLE
-        + " ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED) UPDATE "
+        + " ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED) "
+        + stamp(table, "claimable");
+  }
+
+  /**
+   * The claim's UPDATE of {@code table}: stamps the rows whose ids the CTE {@code claimable}
+   * (column {@code id}) selected with the token and expiry (the two parameters) and one more
+   * attempt, and returns {@link #CLAIMED}.
+   */
+  static String stamp(String table, String claimable) {
+    return "UPDATE "
         + table
-        + " AS o SET claim_token = ?, claim_expires_at = ?, attempts = o.attempts + 1"
-        + " FROM claimable WHERE o.id = claimable.id RETURNING o."
+        + " AS o SET claim_token = ?, claim_expires_at = ?, attempts = o.attempts + 1 FROM "
+        + claimable
+        + " WHERE o.id = "
+        + claimable
+        + ".id RETURNING o."
         + CLAIMED.replace(", ", ", o.");
   }
 
-  /** {@link OutboxQueries#insert}, with the same choice of optional columns. */
+  /** Most lock calls one statement carries (PostgreSQL allows 1664 select-list entries). */
+  private static final int LOCKS_PER_STATEMENT = 500;
+
+  /**
+   * Takes a transaction-scoped advisory lock on ({@code namespace}, key hash) for every ordering
+   * key of {@code messages}: one lock per hash, taken in ascending order (PostgreSQL evaluates a
+   * select list left to right) so that two writers never deadlock, a few hundred per round trip.
+   * Writers of one key then commit in id order.
+   */
+  void lockKeys(DSLContext dsl, int namespace, List<NewMessage> messages) {
+    TreeSet<Integer> hashes = new TreeSet<>();
+    for (NewMessage message : messages) {
+      if (message.ordered()) {
+        hashes.add(Lanes.stableHash(message.orderingKey()));
+      }
+    }
+    List<Integer> all = new ArrayList<>(hashes);
+    for (int from = 0; from < all.size(); from += LOCKS_PER_STATEMENT) {
+      List<Integer> some = all.subList(from, Math.min(all.size(), from + LOCKS_PER_STATEMENT));
+      StringBuilder sql = new StringBuilder("SELECT ");
+      List<Object> values = new ArrayList<>(2 * some.size());
+      for (int hash : some) {
+        sql.append(values.isEmpty() ? "" : ", ").append("pg_advisory_xact_lock(?, ?)");
+        values.add(namespace);
+        values.add(hash);
+      }
+      jdbc.run(
+          dsl,
+          sql.toString(),
+          statement -> {
+            Params.of(statement).set(values.toArray());
+            statement.executeQuery().close();
+            return null;
+          });
+    }
+  }
+
+  /**
+   * Inserts the messages in one statement; returns their ids in input order. The optional columns
+   * (ordering key and lane, schedule, tenant) are written only when some message of the batch has a
+   * value for them: the columns' defaults are null, and a shorter statement is cheaper to build and
+   * bind.
+   */
   List<Long> insert(DSLContext dsl, List<NewMessage> messages, int laneCount) {
     boolean ordered = false;
     boolean scheduled = false;
@@ -130,7 +194,7 @@ final class OutboxJdbc {
     boolean withLanes = ordered;
     boolean withSchedule = scheduled;
     boolean withTenants = tenants;
-    return run(
+    return jdbc.run(
         dsl,
         sql.toString(),
         statement -> {
@@ -174,13 +238,13 @@ final class OutboxJdbc {
     Instant expiresAt = request.now().plus(request.claimDuration());
     OffsetDateTime now = OutboxQueries.utc(request.now());
     List<ClaimedMessage> claimed =
-        run(
+        jdbc.run(
             dsl,
             claimByIds,
             statement -> {
-              statement.setArray(1, ids(statement.getConnection(), request.ids()));
+              statement.setArray(1, StoreJdbc.ids(statement, request.ids()));
               int p = eligibleAndLimit(statement, 2, now, request.ids().size());
-              stamp(statement, p, token, expiresAt);
+              bindStamp(statement, p, token, expiresAt);
               return claimed(statement, 0);
             });
     return new Claim(token, expiresAt, claimed);
@@ -191,23 +255,26 @@ final class OutboxJdbc {
     Instant expiresAt = request.now().plus(request.claimDuration());
     OffsetDateTime now = OutboxQueries.utc(request.now());
     List<ClaimedMessage> claimed =
-        run(
+        jdbc.run(
             dsl,
             claimPage,
             statement -> {
               int p = page(statement, request);
               p = eligibleAndLimit(statement, p, now, request.limit());
-              stamp(statement, p, token, expiresAt);
+              bindStamp(statement, p, token, expiresAt);
               return claimed(statement, 0);
             });
     return new Claim(token, expiresAt, claimed);
   }
 
-  /** {@link OutboxQueries#lockPage}: the page's rows locked, with one more attempt, unwritten. */
+  /**
+   * The rows {@link #claimPage} would claim, locked and returned with one more attempt; nothing is
+   * written.
+   */
   Claim lockPage(DSLContext dsl, ClaimPage request) {
     OffsetDateTime now = OutboxQueries.utc(request.now());
     List<ClaimedMessage> locked =
-        run(
+        jdbc.run(
             dsl,
             lockPage,
             statement -> {
@@ -222,11 +289,11 @@ final class OutboxJdbc {
     if (ids.isEmpty()) {
       return 0;
     }
-    return run(
+    return jdbc.run(
         dsl,
         deleteFenced,
         statement -> {
-          statement.setArray(1, ids(statement.getConnection(), ids));
+          statement.setArray(1, StoreJdbc.ids(statement, ids));
           statement.setObject(2, token);
           return statement.executeUpdate();
         });
@@ -236,11 +303,11 @@ final class OutboxJdbc {
     if (ids.isEmpty()) {
       return 0;
     }
-    return run(
+    return jdbc.run(
         dsl,
         deleteLocked,
         statement -> {
-          statement.setArray(1, ids(statement.getConnection(), ids));
+          statement.setArray(1, StoreJdbc.ids(statement, ids));
           return statement.executeUpdate();
         });
   }
@@ -260,18 +327,14 @@ final class OutboxJdbc {
     return p + 3;
   }
 
-  private static void stamp(PreparedStatement statement, int p, UUID token, Instant expiresAt)
+  private static void bindStamp(PreparedStatement statement, int p, UUID token, Instant expiresAt)
       throws SQLException {
     statement.setObject(p, token);
     statement.setObject(p + 1, OutboxQueries.utc(expiresAt));
   }
 
-  private static Array ids(Connection connection, Collection<Long> ids) throws SQLException {
-    return connection.createArrayOf("int8", ids.toArray(Long[]::new));
-  }
-
   /** Runs the statement and reads {@link #CLAIMED}, adding {@code extraAttempts}, in id order. */
-  private static List<ClaimedMessage> claimed(PreparedStatement statement, int extraAttempts)
+  static List<ClaimedMessage> claimed(PreparedStatement statement, int extraAttempts)
       throws SQLException {
     List<ClaimedMessage> claimed = new ArrayList<>();
     try (ResultSet r = statement.executeQuery()) {
@@ -295,22 +358,5 @@ final class OutboxJdbc {
     }
     claimed.sort(Comparator.comparingLong(ClaimedMessage::id));
     return claimed;
-  }
-
-  /** What a statement does once its parameters can be set. */
-  @FunctionalInterface
-  private interface Execution<T> {
-    T execute(PreparedStatement statement) throws SQLException;
-  }
-
-  private <T> T run(DSLContext dsl, String sql, Execution<T> execution) {
-    return dsl.connectionResult(
-        connection -> {
-          try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            return execution.execute(statement);
-          } catch (SQLException e) {
-            throw mapping.translate(sql, e);
-          }
-        });
   }
 }

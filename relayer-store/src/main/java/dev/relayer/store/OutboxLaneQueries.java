@@ -1,26 +1,11 @@
 package dev.relayer.store;
 
-import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
-import static dev.relayer.store.OutboxQueries.PARKED;
-import static dev.relayer.store.OutboxQueries.PENDING;
+import static dev.relayer.store.OutboxJdbc.eligible;
 import static dev.relayer.store.OutboxQueries.utc;
-import static org.jooq.impl.DSL.any;
-import static org.jooq.impl.DSL.field;
-import static org.jooq.impl.DSL.firstValue;
-import static org.jooq.impl.DSL.greatest;
-import static org.jooq.impl.DSL.inline;
-import static org.jooq.impl.DSL.min;
-import static org.jooq.impl.DSL.name;
-import static org.jooq.impl.DSL.partitionBy;
-import static org.jooq.impl.DSL.rowNumber;
-import static org.jooq.impl.DSL.select;
-import static org.jooq.impl.DSL.selectOne;
-import static org.jooq.impl.DSL.sum;
-import static org.jooq.impl.DSL.val;
-import static org.jooq.impl.DSL.when;
 
-import dev.relayer.jooq.generated.tables.RelayerOutbox;
-import java.math.BigDecimal;
+import dev.relayer.schema.SchemaNames;
+import dev.relayer.store.StoreJdbc.Params;
+import java.sql.ResultSet;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -29,27 +14,44 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import org.jooq.CommonTableExpression;
-import org.jooq.Condition;
 import org.jooq.DSLContext;
-import org.jooq.Field;
-import org.jooq.Record1;
-import org.jooq.Record2;
-import org.jooq.Record3;
-import org.jooq.Select;
-import org.jooq.Table;
-import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
 
 /**
  * The outbox statements of ordered lanes: the lane claim, giving back rows a pass did not attempt,
- * the next instant a lane has work, and the notification that wakes a lane's owner.
+ * the next instant a lane has work, and the notification that wakes a lane's owner. A lane pass
+ * runs them on every wake-up, so they are SQL text over JDBC (see {@link StoreJdbc}).
  */
 final class OutboxLaneQueries {
 
-  private static final RelayerOutbox O = RELAYER_OUTBOX;
+  private final StoreJdbc jdbc;
+  private final String table;
 
-  private OutboxLaneQueries() {}
+  /** The lane claim that claims heads only. */
+  private final String claimHeads;
+
+  /** The lane claim that also claims the rows following each head that may share its batch. */
+  private final String claimRuns;
+
+  private final String unclaim;
+  private final String nextDue;
+  private final String outsideLanes;
+
+  OutboxLaneQueries(StoreJdbc jdbc) {
+    this.jdbc = jdbc;
+    this.table = jdbc.table(SchemaNames.OUTBOX);
+    this.claimHeads = claim("SELECT head_id AS id, ordering_key, 1 AS pos FROM due_heads");
+    this.claimRuns = claim(runs());
+    this.unclaim =
+        "UPDATE "
+            + table
+            + " SET claim_token = NULL, claim_expires_at = NULL,"
+            + " attempts = greatest(attempts - 1, 0) WHERE id = ANY(?) AND claim_token = ?";
+    this.nextDue =
+        "SELECT min(greatest(deliver_at, claim_expires_at)) FROM "
+            + table
+            + " WHERE lane = ? AND status = 'pending' AND (deliver_at > ? OR claim_expires_at > ?)";
+    this.outsideLanes = "SELECT count(*) FROM " + table + " WHERE lane >= ?";
+  }
 
   /**
    * The lane claim, one statement:
@@ -72,143 +74,82 @@ final class OutboxLaneQueries {
    *
    * <p>Picking heads with a grouped scan keeps the cost at one pass over the lane's pending rows;
    * only the rows of the chosen keys are numbered.
+   *
+   * <p>Parameters: lane, lane, now, now, max keys, those of {@code candidates}, lane, now, now,
+   * token, expiry.
    */
-  static Claim claim(DSLContext dsl, LaneClaim request) {
-    UUID token = UUID.randomUUID();
-    Instant expiresAt = request.now().plus(request.claimDuration());
-    OffsetDateTime now = utc(request.now());
-    int lane = request.lane();
-
-    RelayerOutbox parked = O.as("parked_row");
-    CommonTableExpression<Record2<String, Long>> heads =
-        name("heads")
-            .fields("ordering_key", "head_id")
-            .as(
-                select(O.ORDERING_KEY, min(O.ID))
-                    .from(O)
-                    .where(O.LANE.eq(lane))
-                    .and(O.STATUS.eq(PENDING))
-                    .andNotExists(
-                        selectOne()
-                            .from(parked)
-                            .where(parked.LANE.eq(lane))
-                            .and(parked.STATUS.eq(PARKED))
-                            .and(parked.ORDERING_KEY.eq(O.ORDERING_KEY)))
-                    .groupBy(O.ORDERING_KEY));
-    Field<String> hKey = heads.field("ordering_key", String.class);
-    Field<Long> hHead = heads.field("head_id", Long.class);
-    CommonTableExpression<Record2<String, Long>> dueHeads =
-        name("due_heads")
-            .fields("ordering_key", "head_id")
-            .as(
-                select(hKey, hHead)
-                    .from(heads)
-                    .join(O)
-                    .on(O.ID.eq(hHead))
-                    .where(OutboxQueries.eligible(O, now))
-                    .orderBy(hHead)
-                    .limit(request.maxKeys()));
-    Field<String> dKey = dueHeads.field("ordering_key", String.class);
-    Field<Long> dHead = dueHeads.field("head_id", Long.class);
-
-    CommonTableExpression<Record3<Long, String, Integer>> candidates =
-        name("candidates")
-            .fields("id", "ordering_key", "pos")
-            .as(
-                request.followers() == 0 || request.batchingTransports().isEmpty()
-                    ? select(dHead, dKey, inline(1)).from(dueHeads)
-                    : runs(lane, now, request, dueHeads, dKey, dHead));
-    Field<Long> cId = candidates.field("id", Long.class);
-    Field<String> cKey = candidates.field("ordering_key", String.class);
-    Field<Integer> cPos = candidates.field("pos", Integer.class);
-
-    RelayerOutbox lockable = O.as("lockable");
-    CommonTableExpression<Record3<Long, String, Integer>> locked =
-        name("locked")
-            .fields("id", "ordering_key", "pos")
-            .as(
-                select(lockable.ID, cKey, cPos)
-                    .from(candidates)
-                    .join(lockable)
-                    .on(lockable.ID.eq(cId))
-                    .where(lockable.LANE.eq(lane))
-                    .and(OutboxQueries.eligible(lockable, now))
-                    .forUpdate()
-                    .of(lockable)
-                    .skipLocked());
-    Field<Long> lId = locked.field("id", Long.class);
-    Field<Integer> lPos = locked.field("pos", Integer.class);
-    Table<?> lockedRuns =
-        select(
-                lId,
-                lPos,
-                rowNumber()
-                    .over(partitionBy(locked.field("ordering_key", String.class)).orderBy(lPos))
-                    .as("rank_in_key"))
-            .from(locked)
-            .asTable("locked_runs");
-    CommonTableExpression<Record1<Long>> claimable =
-        name("claimable")
-            .fields("id")
-            .as(
-                select(lockedRuns.field(lId))
-                    .from(lockedRuns)
-                    .where(
-                        lockedRuns.field("rank_in_key", Integer.class).eq(lockedRuns.field(lPos))));
-    return OutboxQueries.stamp(
-        dsl.with(heads, dueHeads, candidates, locked, claimable), claimable, token, expiresAt);
+  private String claim(String candidates) {
+    return "WITH heads AS (SELECT h.ordering_key, min(h.id) AS head_id FROM "
+        + table
+        + " AS h WHERE h.lane = ? AND h.status = 'pending' AND NOT EXISTS (SELECT 1 FROM "
+        + table
+        + " AS parked_row WHERE parked_row.lane = ? AND parked_row.status = 'parked'"
+        + " AND parked_row.ordering_key = h.ordering_key) GROUP BY h.ordering_key),"
+        + " due_heads AS (SELECT heads.ordering_key, heads.head_id FROM heads JOIN "
+        + table
+        + " AS o ON o.id = heads.head_id WHERE "
+        + eligible("o")
+        + " ORDER BY heads.head_id LIMIT ?),"
+        + " candidates AS ("
+        + candidates
+        + "), locked AS (SELECT lockable.id, candidates.ordering_key, candidates.pos"
+        + " FROM candidates JOIN "
+        + table
+        + " AS lockable ON lockable.id = candidates.id WHERE lockable.lane = ? AND "
+        + eligible("lockable")
+        + " FOR UPDATE OF lockable SKIP LOCKED),"
+        + " claimable AS (SELECT id FROM (SELECT id, pos,"
+        + " row_number() OVER (PARTITION BY ordering_key ORDER BY pos) AS rank_in_key"
+        + " FROM locked) AS locked_runs WHERE rank_in_key = pos) "
+        + OutboxJdbc.stamp(table, "claimable");
   }
 
   /**
    * The rows of the chosen keys from the head on, numbered, up to the first row that stops the run,
-   * at most {@code 1 + followers} per key.
+   * at most {@code 1 + followers} per key. Parameters: now, now, the batch-order transports, lane,
+   * {@code 1 + followers}.
    */
-  private static Select<Record3<Long, String, Integer>> runs(
-      int lane,
-      OffsetDateTime now,
-      LaneClaim request,
-      Table<?> dueHeads,
-      Field<String> dKey,
-      Field<Long> dHead) {
-    Condition batching = O.TRANSPORT.eq(any(request.batchingTransports().toArray(String[]::new)));
-    var byKey = partitionBy(O.ORDERING_KEY).orderBy(O.ID);
-    Table<?> keyRows =
-        select(
-                O.ID,
-                O.ORDERING_KEY,
-                rowNumber().over(byKey).as("pos"),
-                field(OutboxQueries.eligible(O, now)).as("eligible"),
-                field(
-                        batching
-                            .and(O.TRANSPORT.eq(firstValue(O.TRANSPORT).over(byKey)))
-                            .and(O.DESTINATION.eq(firstValue(O.DESTINATION).over(byKey))))
-                    .as("joins_run"))
-            .from(O)
-            .join(dueHeads)
-            .on(O.ORDERING_KEY.eq(dKey))
-            .where(O.LANE.eq(lane))
-            .and(O.STATUS.eq(PENDING))
-            .and(O.ID.ge(dHead))
-            .asTable("key_rows");
-    Field<Long> kId = keyRows.field(O.ID);
-    Field<String> kKey = keyRows.field(O.ORDERING_KEY);
-    Field<Integer> kPos = keyRows.field("pos", Integer.class);
-    Field<Integer> stops =
-        when(
-                keyRows
-                    .field("eligible", Boolean.class)
-                    .isTrue()
-                    .and(kPos.eq(1).or(keyRows.field("joins_run", Boolean.class).isTrue())),
-                inline(0))
-            .otherwise(inline(1));
-    Table<?> runs =
-        select(kId, kKey, kPos, sum(stops).over(partitionBy(kKey).orderBy(kId)).as("blocked"))
-            .from(keyRows)
-            .asTable("runs");
-    return select(runs.field(kId), runs.field(kKey), runs.field(kPos))
-        .from(runs)
-        .where(runs.field("blocked", BigDecimal.class).eq(BigDecimal.ZERO))
-        .and(runs.field(kPos).le(1 + request.followers()));
+  private String runs() {
+    return "SELECT id, ordering_key, pos FROM (SELECT id, ordering_key, pos,"
+        + " sum(CASE WHEN eligible AND (pos = 1 OR joins_run) THEN 0 ELSE 1 END)"
+        + " OVER (PARTITION BY ordering_key ORDER BY id) AS blocked"
+        + " FROM (SELECT k.id, k.ordering_key, row_number() OVER by_key AS pos, ("
+        + eligible("k")
+        + ") AS eligible, (k.transport = ANY(?)"
+        + " AND k.transport = first_value(k.transport) OVER by_key"
+        + " AND k.destination = first_value(k.destination) OVER by_key) AS joins_run FROM "
+        + table
+        + " AS k JOIN due_heads ON k.ordering_key = due_heads.ordering_key"
+        + " WHERE k.lane = ? AND k.status = 'pending' AND k.id >= due_heads.head_id"
+        + " WINDOW by_key AS (PARTITION BY k.ordering_key ORDER BY k.id)) AS key_rows) AS runs"
+        + " WHERE blocked = 0 AND pos <= ?";
+  }
+
+  Claim claim(DSLContext dsl, LaneClaim request) {
+    UUID token = UUID.randomUUID();
+    Instant expiresAt = request.now().plus(request.claimDuration());
+    OffsetDateTime now = utc(request.now());
+    int lane = request.lane();
+    boolean runs = request.followers() > 0 && !request.batchingTransports().isEmpty();
+    List<ClaimedMessage> claimed =
+        jdbc.run(
+            dsl,
+            runs ? claimRuns : claimHeads,
+            statement -> {
+              Params params = Params.of(statement).set(lane, lane, now, now, request.maxKeys());
+              if (runs) {
+                String[] transports = request.batchingTransports().toArray(String[]::new);
+                params.set(
+                    now,
+                    now,
+                    statement.getConnection().createArrayOf("text", transports),
+                    lane,
+                    1 + request.followers());
+              }
+              params.set(lane, now, now, token, utc(expiresAt));
+              return OutboxJdbc.claimed(statement, 0);
+            });
+    return new Claim(token, expiresAt, claimed);
   }
 
   /**
@@ -216,53 +157,74 @@ final class OutboxLaneQueries {
    * token. For rows a lane pass claimed but did not send (an earlier row of the key failed, or the
    * pass ran out of time).
    */
-  static int unclaim(DSLContext dsl, UUID token, Collection<Long> ids) {
+  int unclaim(DSLContext dsl, UUID token, Collection<Long> ids) {
     if (ids.isEmpty()) {
       return 0;
     }
-    return dsl.update(O)
-        .setNull(O.CLAIM_TOKEN)
-        .setNull(O.CLAIM_EXPIRES_AT)
-        .set(O.ATTEMPTS, greatest(O.ATTEMPTS.minus(1), inline(0)))
-        .where(O.ID.eq(any(ids.toArray(Long[]::new))))
-        .and(O.CLAIM_TOKEN.eq(token))
-        .execute();
+    return jdbc.run(
+        dsl,
+        unclaim,
+        statement -> {
+          Params.of(statement).ids(ids).set(token);
+          return statement.executeUpdate();
+        });
   }
 
   /**
    * The earliest instant after {@code now} at which a pending row of the lane stops being held by a
    * schedule ({@code deliver_at}) or a claim or retry hold ({@code claim_expires_at}).
    */
-  static Optional<Instant> nextDue(DSLContext dsl, int lane, Instant now) {
+  Optional<Instant> nextDue(DSLContext dsl, int lane, Instant now) {
     OffsetDateTime at = utc(now);
-    OffsetDateTime next =
-        dsl.select(min(greatest(O.DELIVER_AT, O.CLAIM_EXPIRES_AT)))
-            .from(O)
-            .where(O.LANE.eq(lane))
-            .and(O.STATUS.eq(PENDING))
-            .and(O.DELIVER_AT.gt(at).or(O.CLAIM_EXPIRES_AT.gt(at)))
-            .fetchOne(0, OffsetDateTime.class);
-    return Optional.ofNullable(next).map(OffsetDateTime::toInstant);
+    return jdbc.run(
+        dsl,
+        nextDue,
+        statement -> {
+          Params.of(statement).set(lane, at, at);
+          try (ResultSet row = statement.executeQuery()) {
+            row.next();
+            return Optional.ofNullable(row.getObject(1, OffsetDateTime.class))
+                .map(OffsetDateTime::toInstant);
+          }
+        });
   }
 
   /** How many ordered rows sit in lanes at or above {@code laneCount}, which no owner serves. */
-  static long outsideLanes(DSLContext dsl, int laneCount) {
-    return dsl.fetchCount(O, O.LANE.ge(laneCount));
+  long outsideLanes(DSLContext dsl, int laneCount) {
+    return jdbc.run(
+        dsl,
+        outsideLanes,
+        statement -> {
+          Params.of(statement).set(laneCount);
+          try (ResultSet row = statement.executeQuery()) {
+            row.next();
+            return row.getLong(1);
+          }
+        });
   }
 
   /**
    * Sends one notification per lane on {@code channel} (payload: the lane number), in the caller's
    * transaction: PostgreSQL delivers them when it commits, and drops them if it rolls back.
    */
-  static void notifyLanes(DSLContext dsl, String channel, Set<Integer> lanes) {
+  void notifyLanes(DSLContext dsl, String channel, Set<Integer> lanes) {
     if (lanes.isEmpty()) {
       return;
     }
-    List<Field<?>> calls = new ArrayList<>(lanes.size());
+    List<String> calls = new ArrayList<>(lanes.size());
+    List<Object> values = new ArrayList<>(2 * lanes.size());
     for (int lane : lanes) {
-      calls.add(
-          DSL.function("pg_notify", SQLDataType.OTHER, val(channel), val(Integer.toString(lane))));
+      calls.add("pg_notify(?, ?)");
+      values.add(channel);
+      values.add(Integer.toString(lane));
     }
-    dsl.select(calls).execute();
+    jdbc.run(
+        dsl,
+        "SELECT " + String.join(", ", calls),
+        statement -> {
+          Params.of(statement).set(values.toArray());
+          statement.executeQuery().close();
+          return null;
+        });
   }
 }

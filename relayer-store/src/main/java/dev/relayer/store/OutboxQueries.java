@@ -6,28 +6,21 @@ import static org.jooq.impl.DSL.count;
 import static org.jooq.impl.DSL.min;
 
 import dev.relayer.jooq.generated.tables.RelayerOutbox;
-import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.TreeSet;
 import java.util.UUID;
-import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
-import org.jooq.Field;
 import org.jooq.Query;
 import org.jooq.Record2;
-import org.jooq.WithStep;
 import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
 
 /** Every statement on the outbox table. */
 final class OutboxQueries {
@@ -42,75 +35,17 @@ final class OutboxQueries {
     return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
   }
 
-  /** Most lock calls one statement carries (PostgreSQL allows 1664 select-list entries). */
-  private static final int LOCKS_PER_STATEMENT = 500;
-
-  /**
-   * Takes a transaction-scoped advisory lock on ({@code namespace}, key hash) for every ordering
-   * key of {@code messages}: one lock per hash, taken in ascending order (PostgreSQL evaluates a
-   * select list left to right) so that two writers never deadlock, a few hundred per round trip.
-   * Writers of one key then commit in id order.
-   */
-  static void lockKeys(DSLContext dsl, int namespace, List<NewMessage> messages) {
-    TreeSet<Integer> hashes = new TreeSet<>();
-    for (NewMessage message : messages) {
-      if (message.ordered()) {
-        hashes.add(Lanes.stableHash(message.orderingKey()));
-      }
-    }
-    List<Field<?>> locks = new ArrayList<>(Math.min(hashes.size(), LOCKS_PER_STATEMENT));
-    for (int hash : hashes) {
-      locks.add(
-          DSL.function(
-              "pg_advisory_xact_lock", SQLDataType.OTHER, DSL.val(namespace), DSL.val(hash)));
-      if (locks.size() == LOCKS_PER_STATEMENT) {
-        dsl.select(locks).execute();
-        locks.clear();
-      }
-    }
-    if (!locks.isEmpty()) {
-      dsl.select(locks).execute();
-    }
-  }
-
   /** Pending, due and not under a live claim at {@code now}; boundaries at {@code now} included. */
   static Condition eligible(OffsetDateTime now) {
-    return eligible(O, now);
-  }
-
-  /** {@link #eligible(OffsetDateTime)} on {@code table}, the outbox or an alias of it. */
-  static Condition eligible(RelayerOutbox table, OffsetDateTime now) {
-    return table
-        .STATUS
+    return O.STATUS
         .eq(PENDING)
-        .and(table.DELIVER_AT.isNull().or(table.DELIVER_AT.le(now)))
-        .and(table.CLAIM_EXPIRES_AT.isNull().or(table.CLAIM_EXPIRES_AT.le(now)));
-  }
-
-  /**
-   * The claim's UPDATE: stamps the rows whose ids the last CTE {@code claimable} (column {@code
-   * id}) selected with the token, the expiry and one more attempt, and returns them in id order.
-   */
-  static Claim stamp(
-      WithStep with, CommonTableExpression<?> claimable, UUID token, Instant expiresAt) {
-    List<ClaimedMessage> claimed =
-        with.update(O)
-            .set(O.CLAIM_TOKEN, token)
-            .set(O.CLAIM_EXPIRES_AT, utc(expiresAt))
-            .set(O.ATTEMPTS, O.ATTEMPTS.plus(1))
-            .from(claimable)
-            .where(O.ID.eq(claimable.field("id", Long.class)))
-            .returning()
-            .fetch()
-            .map(OutboxQueries::toClaimed);
-    List<ClaimedMessage> ordered = new ArrayList<>(claimed);
-    ordered.sort(Comparator.comparingLong(ClaimedMessage::id));
-    return new Claim(token, expiresAt, ordered);
+        .and(O.DELIVER_AT.isNull().or(O.DELIVER_AT.le(now)))
+        .and(O.CLAIM_EXPIRES_AT.isNull().or(O.CLAIM_EXPIRES_AT.le(now)));
   }
 
   /**
    * Stamps rows of a {@linkplain Claim#lockedOnly() locked-only} claim with its token, expiry and
-   * their attempt, as {@link #claim} would have; the caller's transaction holds their row locks.
+   * their attempt, as a stamping claim would have; the caller's transaction holds their row locks.
    */
   static int stampLocked(DSLContext dsl, Claim claim, Collection<Long> ids) {
     if (ids.isEmpty()) {
@@ -237,26 +172,5 @@ final class OutboxQueries {
 
   private static Duration maxZero(Duration duration) {
     return duration.isNegative() ? Duration.ZERO : duration;
-  }
-
-  static ClaimedMessage toClaimed(RelayerOutboxRecord r) {
-    return toClaimed(r, r.getAttempts());
-  }
-
-  private static ClaimedMessage toClaimed(RelayerOutboxRecord r, int attempts) {
-    return new ClaimedMessage(
-        r.getId(),
-        r.getMessageId(),
-        r.getTransport(),
-        r.getDestination(),
-        r.getMessageType(),
-        HeadersJson.read(r.getHeaders()),
-        r.getBody(),
-        r.getOrderingKey(),
-        r.getLane(),
-        r.getTenantId(),
-        attempts,
-        r.getCreatedAt().toInstant(),
-        r.getLastError());
   }
 }

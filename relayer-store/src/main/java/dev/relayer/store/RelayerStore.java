@@ -38,7 +38,10 @@ public final class RelayerStore {
 
   private final StoreOptions options;
   private final StoreDsl mapping;
-  private final OutboxJdbc jdbc;
+  private final OutboxJdbc outbox;
+  private final OutboxLaneQueries laneQueries;
+  private final StoreJdbc jdbc;
+  private final LeaseQueries leases;
   private final int advisoryNamespace;
   private final String laneChannel;
   private final List<EnqueueListener> listeners = new CopyOnWriteArrayList<>();
@@ -46,7 +49,10 @@ public final class RelayerStore {
   private RelayerStore(StoreOptions options) {
     this.options = options;
     this.mapping = new StoreDsl(options.schema());
-    this.jdbc = new OutboxJdbc(mapping);
+    this.jdbc = new StoreJdbc(mapping);
+    this.outbox = new OutboxJdbc(jdbc);
+    this.laneQueries = new OutboxLaneQueries(jdbc);
+    this.leases = new LeaseQueries(jdbc);
     this.advisoryNamespace = Lanes.stableHash(mapping.names().qualified(SchemaNames.OUTBOX));
     this.laneChannel = Lanes.channelOf(mapping.names().qualified(SchemaNames.OUTBOX));
   }
@@ -115,11 +121,11 @@ public final class RelayerStore {
       }
     }
     if (!lanes.isEmpty()) {
-      OutboxQueries.lockKeys(mapping.map(dsl), advisoryNamespace, messages);
+      outbox.lockKeys(dsl, advisoryNamespace, messages);
     }
-    List<Long> ids = jdbc.insert(dsl, messages, options.laneCount());
-    if (options.laneNotifications() && !lanes.isEmpty()) {
-      OutboxLaneQueries.notifyLanes(mapping.map(dsl), laneChannel, lanes);
+    List<Long> ids = outbox.insert(dsl, messages, options.laneCount());
+    if (options.laneNotifications()) {
+      laneQueries.notifyLanes(dsl, laneChannel, lanes);
     }
     notifyListeners(dsl, messages, ids, lanes);
     return ids;
@@ -151,7 +157,7 @@ public final class RelayerStore {
    * transaction that writes the messages.
    */
   public void commitWithoutFlushWait(DSLContext tx) {
-    StoreDsl.commitWithoutFlushWait(tx);
+    jdbc.execute(tx, "SET LOCAL synchronous_commit = off");
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -168,12 +174,12 @@ public final class RelayerStore {
     if (request.ids().isEmpty()) {
       return new Claim(UUID.randomUUID(), request.now(), List.of());
     }
-    return jdbc.claimByIds(dsl, request);
+    return outbox.claimByIds(dsl, request);
   }
 
   /** Claims the next keyset page of unordered rows; see {@link ClaimPage}. */
   public Claim claimPage(DSLContext dsl, ClaimPage request) {
-    return jdbc.claimPage(dsl, Objects.requireNonNull(request, "request"));
+    return outbox.claimPage(dsl, Objects.requireNonNull(request, "request"));
   }
 
   /**
@@ -186,7 +192,7 @@ public final class RelayerStore {
    * token-fenced writes ({@link #recordFailures}, {@link #moveToDead}).
    */
   public Claim lockPage(DSLContext dsl, ClaimPage request) {
-    return jdbc.lockPage(dsl, Objects.requireNonNull(request, "request"));
+    return outbox.lockPage(dsl, Objects.requireNonNull(request, "request"));
   }
 
   /** The highest id of a pending unordered row: the fixed end of a sweep traversal. */
@@ -196,7 +202,7 @@ public final class RelayerStore {
 
   /** Claims the next rows of an ordered lane in one statement; see {@link LaneClaim}. */
   public Claim claimLane(DSLContext dsl, LaneClaim request) {
-    return OutboxLaneQueries.claim(mapping.map(dsl), Objects.requireNonNull(request, "request"));
+    return laneQueries.claim(dsl, Objects.requireNonNull(request, "request"));
   }
 
   /**
@@ -204,7 +210,7 @@ public final class RelayerStore {
    * its attempt. For rows a lane pass claimed but did not send. Returns how many were still held.
    */
   public int unclaim(DSLContext dsl, UUID token, Collection<Long> ids) {
-    int released = OutboxLaneQueries.unclaim(mapping.map(dsl), token, ids);
+    int released = laneQueries.unclaim(dsl, token, ids);
     return checkAtMost("unclaim", released, ids.size());
   }
 
@@ -213,7 +219,7 @@ public final class RelayerStore {
    * its schedule or by a claim or retry hold; empty when nothing in the lane waits for time.
    */
   public Optional<Instant> nextDueInLane(DSLContext dsl, int lane, Instant now) {
-    return OutboxLaneQueries.nextDue(mapping.map(dsl), lane, Objects.requireNonNull(now, "now"));
+    return laneQueries.nextDue(dsl, lane, Objects.requireNonNull(now, "now"));
   }
 
   /**
@@ -221,7 +227,7 @@ public final class RelayerStore {
    * with more lanes. No lane owner of this configuration sends them.
    */
   public long orderedRowsOutsideLanes(DSLContext dsl) {
-    return OutboxLaneQueries.outsideLanes(mapping.map(dsl), options.laneCount());
+    return laneQueries.outsideLanes(dsl, options.laneCount());
   }
 
   /**
@@ -238,7 +244,7 @@ public final class RelayerStore {
    * (delivered when it commits), whatever {@link StoreOptions#laneNotifications()} says.
    */
   public void notifyLanes(DSLContext dsl, Set<Integer> lanes) {
-    OutboxLaneQueries.notifyLanes(mapping.map(dsl), laneChannel, Set.copyOf(lanes));
+    laneQueries.notifyLanes(dsl, laneChannel, Set.copyOf(lanes));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -250,7 +256,7 @@ public final class RelayerStore {
    * lost races; more is impossible and throws {@link IllegalStateException}.
    */
   public int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
-    int deleted = jdbc.deleteFenced(dsl, token, ids);
+    int deleted = outbox.deleteFenced(dsl, token, ids);
     return checkAtMost("deleteFenced", deleted, ids.size());
   }
 
@@ -261,7 +267,7 @@ public final class RelayerStore {
    */
   public int deleteLocked(DSLContext dsl, Claim claim, Collection<Long> ids) {
     requireLockedRows("deleteLocked", claim, ids);
-    int deleted = jdbc.deleteLocked(dsl, ids);
+    int deleted = outbox.deleteLocked(dsl, ids);
     return checkAtMost("deleteLocked", deleted, ids.size());
   }
 
@@ -381,27 +387,27 @@ public final class RelayerStore {
    * ends, so that two owners never run passes at once. Someone else holding it is a value.
    */
   public LeaseOutcome tryAcquireLease(DSLContext dsl, LeaseRequest request) {
-    return LeaseQueries.tryAcquire(mapping.map(dsl), request);
+    return leases.tryAcquire(dsl, request);
   }
 
   /** Restarts the lease's expiry from the database's {@code clock_timestamp()}. */
   public boolean renewLease(DSLContext dsl, LeaseRequest request) {
-    return LeaseQueries.renew(mapping.map(dsl), request);
+    return leases.renew(dsl, request);
   }
 
   /** Gives a lease up (graceful shutdown); false if {@code owner} did not hold it. */
   public boolean releaseLease(DSLContext dsl, String name, String owner) {
-    return LeaseQueries.release(mapping.map(dsl), name, owner);
+    return leases.release(dsl, name, owner);
   }
 
   /** The lease row, if any. */
   public Optional<LeaseState> lease(DSLContext dsl, String name) {
-    return LeaseQueries.find(mapping.map(dsl), name);
+    return leases.find(dsl, name);
   }
 
   /** Unexpired leases whose name starts with {@code prefix}. */
   public List<LeaseState> liveLeases(DSLContext dsl, String prefix) {
-    return LeaseQueries.live(mapping.map(dsl), prefix);
+    return leases.live(dsl, prefix);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -56,11 +56,6 @@ final class StoreDsl {
     return names;
   }
 
-  /** {@code SET LOCAL synchronous_commit = off} on the caller's transaction. */
-  static void commitWithoutFlushWait(DSLContext tx) {
-    tx.setLocal(DSL.name("synchronous_commit"), DSL.inline("off")).execute();
-  }
-
   /** The caller's context, mapped to this store's schema and prefix. */
   DSLContext map(DSLContext caller) {
     Configuration configuration = caller.configuration();
