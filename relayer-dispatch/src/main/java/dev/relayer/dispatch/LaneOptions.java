@@ -25,6 +25,11 @@ import java.util.function.Consumer;
  * @param rowsPerKey most rows of one key one pass claims and sends as one run; 1–10,000, default
  *     100. Above 1 only on transports that declare {@code preservesBatchOrder()}; elsewhere each
  *     pass sends one row per key
+ * @param claimsPerPass most claims one pass makes in its transaction: while a claim's rows were all
+ *     sent, the pass claims the lane's next rows before it commits, so that a busy lane, or a key
+ *     with many rows on a transport that sends one row per key, costs one commit per this many
+ *     claims; 1–1,000, default 10. A crash before the commit sends the pass's rows again, so this
+ *     bounds, with {@code keysPerPass} and {@code rowsPerKey}, how many messages a crash repeats
  * @param threads lane passes that may run at once on this instance (each holds one connection while
  *     it runs); 1–64, default 2
  * @param listen whether to keep a connection that {@code LISTEN}s on the store's lane channel, so
@@ -39,6 +44,7 @@ public record LaneOptions(
     Duration leaseDuration,
     int keysPerPass,
     int rowsPerKey,
+    int claimsPerPass,
     int threads,
     boolean listen,
     Duration reconnectDelay,
@@ -50,6 +56,7 @@ public record LaneOptions(
         .between("leaseDuration", leaseDuration, Duration.ofSeconds(1), Duration.ofHours(1))
         .between("keysPerPass", keysPerPass, 1, 10_000)
         .between("rowsPerKey", rowsPerKey, 1, 10_000)
+        .between("claimsPerPass", claimsPerPass, 1, 1_000)
         .between("threads", threads, 1, 64)
         .positive("reconnectDelay", reconnectDelay)
         .notNegative("shutdownTimeout", shutdownTimeout)
@@ -77,6 +84,7 @@ public record LaneOptions(
     setters.put("leaseDuration", v -> builder.leaseDuration(Durations.parse(v)));
     setters.put("keysPerPass", v -> builder.keysPerPass(OptionChecks.parseInt(v)));
     setters.put("rowsPerKey", v -> builder.rowsPerKey(OptionChecks.parseInt(v)));
+    setters.put("claimsPerPass", v -> builder.claimsPerPass(OptionChecks.parseInt(v)));
     setters.put("threads", v -> builder.threads(OptionChecks.parseInt(v)));
     setters.put("listen", v -> builder.listen(parseBoolean(v)));
     setters.put("reconnectDelay", v -> builder.reconnectDelay(Durations.parse(v)));
@@ -113,6 +121,8 @@ public record LaneOptions(
         + keysPerPass
         + " rowsPerKey="
         + rowsPerKey
+        + " claimsPerPass="
+        + claimsPerPass
         + " threads="
         + threads
         + " listen="
@@ -129,6 +139,7 @@ public record LaneOptions(
     private Duration leaseDuration = Duration.ofSeconds(30);
     private int keysPerPass = 100;
     private int rowsPerKey = 100;
+    private int claimsPerPass = 10;
     private int threads = 2;
     private boolean listen = true;
     private Duration reconnectDelay = Duration.ofSeconds(1);
@@ -153,6 +164,11 @@ public record LaneOptions(
 
     public Builder rowsPerKey(int rowsPerKey) {
       this.rowsPerKey = rowsPerKey;
+      return this;
+    }
+
+    public Builder claimsPerPass(int claimsPerPass) {
+      this.claimsPerPass = claimsPerPass;
       return this;
     }
 
@@ -184,6 +200,7 @@ public record LaneOptions(
           leaseDuration,
           keysPerPass,
           rowsPerKey,
+          claimsPerPass,
           threads,
           listen,
           reconnectDelay,

@@ -100,6 +100,7 @@ public final class RelayerLanes implements AutoCloseable {
                 owner,
                 options.keysPerPass(),
                 options.rowsPerKey(),
+                options.claimsPerPass(),
                 dispatcher.options().claimDuration(),
                 options.leaseDuration()),
             leases);

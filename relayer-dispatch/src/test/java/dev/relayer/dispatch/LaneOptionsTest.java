@@ -19,6 +19,7 @@ class LaneOptionsTest {
     assertThat(o.renewInterval()).isEqualTo(Duration.ofSeconds(10));
     assertThat(o.keysPerPass()).isEqualTo(100);
     assertThat(o.rowsPerKey()).isEqualTo(100);
+    assertThat(o.claimsPerPass()).isEqualTo(10);
     assertThat(o.threads()).isEqualTo(2);
     assertThat(o.listen()).isTrue();
     assertThat(o.reconnectDelay()).isEqualTo(Duration.ofSeconds(1));
@@ -34,6 +35,7 @@ class LaneOptionsTest {
                     .leaseDuration(Duration.ofMillis(999))
                     .keysPerPass(0)
                     .rowsPerKey(10_001)
+                    .claimsPerPass(0)
                     .threads(65)
                     .reconnectDelay(null)
                     .shutdownTimeout(Duration.ofSeconds(-1))
@@ -43,6 +45,7 @@ class LaneOptionsTest {
         .hasMessageContaining("lanes.leaseDuration must be between 1s and 1h")
         .hasMessageContaining("lanes.keysPerPass must be between 1 and 10000, was 0")
         .hasMessageContaining("lanes.rowsPerKey must be between 1 and 10000, was 10001")
+        .hasMessageContaining("lanes.claimsPerPass must be between 1 and 1000, was 0")
         .hasMessageContaining("lanes.threads must be between 1 and 64, was 65")
         .hasMessageContaining("lanes.reconnectDelay must be set")
         .hasMessageContaining("lanes.shutdownTimeout must not be negative");
@@ -51,11 +54,13 @@ class LaneOptionsTest {
             .leaseDuration(Duration.ofHours(1))
             .keysPerPass(10_000)
             .rowsPerKey(1)
+            .claimsPerPass(1_000)
             .threads(64)
             .shutdownTimeout(Duration.ZERO)
             .build();
     assertThat(edges.keysPerPass()).isEqualTo(10_000);
     assertThat(edges.rowsPerKey()).isEqualTo(1);
+    assertThat(edges.claimsPerPass()).isEqualTo(1_000);
   }
 
   @Test
@@ -66,11 +71,13 @@ class LaneOptionsTest {
                 "pollInterval", "60s",
                 "leaseDuration", "PT2S",
                 "keysPerPass", "7",
+                "claimsPerPass", "3",
                 "listen", "false",
                 "reconnectDelay", "250ms"));
     assertThat(o.pollInterval()).isEqualTo(Duration.ofMinutes(1));
     assertThat(o.leaseDuration()).isEqualTo(Duration.ofSeconds(2));
     assertThat(o.keysPerPass()).isEqualTo(7);
+    assertThat(o.claimsPerPass()).isEqualTo(3);
     assertThat(o.listen()).isFalse();
     assertThat(o.reconnectDelay()).isEqualTo(Duration.ofMillis(250));
 

@@ -36,13 +36,18 @@ class OrderedLanesIT {
   }
 
   private RelayerLanes lanes(InMemoryTransport transport, DispatchOptions options) {
+    return lanes(transport, options, LaneOptions.defaults());
+  }
+
+  private RelayerLanes lanes(
+      InMemoryTransport transport, DispatchOptions options, LaneOptions laneOptions) {
     RelayerDispatcher dispatcher =
         fx.track(
             RelayerDispatcher.builder(fx.store, fx.dsl)
                 .transport(transport)
                 .options(options)
                 .build());
-    return fx.track(RelayerLanes.builder(dispatcher).owner("solo").build());
+    return fx.track(RelayerLanes.builder(dispatcher).owner("solo").options(laneOptions).build());
   }
 
   private List<UUID> enqueue(String key, int count) {
@@ -70,9 +75,13 @@ class OrderedLanesIT {
   }
 
   @Test
-  void onAPlainTransportEachPassSendsTheHeadOfEveryKeyInIdOrder() {
+  void onAPlainTransportEachClaimTakesTheHeadOfEveryKeyInIdOrder() {
     InMemoryTransport memory = InMemoryTransport.named("memory");
-    RelayerLanes lanes = lanes(memory, DispatchFixture.fastOptions().build());
+    RelayerLanes lanes =
+        lanes(
+            memory,
+            DispatchFixture.fastOptions().build(),
+            LaneOptions.builder().claimsPerPass(1).build());
     List<UUID> a = enqueue(keys.get(0), 3);
     List<UUID> b = enqueue(keys.get(1), 2);
 
@@ -91,6 +100,41 @@ class OrderedLanesIT {
     assertThat(deliveredOf(memory, keys.get(1))).containsExactlyElementsOf(b);
     assertThat(fx.outboxCount()).isZero();
     assertThat(lanes.ownedLanes()).containsExactly(LANE);
+  }
+
+  @Test
+  void aPassClaimsAgainInItsTransactionWhileEveryClaimWasSent() {
+    InMemoryTransport memory = InMemoryTransport.named("memory");
+    RelayerLanes lanes = lanes(memory, DispatchFixture.fastOptions().build());
+    List<UUID> a = enqueue(keys.get(0), 3);
+    List<UUID> b = enqueue(keys.get(1), 2);
+
+    LanePassResult pass = lanes.passOnce(LANE);
+
+    assertThat(pass.sent()).isEqualTo(5);
+    assertThat(pass.more()).as("the last claim found nothing").isFalse();
+    assertThat(memory.batchCount()).as("[a1 b1] [a2 b2] [a3]").isEqualTo(3);
+    assertThat(deliveredOf(memory, keys.get(0))).containsExactlyElementsOf(a);
+    assertThat(deliveredOf(memory, keys.get(1))).containsExactlyElementsOf(b);
+    assertThat(fx.outboxCount()).isZero();
+  }
+
+  @Test
+  void aPassStopsClaimingAtClaimsPerPass() {
+    InMemoryTransport memory = InMemoryTransport.named("memory");
+    RelayerLanes lanes =
+        lanes(
+            memory,
+            DispatchFixture.fastOptions().build(),
+            LaneOptions.builder().claimsPerPass(2).build());
+    List<UUID> a = enqueue(keys.get(0), 3);
+
+    LanePassResult first = lanes.passOnce(LANE);
+    assertThat(first.sent()).isEqualTo(2);
+    assertThat(first.more()).isTrue();
+    assertThat(fx.outboxCount()).as("the pass committed its two claims").isEqualTo(1);
+    assertThat(lanes.passOnce(LANE).sent()).isEqualTo(1);
+    assertThat(deliveredOf(memory, keys.get(0))).containsExactlyElementsOf(a);
   }
 
   @Test

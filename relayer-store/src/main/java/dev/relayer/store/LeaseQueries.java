@@ -19,6 +19,7 @@ import org.jooq.DSLContext;
 final class LeaseQueries {
 
   private final StoreJdbc jdbc;
+  private final String keep;
   private final String lockRow;
   private final String exists;
   private final String insert;
@@ -32,6 +33,15 @@ final class LeaseQueries {
     this.jdbc = jdbc;
     String table = jdbc.table(SchemaNames.LEASES);
     String expiry = "clock_timestamp() + ? * interval '1 microsecond'";
+    this.keep =
+        "UPDATE "
+            + table
+            + " SET owner = ?, expires_at = "
+            + expiry
+            + " WHERE name = ? AND (owner = ? OR expires_at <= clock_timestamp())"
+            + " AND name = (SELECT name FROM "
+            + table
+            + " WHERE name = ? FOR UPDATE SKIP LOCKED) RETURNING expires_at";
     this.lockRow =
         "SELECT owner, expires_at, expires_at <= clock_timestamp() FROM "
             + table
@@ -70,6 +80,20 @@ final class LeaseQueries {
    * lasts until the caller's transaction ends.
    */
   LeaseOutcome tryAcquire(DSLContext dsl, LeaseRequest request) {
+    // The usual case in one statement: the row exists, no other transaction holds it, and this
+    // owner holds the lease or it has expired.
+    Optional<OffsetDateTime> kept =
+        expiry(
+            dsl,
+            keep,
+            request.owner(),
+            micros(request.duration()),
+            request.name(),
+            request.owner(),
+            request.name());
+    if (kept.isPresent()) {
+      return new LeaseOutcome.Acquired(kept.get().toInstant());
+    }
     Optional<Locked> current = lockRow(dsl, request.name());
     if (current.isEmpty()) {
       // Either the row does not exist yet, or another pass holds its lock. A plain read tells which

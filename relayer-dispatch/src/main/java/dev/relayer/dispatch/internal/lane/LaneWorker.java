@@ -12,6 +12,7 @@ import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.RelayerStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -23,10 +24,12 @@ import org.slf4j.LoggerFactory;
 /**
  * One pass over one lane, under the lease {@code lane/<n>}, in one transaction on one connection:
  * lock the lease row (proceed only as its owner or once it expired), claim the heads of the lane's
- * keys, send them in key order, write the outcomes (delete, retry hold, park, give back), renew the
- * lease, commit. A crash anywhere before the commit rolls the claims and completions back; the
- * broker may then have accepted rows that are sent again by the next owner (at least once), never
- * out of order. See the package documentation for the whole protocol.
+ * keys, send them in key order, write the outcomes (delete, retry hold, park, give back) — and
+ * while a claim was sent in full, claim the lane's next rows the same way, up to {@code
+ * claimsPerPass} claims — then renew the lease and commit. A crash anywhere before the commit rolls
+ * the claims and completions back; the broker may then have accepted rows that are sent again by
+ * the next owner (at least once), never out of order. See the package documentation for the whole
+ * protocol.
  */
 public final class LaneWorker {
 
@@ -45,6 +48,7 @@ public final class LaneWorker {
       String owner,
       int keysPerPass,
       int rowsPerKey,
+      int claimsPerPass,
       Duration claimDuration,
       Duration leaseDuration) {}
 
@@ -108,42 +112,45 @@ public final class LaneWorker {
                 return new Step(
                     new PassResult(lane, true, 0, 0, 0, 0, false, Optional.empty()), List.of());
               }
-              Instant now = engine.clock().instant();
-              Set<String> batching = engine.batchOrderTransports();
-              int followers = batching.isEmpty() ? 0 : settings.rowsPerKey() - 1;
-              Claim claim =
-                  store.claimLane(
-                      t,
-                      new LaneClaim(
-                          lane,
-                          settings.keysPerPass(),
-                          followers,
-                          batching,
-                          now,
-                          settings.claimDuration()));
+              Claim claim = claim(t, lane);
               if (claim.isEmpty()) {
                 Optional<Duration> dueIn = dueIn(t, lane);
                 store.renewLease(t, lease);
                 return new Step(new PassResult(lane, true, 0, 0, 0, 0, false, dueIn), List.of());
               }
-              SendOutcome sent = sender.send(claim, claim.expiresAt().minus(engine.sendTimeout()));
-              List<Consumer<RelayerEventListener>> events = engine.complete(t, claim, sent, "lane");
-              List<Long> giveBack = sent.notAttempted().stream().map(ClaimedMessage::id).toList();
-              store.unclaim(t, claim.token(), giveBack);
-              boolean more = !sent.accepted().isEmpty() || !giveBack.isEmpty();
-              Optional<Duration> dueIn = more ? Optional.empty() : dueIn(t, lane);
+              Tally tally = new Tally();
+              for (int claims = 1; ; claims++) {
+                SendOutcome sent =
+                    sender.send(claim, claim.expiresAt().minus(engine.sendTimeout()));
+                tally.events.addAll(engine.complete(t, claim, sent, "lane"));
+                List<Long> giveBack = sent.notAttempted().stream().map(ClaimedMessage::id).toList();
+                store.unclaim(t, claim.token(), giveBack);
+                tally.add(claim, sent, giveBack.size());
+                tally.more = !sent.accepted().isEmpty() || !giveBack.isEmpty();
+                boolean allSent = sent.accepted().size() == claim.messages().size();
+                if (!allSent || claims == settings.claimsPerPass()) {
+                  break;
+                }
+                // The lane's next rows, in this transaction: the sent rows are gone from its view.
+                claim = claim(t, lane);
+                if (claim.isEmpty()) {
+                  tally.more = false;
+                  break;
+                }
+              }
+              Optional<Duration> dueIn = tally.more ? Optional.empty() : dueIn(t, lane);
               store.renewLease(t, lease);
               return new Step(
                   new PassResult(
                       lane,
                       true,
-                      claim.messages().size(),
-                      sent.accepted().size(),
-                      sent.failed().size() + sent.exhausted().size(),
-                      giveBack.size(),
-                      more,
+                      tally.claimed,
+                      tally.sent,
+                      tally.failed,
+                      tally.givenBack,
+                      tally.more,
                       dueIn),
-                  events);
+                  tally.events);
             });
     leases.observe(lease.name(), settings.owner(), step.result().owner());
     engine.emit(step.events());
@@ -159,6 +166,40 @@ public final class LaneWorker {
           result.givenBack());
     }
     return result;
+  }
+
+  /** Claims the next rows of {@code lane}: heads, and their runs on batch-order transports. */
+  private Claim claim(DSLContext t, int lane) {
+    Set<String> batching = engine.batchOrderTransports();
+    int followers = batching.isEmpty() ? 0 : settings.rowsPerKey() - 1;
+    return engine
+        .store()
+        .claimLane(
+            t,
+            new LaneClaim(
+                lane,
+                settings.keysPerPass(),
+                followers,
+                batching,
+                engine.clock().instant(),
+                settings.claimDuration()));
+  }
+
+  /** What the claims of one pass did, summed. */
+  private static final class Tally {
+    int claimed;
+    int sent;
+    int failed;
+    int givenBack;
+    boolean more;
+    final List<Consumer<RelayerEventListener>> events = new ArrayList<>();
+
+    void add(Claim claim, SendOutcome outcome, int givenBack) {
+      this.claimed += claim.messages().size();
+      this.sent += outcome.accepted().size();
+      this.failed += outcome.failed().size() + outcome.exhausted().size();
+      this.givenBack += givenBack;
+    }
   }
 
   private Optional<Duration> dueIn(DSLContext t, int lane) {
