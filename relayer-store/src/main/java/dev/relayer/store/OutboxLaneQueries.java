@@ -32,6 +32,7 @@ final class OutboxLaneQueries {
   /** The lane claim that also claims the rows following each head that may share its batch. */
   private final String claimRuns;
 
+  private final String hasDueHead;
   private final String unclaim;
   private final String nextDue;
   private final String outsideLanes;
@@ -41,6 +42,13 @@ final class OutboxLaneQueries {
     this.table = jdbc.table(SchemaNames.OUTBOX);
     this.claimHeads = claim("SELECT head_id AS id, ordering_key, 1 AS pos FROM due_heads");
     this.claimRuns = claim(runs());
+    this.hasDueHead =
+        heads()
+            + " SELECT EXISTS (SELECT 1 FROM heads JOIN "
+            + table
+            + " AS o ON o.id = heads.head_id WHERE "
+            + eligible("o")
+            + ")";
     this.unclaim =
         "UPDATE "
             + table
@@ -79,13 +87,8 @@ final class OutboxLaneQueries {
    * token, expiry.
    */
   private String claim(String candidates) {
-    return "WITH heads AS (SELECT h.ordering_key, min(h.id) AS head_id FROM "
-        + table
-        + " AS h WHERE h.lane = ? AND h.status = 'pending' AND NOT EXISTS (SELECT 1 FROM "
-        + table
-        + " AS parked_row WHERE parked_row.lane = ? AND parked_row.status = 'parked'"
-        + " AND parked_row.ordering_key = h.ordering_key) GROUP BY h.ordering_key),"
-        + " due_heads AS (SELECT heads.ordering_key, heads.head_id FROM heads JOIN "
+    return heads()
+        + ", due_heads AS (SELECT heads.ordering_key, heads.head_id FROM heads JOIN "
         + table
         + " AS o ON o.id = heads.head_id WHERE "
         + eligible("o")
@@ -102,6 +105,19 @@ final class OutboxLaneQueries {
         + " row_number() OVER (PARTITION BY ordering_key ORDER BY pos) AS rank_in_key"
         + " FROM locked) AS locked_runs WHERE rank_in_key = pos) "
         + OutboxJdbc.stamp(table, "claimable");
+  }
+
+  /**
+   * {@code WITH heads AS (…)}: per key of the lane, its lowest pending id, skipping keys with a
+   * parked row. Parameters: lane, lane.
+   */
+  private String heads() {
+    return "WITH heads AS (SELECT h.ordering_key, min(h.id) AS head_id FROM "
+        + table
+        + " AS h WHERE h.lane = ? AND h.status = 'pending' AND NOT EXISTS (SELECT 1 FROM "
+        + table
+        + " AS parked_row WHERE parked_row.lane = ? AND parked_row.status = 'parked'"
+        + " AND parked_row.ordering_key = h.ordering_key) GROUP BY h.ordering_key)";
   }
 
   /**
@@ -150,6 +166,24 @@ final class OutboxLaneQueries {
               return OutboxJdbc.claimed(statement, 0);
             });
     return new Claim(token, expiresAt, claimed);
+  }
+
+  /**
+   * Whether some key of the lane has a head that is eligible at {@code now}: whether a claim would
+   * find a row, leaving aside rows other transactions hold.
+   */
+  boolean hasDueHead(DSLContext dsl, int lane, Instant now) {
+    OffsetDateTime at = utc(now);
+    return jdbc.run(
+        dsl,
+        hasDueHead,
+        statement -> {
+          Params.of(statement).set(lane, lane, at, at);
+          try (ResultSet row = statement.executeQuery()) {
+            row.next();
+            return row.getBoolean(1);
+          }
+        });
   }
 
   /**

@@ -215,6 +215,14 @@ public final class RelayerStore {
   }
 
   /**
+   * Whether a claim of {@code lane} at {@code now} would find a row, leaving aside rows that other
+   * transactions hold: some key of the lane that is not parked has an eligible head.
+   */
+  public boolean laneHasDueHead(DSLContext dsl, int lane, Instant now) {
+    return laneQueries.hasDueHead(dsl, lane, Objects.requireNonNull(now, "now"));
+  }
+
+  /**
    * The earliest instant after {@code now} when a pending row of {@code lane} stops being held by
    * its schedule or by a claim or retry hold; empty when nothing in the lane waits for time.
    */

@@ -249,6 +249,30 @@ abstract class LaneStoreContract {
   }
 
   @Test
+  void laneHasDueHeadOnlyWhenAClaimWouldFindARow() {
+    Instant now = now();
+    assertThat(store.laneHasDueHead(dsl, LANE, now)).isFalse();
+    store.enqueue(dsl, message().orderingKey(keys.get(0)).deliverAt(now.plusSeconds(90)).build());
+    assertThat(store.laneHasDueHead(dsl, LANE, now)).as("scheduled head").isFalse();
+    assertThat(store.laneHasDueHead(dsl, LANE, now.plusSeconds(91))).isTrue();
+
+    List<Long> parkedRun = enqueue(keys.get(1), 2);
+    Claim claim = store.claimLane(dsl, heads(10));
+    assertThat(ids(claim)).containsExactly(parkedRun.get(0));
+    store.park(dsl, claim.token(), parkedRun.get(0), "poison", now);
+    assertThat(store.laneHasDueHead(dsl, LANE, now))
+        .as("the row behind a parked head waits for the operator")
+        .isFalse();
+
+    long held = store.enqueue(dsl, ordered(keys.get(2)));
+    assertThat(store.laneHasDueHead(dsl, LANE, now)).isTrue();
+    Claim second = store.claimLane(dsl, heads(10));
+    assertThat(ids(second)).containsExactly(held);
+    assertThat(store.laneHasDueHead(dsl, LANE, now)).as("under a live claim").isFalse();
+    assertThat(store.laneHasDueHead(dsl, LANE + 1, now)).isFalse();
+  }
+
+  @Test
   void parkedKeyFindsTheHeadOfAParkedKeyOnly() {
     List<Long> run = enqueue(keys.get(0), 2);
     Claim claim = store.claimLane(dsl, heads(1));

@@ -54,7 +54,9 @@ public final class LanePassLoop {
     boolean failed = false;
     Duration dueIn = null;
     try {
-      LaneWorker.PassResult result = worker.pass(dsl, lane, task.reason() == Reason.RENEW);
+      LaneWorker.PassResult result =
+          worker.pass(
+              dsl, lane, task.reason() == Reason.RENEW, () -> !scheduler.othersWaiting(lane));
       owner = result.owner();
       more = result.more();
       dueIn = result.dueIn().orElse(null);

@@ -109,6 +109,24 @@ public final class LaneScheduler {
     return running[lane];
   }
 
+  /**
+   * Whether a lane other than {@code lane} is waiting for a thread: woken, or with a schedule or
+   * retry hold that has ended. A pass stops claiming again when one is, so that a busy lane does
+   * not delay the others.
+   */
+  public synchronized boolean othersWaiting(int lane) {
+    long now = nanoTime.getAsLong();
+    for (int other = 0; other < laneCount; other++) {
+      if (other != lane
+          && targeted[other]
+          && !running[other]
+          && (woken[other] != null || now >= nextDue[other])) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Runs {@code lane} as soon as a thread is free, if it is assigned here. */
   public synchronized void wake(int lane) {
     if (lane >= 0 && lane < laneCount && targeted[lane] && woken[lane] == null) {

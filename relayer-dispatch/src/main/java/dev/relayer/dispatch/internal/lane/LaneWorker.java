@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
@@ -93,9 +94,10 @@ public final class LaneWorker {
 
   /**
    * Runs one pass over {@code lane} on {@code dsl} (one transaction). With {@code renewOnly} the
-   * pass only takes or renews the lease.
+   * pass only takes or renews the lease. After a claim sent in full, the pass claims again only
+   * while {@code claimAgain} says so (and {@code claimsPerPass} allows).
    */
-  public PassResult pass(DSLContext dsl, int lane, boolean renewOnly) {
+  public PassResult pass(DSLContext dsl, int lane, boolean renewOnly, BooleanSupplier claimAgain) {
     RelayerStore store = engine.store();
     LeaseRequest lease = lease(lane);
     Step step =
@@ -118,26 +120,7 @@ public final class LaneWorker {
                 store.renewLease(t, lease);
                 return new Step(new PassResult(lane, true, 0, 0, 0, 0, false, dueIn), List.of());
               }
-              Tally tally = new Tally();
-              for (int claims = 1; ; claims++) {
-                SendOutcome sent =
-                    sender.send(claim, claim.expiresAt().minus(engine.sendTimeout()));
-                tally.events.addAll(engine.complete(t, claim, sent, "lane"));
-                List<Long> giveBack = sent.notAttempted().stream().map(ClaimedMessage::id).toList();
-                store.unclaim(t, claim.token(), giveBack);
-                tally.add(claim, sent, giveBack.size());
-                tally.more = !sent.accepted().isEmpty() || !giveBack.isEmpty();
-                boolean allSent = sent.accepted().size() == claim.messages().size();
-                if (!allSent || claims == settings.claimsPerPass()) {
-                  break;
-                }
-                // The lane's next rows, in this transaction: the sent rows are gone from its view.
-                claim = claim(t, lane);
-                if (claim.isEmpty()) {
-                  tally.more = false;
-                  break;
-                }
-              }
+              Tally tally = sendClaims(t, lane, claim, claimAgain);
               Optional<Duration> dueIn = tally.more ? Optional.empty() : dueIn(t, lane);
               store.renewLease(t, lease);
               return new Step(
@@ -166,6 +149,41 @@ public final class LaneWorker {
           result.givenBack());
     }
     return result;
+  }
+
+  /**
+   * Sends {@code first}, writes its outcomes, and while a claim was sent in full claims the lane's
+   * next rows in the same transaction, up to {@code claimsPerPass} claims and while {@code
+   * claimAgain} says so.
+   */
+  private Tally sendClaims(DSLContext t, int lane, Claim first, BooleanSupplier claimAgain) {
+    RelayerStore store = engine.store();
+    Tally tally = new Tally();
+    Claim claim = first;
+    for (int claims = 1; ; claims++) {
+      SendOutcome sent = sender.send(claim, claim.expiresAt().minus(engine.sendTimeout()));
+      tally.events.addAll(engine.complete(t, claim, sent, "lane"));
+      List<Long> giveBack = sent.notAttempted().stream().map(ClaimedMessage::id).toList();
+      store.unclaim(t, claim.token(), giveBack);
+      tally.add(claim, sent, giveBack.size());
+      tally.more = !sent.accepted().isEmpty() || !giveBack.isEmpty();
+      boolean allSent = sent.accepted().size() == claim.messages().size();
+      if (!allSent || claims == settings.claimsPerPass()) {
+        return tally;
+      }
+      if (!claimAgain.getAsBoolean()) {
+        // Other lanes wait for this thread: ask whether a next pass would find work rather than
+        // assume that it would.
+        tally.more = store.laneHasDueHead(t, lane, engine.clock().instant());
+        return tally;
+      }
+      // The lane's next rows, in this transaction: the sent rows are gone from its view.
+      claim = claim(t, lane);
+      if (claim.isEmpty()) {
+        tally.more = false;
+        return tally;
+      }
+    }
   }
 
   /** Claims the next rows of {@code lane}: heads, and their runs on batch-order transports. */

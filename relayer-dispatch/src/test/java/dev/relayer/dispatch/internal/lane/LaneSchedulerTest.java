@@ -45,6 +45,27 @@ class LaneSchedulerTest {
   }
 
   @Test
+  void othersWaitWhenAnotherLaneIsWokenOrDueButNotWhileItRuns() throws InterruptedException {
+    scheduler.target(Set.of(0, 1));
+    settle();
+    scheduler.wake(0);
+    Task running = next();
+    assertThat(running.lane()).isZero();
+    assertThat(scheduler.othersWaiting(0)).isFalse();
+    scheduler.wake(0);
+    assertThat(scheduler.othersWaiting(0)).as("a wake-up of the running lane itself").isFalse();
+    scheduler.wake(1);
+    assertThat(scheduler.othersWaiting(0)).isTrue();
+    Task other = next();
+    assertThat(scheduler.othersWaiting(0)).as("lane 1 runs now").isFalse();
+    scheduler.done(other, true, false, Duration.ofSeconds(3), false);
+    assertThat(scheduler.othersWaiting(0)).isFalse();
+    advance(Duration.ofSeconds(3));
+    assertThat(scheduler.othersWaiting(0)).as("lane 1's retry hold ended").isTrue();
+    assertThat(scheduler.othersWaiting(1)).as("lane 0 is running").isFalse();
+  }
+
+  @Test
   void anIdleOwnedLaneIsRenewedEveryThirdOfTheLeaseAndPolledAtThePollInterval()
       throws InterruptedException {
     scheduler.target(Set.of(0));
