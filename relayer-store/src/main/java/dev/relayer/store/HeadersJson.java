@@ -13,11 +13,6 @@ final class HeadersJson {
   private HeadersJson() {}
 
   static JSONB write(Map<String, String> headers) {
-    return JSONB.valueOf(text(headers));
-  }
-
-  /** The headers as the text of a JSON object. */
-  static String text(Map<String, String> headers) {
     StringBuilder json = new StringBuilder(16 + headers.size() * 32).append('{');
     boolean first = true;
     for (Map.Entry<String, String> header : headers.entrySet()) {
@@ -29,7 +24,7 @@ final class HeadersJson {
       json.append(':');
       quote(json, header.getValue());
     }
-    return json.append('}').toString();
+    return JSONB.valueOf(json.append('}').toString());
   }
 
   private static void quote(StringBuilder json, String value) {
@@ -55,11 +50,16 @@ final class HeadersJson {
   }
 
   static Map<String, String> read(JSONB jsonb) {
+    return read(jsonb == null ? null : jsonb.data());
+  }
+
+  /** The headers of the text of a JSON object; empty for {@code null}. */
+  static Map<String, String> read(String json) {
     Map<String, String> headers = new LinkedHashMap<>();
-    if (jsonb == null) {
+    if (json == null) {
       return headers;
     }
-    Parser parser = new Parser(jsonb.data());
+    Parser parser = new Parser(json);
     parser.skipSpace();
     parser.expect('{');
     parser.skipSpace();

@@ -1,77 +1,117 @@
 package dev.relayer.store;
 
-import dev.relayer.schema.SchemaNames;
-import dev.relayer.store.StoreJdbc.Params;
+import static dev.relayer.jooq.generated.Tables.RELAYER_LEASES;
+import static org.jooq.impl.DSL.deleteFrom;
+import static org.jooq.impl.DSL.insertInto;
+import static org.jooq.impl.DSL.param;
+import static org.jooq.impl.DSL.select;
+import static org.jooq.impl.DSL.selectOne;
+import static org.jooq.impl.DSL.update;
+
+import dev.relayer.jooq.generated.tables.RelayerLeases;
 import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Param;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+import org.jooq.types.DayToSecond;
 
 /**
  * Every statement on the lease table. Times come from the database clock ({@code
- * clock_timestamp()}), never from a JVM; a duration is bound in microseconds. Every sweep and lane
- * pass takes and renews a lease, so these are SQL text over JDBC (see {@link StoreJdbc}).
+ * clock_timestamp()}), never from a JVM. Every sweep and lane pass takes and renews a lease, so the
+ * statements are rendered once per store (see {@link StoreJdbc}).
  */
 final class LeaseQueries {
 
+  private static final RelayerLeases L = RELAYER_LEASES;
+  private static final Param<String> NAME = param("name", String.class);
+  private static final Param<String> OWNER = param("owner", String.class);
+  private static final Param<DayToSecond> DURATION =
+      param("duration", SQLDataType.INTERVALDAYTOSECOND);
+  private static final Field<OffsetDateTime> EXPIRY = clock().plus(DURATION);
+
   private final StoreJdbc jdbc;
-  private final String keep;
-  private final String lockRow;
-  private final String exists;
-  private final String insert;
-  private final String takeOver;
-  private final String renew;
-  private final String release;
-  private final String find;
-  private final String live;
+  private final RenderedStatement keep;
+  private final RenderedStatement lockRow;
+  private final RenderedStatement exists;
+  private final RenderedStatement insert;
+  private final RenderedStatement takeOver;
+  private final RenderedStatement renew;
+  private final RenderedStatement release;
+  private final RenderedStatement find;
+  private final RenderedStatement live;
 
   LeaseQueries(StoreJdbc jdbc) {
     this.jdbc = jdbc;
-    String table = jdbc.table(SchemaNames.LEASES);
-    String expiry = "clock_timestamp() + ? * interval '1 microsecond'";
+    RelayerLeases locked = L.as("locked");
     this.keep =
-        "UPDATE "
-            + table
-            + " SET owner = ?, expires_at = "
-            + expiry
-            + " WHERE name = ? AND (owner = ? OR expires_at <= clock_timestamp())"
-            + " AND name = (SELECT name FROM "
-            + table
-            + " WHERE name = ? FOR UPDATE SKIP LOCKED) RETURNING expires_at";
+        jdbc.render(
+            update(L)
+                .set(L.OWNER, OWNER)
+                .set(L.EXPIRES_AT, EXPIRY)
+                .where(L.NAME.eq(NAME))
+                .and(L.OWNER.eq(OWNER).or(L.EXPIRES_AT.le(clock())))
+                .and(
+                    L.NAME.eq(
+                        select(locked.NAME)
+                            .from(locked)
+                            .where(locked.NAME.eq(NAME))
+                            .forUpdate()
+                            .skipLocked()))
+                .returningResult(L.EXPIRES_AT));
     this.lockRow =
-        "SELECT owner, expires_at, expires_at <= clock_timestamp() FROM "
-            + table
-            + " WHERE name = ? FOR UPDATE SKIP LOCKED";
-    this.exists = "SELECT 1 FROM " + table + " WHERE name = ?";
+        jdbc.render(
+            select(L.OWNER, L.EXPIRES_AT, DSL.field(L.EXPIRES_AT.le(clock())))
+                .from(L)
+                .where(L.NAME.eq(NAME))
+                .forUpdate()
+                .skipLocked());
+    this.exists = jdbc.render(selectOne().from(L).where(L.NAME.eq(NAME)));
     this.insert =
-        "INSERT INTO "
-            + table
-            + " (name, owner, expires_at) VALUES (?, ?, "
-            + expiry
-            + ") ON CONFLICT DO NOTHING RETURNING expires_at";
+        jdbc.render(
+            insertInto(L, L.NAME, L.OWNER, L.EXPIRES_AT)
+                .values(NAME, OWNER, EXPIRY)
+                .onConflictDoNothing()
+                .returningResult(L.EXPIRES_AT));
     this.takeOver =
-        "UPDATE "
-            + table
-            + " SET owner = ?, expires_at = "
-            + expiry
-            + " WHERE name = ?"
-            + " RETURNING expires_at";
+        jdbc.render(
+            update(L)
+                .set(L.OWNER, OWNER)
+                .set(L.EXPIRES_AT, EXPIRY)
+                .where(L.NAME.eq(NAME))
+                .returningResult(L.EXPIRES_AT));
     this.renew =
-        "UPDATE " + table + " SET expires_at = " + expiry + " WHERE name = ? AND owner = ?";
-    this.release = "DELETE FROM " + table + " WHERE name = ? AND owner = ?";
-    this.find = "SELECT name, owner, expires_at FROM " + table + " WHERE name = ?";
+        jdbc.render(
+            update(L).set(L.EXPIRES_AT, EXPIRY).where(L.NAME.eq(NAME)).and(L.OWNER.eq(OWNER)));
+    this.release = jdbc.render(deleteFrom(L).where(L.NAME.eq(NAME)).and(L.OWNER.eq(OWNER)));
+    this.find = jdbc.render(select(L.NAME, L.OWNER, L.EXPIRES_AT).from(L).where(L.NAME.eq(NAME)));
     this.live =
-        "SELECT name, owner, expires_at FROM "
-            + table
-            + " WHERE starts_with(name, ?) AND expires_at > clock_timestamp() ORDER BY name";
+        jdbc.render(
+            select(L.NAME, L.OWNER, L.EXPIRES_AT)
+                .from(L)
+                .where(L.NAME.startsWith(NAME))
+                .and(L.EXPIRES_AT.gt(clock()))
+                .orderBy(L.NAME));
   }
 
-  private static long micros(Duration duration) {
-    return duration.getSeconds() * 1_000_000L + duration.getNano() / 1_000;
+  static Field<OffsetDateTime> clock() {
+    return DSL.function("clock_timestamp", SQLDataType.TIMESTAMPWITHTIMEZONE);
+  }
+
+  private static Map<String, Object> values(LeaseRequest request) {
+    return Map.of(
+        NAME.getParamName(),
+        request.name(),
+        OWNER.getParamName(),
+        request.owner(),
+        DURATION.getParamName(),
+        request.duration());
   }
 
   /**
@@ -80,33 +120,25 @@ final class LeaseQueries {
    * lasts until the caller's transaction ends.
    */
   LeaseOutcome tryAcquire(DSLContext dsl, LeaseRequest request) {
+    Map<String, Object> values = values(request);
     // The usual case in one statement: the row exists, no other transaction holds it, and this
     // owner holds the lease or it has expired.
-    Optional<OffsetDateTime> kept =
-        expiry(
-            dsl,
-            keep,
-            request.owner(),
-            micros(request.duration()),
-            request.name(),
-            request.owner(),
-            request.name());
+    Optional<OffsetDateTime> kept = expiry(dsl, keep, values);
     if (kept.isPresent()) {
       return new LeaseOutcome.Acquired(kept.get().toInstant());
     }
-    Optional<Locked> current = lockRow(dsl, request.name());
+    Optional<Locked> current = lockRow(dsl, values);
     if (current.isEmpty()) {
       // Either the row does not exist yet, or another pass holds its lock. A plain read tells which
       // without waiting: it sees the last committed version of a locked row.
-      if (exists(dsl, request.name())) {
+      if (exists(dsl, values)) {
         return new LeaseOutcome.Busy();
       }
-      Optional<OffsetDateTime> inserted =
-          expiry(dsl, insert, request.name(), request.owner(), micros(request.duration()));
+      Optional<OffsetDateTime> inserted = expiry(dsl, insert, values);
       if (inserted.isPresent()) {
         return new LeaseOutcome.Acquired(inserted.get().toInstant());
       }
-      current = lockRow(dsl, request.name());
+      current = lockRow(dsl, values);
       if (current.isEmpty()) {
         return new LeaseOutcome.Busy();
       }
@@ -115,21 +147,18 @@ final class LeaseQueries {
     if (!request.owner().equals(row.owner()) && !row.expired()) {
       return new LeaseOutcome.HeldByOther(row.owner(), row.expiresAt().toInstant());
     }
-    OffsetDateTime expiresAt =
-        expiry(dsl, takeOver, request.owner(), micros(request.duration()), request.name())
-            .orElseThrow();
-    return new LeaseOutcome.Acquired(expiresAt.toInstant());
+    return new LeaseOutcome.Acquired(expiry(dsl, takeOver, values).orElseThrow().toInstant());
   }
 
   private record Locked(String owner, OffsetDateTime expiresAt, boolean expired) {}
 
   /** Locks the lease row for this transaction, or finds nothing if it is absent or locked. */
-  private Optional<Locked> lockRow(DSLContext dsl, String name) {
+  private Optional<Locked> lockRow(DSLContext dsl, Map<String, Object> values) {
     return jdbc.run(
         dsl,
         lockRow,
+        values,
         statement -> {
-          Params.of(statement).set(name);
           try (ResultSet row = statement.executeQuery()) {
             return row.next()
                 ? Optional.of(
@@ -142,26 +171,27 @@ final class LeaseQueries {
         });
   }
 
-  private boolean exists(DSLContext dsl, String name) {
+  private boolean exists(DSLContext dsl, Map<String, Object> values) {
     return jdbc.run(
         dsl,
         exists,
+        values,
         statement -> {
-          Params.of(statement).set(name);
           try (ResultSet row = statement.executeQuery()) {
             return row.next();
           }
         });
   }
 
-  /** Runs {@code sql}, a statement returning {@code expires_at} of at most one row. */
-  private Optional<OffsetDateTime> expiry(DSLContext dsl, String sql, Object... values) {
+  /** Runs a statement returning {@code expires_at} of at most one row. */
+  private Optional<OffsetDateTime> expiry(
+      DSLContext dsl, RenderedStatement statement, Map<String, Object> values) {
     return jdbc.run(
         dsl,
-        sql,
-        statement -> {
-          Params.of(statement).set(values);
-          try (ResultSet row = statement.executeQuery()) {
+        statement,
+        values,
+        prepared -> {
+          try (ResultSet row = prepared.executeQuery()) {
             return row.next()
                 ? Optional.of(row.getObject(1, OffsetDateTime.class))
                 : Optional.empty();
@@ -171,13 +201,13 @@ final class LeaseQueries {
 
   /** Restarts the lease's expiry from now; false when the owner no longer holds it. */
   boolean renew(DSLContext dsl, LeaseRequest request) {
-    return jdbc.update(dsl, renew, micros(request.duration()), request.name(), request.owner())
-        == 1;
+    return jdbc.update(dsl, renew, values(request)) == 1;
   }
 
   /** Gives the lease up; false when the owner did not hold it. */
   boolean release(DSLContext dsl, String name, String owner) {
-    return jdbc.update(dsl, release, name, owner) == 1;
+    return jdbc.update(dsl, release, Map.of(NAME.getParamName(), name, OWNER.getParamName(), owner))
+        == 1;
   }
 
   Optional<LeaseState> find(DSLContext dsl, String name) {
@@ -190,24 +220,23 @@ final class LeaseQueries {
     return states(dsl, live, prefix);
   }
 
-  private List<LeaseState> states(DSLContext dsl, String sql, String value) {
+  private List<LeaseState> states(DSLContext dsl, RenderedStatement statement, String name) {
     return jdbc.run(
         dsl,
-        sql,
-        statement -> {
-          Params.of(statement).set(value);
+        statement,
+        Map.of(NAME.getParamName(), name),
+        prepared -> {
           List<LeaseState> states = new ArrayList<>();
-          try (ResultSet rows = statement.executeQuery()) {
+          try (ResultSet rows = prepared.executeQuery()) {
             while (rows.next()) {
-              states.add(state(rows));
+              states.add(
+                  new LeaseState(
+                      rows.getString(1),
+                      rows.getString(2),
+                      rows.getObject(3, OffsetDateTime.class).toInstant()));
             }
           }
           return states;
         });
-  }
-
-  private static LeaseState state(ResultSet row) throws SQLException {
-    return new LeaseState(
-        row.getString(1), row.getString(2), row.getObject(3, OffsetDateTime.class).toInstant());
   }
 }

@@ -1,119 +1,179 @@
 package dev.relayer.store;
 
-import dev.relayer.schema.SchemaNames;
-import dev.relayer.store.StoreJdbc.Params;
+import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
+import static dev.relayer.store.OutboxQueries.PENDING;
+import static dev.relayer.store.OutboxQueries.utc;
+import static org.jooq.impl.DSL.any;
+import static org.jooq.impl.DSL.deleteFrom;
+import static org.jooq.impl.DSL.inline;
+import static org.jooq.impl.DSL.name;
+import static org.jooq.impl.DSL.param;
+import static org.jooq.impl.DSL.select;
+
+import dev.relayer.jooq.generated.tables.RelayerOutbox;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jooq.CommonTableExpression;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
-import org.jooq.JSONB;
+import org.jooq.Field;
+import org.jooq.Param;
+import org.jooq.Query;
+import org.jooq.Record1;
+import org.jooq.SelectField;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
- * The unordered statements every message goes through — the enqueue insert, the claim by ids, the
- * sweeper's page claim and lock, and the completing deletes — as SQL text over JDBC (see {@link
- * StoreJdbc}). The predicates are those of {@link OutboxQueries#eligible}; the literal {@code
- * status = 'pending'} also lets a reused plan use the partial pending index.
+ * The unordered outbox statements every message goes through — the enqueue insert and key locks,
+ * the claim by ids, the sweeper's page claim and lock, and the completing deletes — rendered once
+ * per store (see {@link StoreJdbc}). The eligibility test compares {@code status} with the literal
+ * {@code 'pending'}, so that a plan the server reuses can still use the partial pending index.
  */
 final class OutboxJdbc {
 
+  private static final RelayerOutbox O = RELAYER_OUTBOX;
+
   /** The columns a claim returns, in the order {@link #claimed} reads them. */
-  private static final String CLAIMED =
-      "id, message_id, transport, destination, message_type, headers, body, ordering_key, lane,"
-          + " tenant_id, attempts, created_at, last_error";
+  static final List<Field<?>> CLAIMED =
+      List.of(
+          O.ID,
+          O.MESSAGE_ID,
+          O.TRANSPORT,
+          O.DESTINATION,
+          O.MESSAGE_TYPE,
+          O.HEADERS,
+          O.BODY,
+          O.ORDERING_KEY,
+          O.LANE,
+          O.TENANT_ID,
+          O.ATTEMPTS,
+          O.CREATED_AT,
+          O.LAST_ERROR);
 
-  private static final String ELIGIBLE = eligible("");
-
-  private static final String PAGE = "lane IS NULL AND id > ? AND id <= ? AND created_at <= ?";
-
-  private final StoreJdbc jdbc;
-  private final String table;
-  private final String claimByIds;
-  private final String claimPage;
-  private final String lockPage;
-  private final String deleteFenced;
-  private final String deleteLocked;
-
-  OutboxJdbc(StoreJdbc jdbc) {
-    this.jdbc = jdbc;
-    this.table = jdbc.table(SchemaNames.OUTBOX);
-    this.claimByIds = stamping("id = ANY(?) AND lane IS NULL");
-    this.claimPage = stamping(PAGE);
-    this.lockPage =
-        "SELECT "
-            + CLAIMED
-            + " FROM "
-            + table
-            + " WHERE "
-            + PAGE
-            + " AND "
-            + ELIGIBLE
-            + " ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED";
-    this.deleteFenced = "DELETE FROM " + table + " WHERE id = ANY(?) AND claim_token = ?";
-    this.deleteLocked = "DELETE FROM " + table + " WHERE id = ANY(?)";
-  }
-
-  /**
-   * Pending, due and not under a live claim or retry hold at the two parameters (both {@code now});
-   * columns qualified with {@code alias} unless it is empty.
-   */
-  static String eligible(String alias) {
-    String q = alias.isEmpty() ? "" : alias + ".";
-    return q
-        + "status = 'pending' AND ("
-        + q
-        + "deliver_at IS NULL OR "
-        + q
-        + "deliver_at <= ?) AND ("
-        + q
-        + "claim_expires_at IS NULL OR "
-        + q
-        + "claim_expires_at <= ?)";
-  }
-
-  /**
-   * Locks up to {@code LIMIT} eligible rows matching {@code which} in id order, skipping rows
-   * another transaction holds, stamps them with token, expiry and one more attempt and returns
-   * them. Parameters: those of {@code which}, the two instants of the eligibility test, the limit,
-   * the token and the expiry.
-   */
-  private String stamping(String which) {
-    return "WITH claimable AS (SELECT id FROM "
-        + table
-        + " WHERE "
-        + which
-        + " AND "
-        + ELIGIBLE
-        + " ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED) "
-        + stamp(table, "claimable");
-  }
-
-  /**
-   * The claim's UPDATE of {@code table}: stamps the rows whose ids the CTE {@code claimable}
-   * (column {@code id}) selected with the token and expiry (the two parameters) and one more
-   * attempt, and returns {@link #CLAIMED}.
-   */
-  static String stamp(String table, String claimable) {
-    return "UPDATE "
-        + table
-        + " AS o SET claim_token = ?, claim_expires_at = ?, attempts = o.attempts + 1 FROM "
-        + claimable
-        + " WHERE o.id = "
-        + claimable
-        + ".id RETURNING o."
-        + CLAIMED.replace(", ", ", o.");
-  }
+  static final Param<OffsetDateTime> NOW = param("now", OffsetDateTime.class);
+  static final Param<Integer> LIMIT = param("limit", Integer.class);
+  private static final Param<Long[]> IDS = param("ids", Long[].class);
+  static final Param<UUID> TOKEN = param("token", UUID.class);
+  static final Param<OffsetDateTime> EXPIRES_AT = param("expiresAt", OffsetDateTime.class);
+  private static final Param<Long> AFTER_ID = param("afterId", Long.class);
+  private static final Param<Long> UP_TO_ID = param("upToId", Long.class);
+  private static final Param<OffsetDateTime> CREATED_BEFORE =
+      param("createdBefore", OffsetDateTime.class);
 
   /** Most lock calls one statement carries (PostgreSQL allows 1664 select-list entries). */
   private static final int LOCKS_PER_STATEMENT = 500;
+
+  /** Most rows one insert statement carries; a larger enqueue runs several, in order. */
+  static final int ROWS_PER_INSERT = 100;
+
+  private final StoreJdbc jdbc;
+  private final RenderedStatement claimByIds;
+  private final RenderedStatement claimPage;
+  private final RenderedStatement lockPage;
+  private final RenderedStatement deleteFenced;
+  private final RenderedStatement deleteLocked;
+
+  /** Inserts by {@link InsertShape}, rendered on first use. */
+  private final Map<InsertShape, RenderedStatement> inserts = new ConcurrentHashMap<>();
+
+  /** Key-lock statements by number of locks, rendered on first use. */
+  private final Map<Integer, RenderedStatement> keyLocks = new ConcurrentHashMap<>();
+
+  OutboxJdbc(StoreJdbc jdbc) {
+    this.jdbc = jdbc;
+    this.claimByIds = jdbc.render(claim(O.ID.eq(any(IDS)).and(O.LANE.isNull())));
+    this.claimPage = jdbc.render(claim(page()));
+    this.lockPage =
+        jdbc.render(
+            select(CLAIMED)
+                .from(O)
+                .where(page())
+                .and(eligible(O))
+                .orderBy(O.ID)
+                .limit(LIMIT)
+                .forUpdate()
+                .skipLocked());
+    this.deleteFenced =
+        jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))).and(O.CLAIM_TOKEN.eq(TOKEN)));
+    this.deleteLocked = jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))));
+  }
+
+  /** Pending, due and not under a live claim or retry hold at {@link #NOW}, on {@code table}. */
+  static Condition eligible(RelayerOutbox table) {
+    return table
+        .STATUS
+        .eq(inline(PENDING))
+        .and(table.DELIVER_AT.isNull().or(table.DELIVER_AT.le(NOW)))
+        .and(table.CLAIM_EXPIRES_AT.isNull().or(table.CLAIM_EXPIRES_AT.le(NOW)));
+  }
+
+  private static Condition page() {
+    return O.LANE
+        .isNull()
+        .and(O.ID.gt(AFTER_ID))
+        .and(O.ID.le(UP_TO_ID))
+        .and(O.CREATED_AT.le(CREATED_BEFORE));
+  }
+
+  /**
+   * Locks up to {@link #LIMIT} eligible rows matching {@code which} in id order, skipping rows
+   * another transaction holds, and stamps them.
+   */
+  private static Query claim(Condition which) {
+    CommonTableExpression<Record1<Long>> claimable =
+        name("claimable")
+            .fields("id")
+            .as(
+                select(O.ID)
+                    .from(O)
+                    .where(which)
+                    .and(eligible(O))
+                    .orderBy(O.ID)
+                    .limit(LIMIT)
+                    .forUpdate()
+                    .skipLocked());
+    return stamp(claimable);
+  }
+
+  /**
+   * The claim's UPDATE: stamps the rows whose ids the last CTE {@code claimable} (column {@code
+   * id}) selected with {@link #TOKEN}, {@link #EXPIRES_AT} and one more attempt, and returns {@link
+   * #CLAIMED}. The CTEs before it are {@code with}.
+   */
+  static Query stamp(CommonTableExpression<?> claimable, CommonTableExpression<?>... with) {
+    List<CommonTableExpression<?>> ctes = new ArrayList<>(List.of(with));
+    ctes.add(claimable);
+    return DSL.with(ctes)
+        .update(O)
+        .set(O.CLAIM_TOKEN, TOKEN)
+        .set(O.CLAIM_EXPIRES_AT, EXPIRES_AT)
+        .set(O.ATTEMPTS, O.ATTEMPTS.plus(inline(1)))
+        .from(claimable)
+        .where(O.ID.eq(claimable.field("id", Long.class)))
+        .returningResult(CLAIMED);
+  }
+
+  /** The values of {@link #NOW}, {@link #TOKEN} and {@link #EXPIRES_AT} of a claim. */
+  static Map<String, Object> claimValues(Instant now, UUID token, Instant expiresAt) {
+    Map<String, Object> values = new HashMap<>();
+    values.put(NOW.getParamName(), utc(now));
+    values.put(TOKEN.getParamName(), token);
+    values.put(EXPIRES_AT.getParamName(), utc(expiresAt));
+    return values;
+  }
 
   /**
    * Takes a transaction-scoped advisory lock on ({@code namespace}, key hash) for every ordering
@@ -131,96 +191,125 @@ final class OutboxJdbc {
     List<Integer> all = new ArrayList<>(hashes);
     for (int from = 0; from < all.size(); from += LOCKS_PER_STATEMENT) {
       List<Integer> some = all.subList(from, Math.min(all.size(), from + LOCKS_PER_STATEMENT));
-      StringBuilder sql = new StringBuilder("SELECT ");
-      List<Object> values = new ArrayList<>(2 * some.size());
-      for (int hash : some) {
-        sql.append(values.isEmpty() ? "" : ", ").append("pg_advisory_xact_lock(?, ?)");
-        values.add(namespace);
-        values.add(hash);
+      Map<String, Object> values = new HashMap<>();
+      values.put("namespace", namespace);
+      for (int i = 0; i < some.size(); i++) {
+        values.put("key" + i, some.get(i));
       }
-      jdbc.run(
-          dsl,
-          sql.toString(),
-          statement -> {
-            Params.of(statement).set(values.toArray());
-            statement.executeQuery().close();
-            return null;
-          });
+      jdbc.call(dsl, keyLocks.computeIfAbsent(some.size(), this::renderKeyLocks), values);
     }
   }
 
+  private RenderedStatement renderKeyLocks(int count) {
+    Param<Integer> namespace = param("namespace", Integer.class);
+    List<SelectField<?>> locks = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      locks.add(
+          DSL.function(
+              "pg_advisory_xact_lock",
+              SQLDataType.OTHER,
+              namespace,
+              param("key" + i, Integer.class)));
+    }
+    return jdbc.render(select(locks));
+  }
+
   /**
-   * Inserts the messages in one statement; returns their ids in input order. The optional columns
+   * Which optional columns an insert writes, and how many rows it carries. The optional columns
    * (ordering key and lane, schedule, tenant) are written only when some message of the batch has a
-   * value for them: the columns' defaults are null, and a shorter statement is cheaper to build and
-   * bind.
+   * value for them: their defaults are null, and a shorter statement is cheaper to bind.
+   */
+  private record InsertShape(boolean ordered, boolean scheduled, boolean tenants, int rows) {
+
+    static InsertShape of(List<NewMessage> messages) {
+      boolean ordered = false;
+      boolean scheduled = false;
+      boolean tenants = false;
+      for (NewMessage m : messages) {
+        ordered |= m.ordered();
+        scheduled |= m.deliverAt() != null;
+        tenants |= m.tenantId() != null;
+      }
+      return new InsertShape(ordered, scheduled, tenants, messages.size());
+    }
+
+    List<Field<?>> columns() {
+      List<Field<?>> columns =
+          new ArrayList<>(
+              List.of(O.MESSAGE_ID, O.TRANSPORT, O.DESTINATION, O.MESSAGE_TYPE, O.HEADERS, O.BODY));
+      if (ordered) {
+        columns.add(O.ORDERING_KEY);
+        columns.add(O.LANE);
+      }
+      if (scheduled) {
+        columns.add(O.DELIVER_AT);
+      }
+      if (tenants) {
+        columns.add(O.TENANT_ID);
+      }
+      return columns;
+    }
+  }
+
+  /** The variable of row {@code row}, column {@code column} of an insert. */
+  private static String cell(int row, Field<?> column) {
+    return "r" + row + "_" + column.getName();
+  }
+
+  private RenderedStatement renderInsert(InsertShape shape) {
+    List<Field<?>> columns = shape.columns();
+    var insert = DSL.insertInto(O).columns(columns);
+    for (int row = 0; row < shape.rows(); row++) {
+      List<Field<?>> cells = new ArrayList<>(columns.size());
+      for (Field<?> column : columns) {
+        cells.add(param(cell(row, column), column.getDataType()));
+      }
+      insert = insert.values(cells);
+    }
+    return jdbc.render(insert.returningResult(O.ID));
+  }
+
+  /**
+   * Inserts the messages, {@link #ROWS_PER_INSERT} per statement; returns their ids in input order.
    */
   List<Long> insert(DSLContext dsl, List<NewMessage> messages, int laneCount) {
-    boolean ordered = false;
-    boolean scheduled = false;
-    boolean tenants = false;
-    for (NewMessage m : messages) {
-      ordered |= m.ordered();
-      scheduled |= m.deliverAt() != null;
-      tenants |= m.tenantId() != null;
+    List<Long> ids = new ArrayList<>(messages.size());
+    for (int from = 0; from < messages.size(); from += ROWS_PER_INSERT) {
+      List<NewMessage> some =
+          messages.subList(from, Math.min(messages.size(), from + ROWS_PER_INSERT));
+      ids.addAll(insertRows(dsl, some, laneCount));
     }
-    StringBuilder columns =
-        new StringBuilder("message_id, transport, destination, message_type, headers, body");
-    StringBuilder row = new StringBuilder("(?, ?, ?, ?, CAST(? AS jsonb), ?");
-    if (ordered) {
-      columns.append(", ordering_key, lane");
-      row.append(", ?, ?");
+    return ids;
+  }
+
+  private List<Long> insertRows(DSLContext dsl, List<NewMessage> messages, int laneCount) {
+    InsertShape shape = InsertShape.of(messages);
+    Map<String, Object> values = new HashMap<>();
+    for (int row = 0; row < messages.size(); row++) {
+      NewMessage m = messages.get(row);
+      values.put(cell(row, O.MESSAGE_ID), m.messageId());
+      values.put(cell(row, O.TRANSPORT), m.transport());
+      values.put(cell(row, O.DESTINATION), m.destination());
+      values.put(cell(row, O.MESSAGE_TYPE), m.messageType());
+      values.put(cell(row, O.HEADERS), HeadersJson.write(m.headers()));
+      values.put(cell(row, O.BODY), m.body());
+      if (shape.ordered()) {
+        values.put(cell(row, O.ORDERING_KEY), m.orderingKey());
+        values.put(
+            cell(row, O.LANE), m.ordered() ? Lanes.laneOf(m.orderingKey(), laneCount) : null);
+      }
+      if (shape.scheduled()) {
+        values.put(cell(row, O.DELIVER_AT), utc(m.deliverAt()));
+      }
+      if (shape.tenants()) {
+        values.put(cell(row, O.TENANT_ID), m.tenantId());
+      }
     }
-    if (scheduled) {
-      columns.append(", deliver_at");
-      row.append(", ?");
-    }
-    if (tenants) {
-      columns.append(", tenant_id");
-      row.append(", ?");
-    }
-    row.append(')');
-    StringBuilder sql =
-        new StringBuilder(64 + columns.length() + messages.size() * (row.length() + 2))
-            .append("INSERT INTO ")
-            .append(table)
-            .append(" (")
-            .append(columns)
-            .append(") VALUES ");
-    for (int i = 0; i < messages.size(); i++) {
-      sql.append(i == 0 ? "" : ", ").append(row);
-    }
-    sql.append(" RETURNING id");
-    boolean withLanes = ordered;
-    boolean withSchedule = scheduled;
-    boolean withTenants = tenants;
     return jdbc.run(
         dsl,
-        sql.toString(),
+        inserts.computeIfAbsent(shape, this::renderInsert),
+        values,
         statement -> {
-          int p = 1;
-          for (NewMessage m : messages) {
-            statement.setObject(p++, m.messageId());
-            statement.setString(p++, m.transport());
-            statement.setString(p++, m.destination());
-            statement.setString(p++, m.messageType());
-            statement.setString(p++, HeadersJson.text(m.headers()));
-            statement.setBytes(p++, m.body());
-            if (withLanes) {
-              statement.setString(p++, m.orderingKey());
-              statement.setObject(
-                  p++,
-                  m.ordered() ? Lanes.laneOf(m.orderingKey(), laneCount) : null,
-                  Types.INTEGER);
-            }
-            if (withSchedule) {
-              statement.setObject(
-                  p++, OutboxQueries.utc(m.deliverAt()), Types.TIMESTAMP_WITH_TIMEZONE);
-            }
-            if (withTenants) {
-              statement.setString(p++, m.tenantId());
-            }
-          }
           List<Long> ids = new ArrayList<>(messages.size());
           try (ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
@@ -236,35 +325,20 @@ final class OutboxJdbc {
   Claim claimByIds(DSLContext dsl, ClaimByIds request) {
     UUID token = UUID.randomUUID();
     Instant expiresAt = request.now().plus(request.claimDuration());
-    OffsetDateTime now = OutboxQueries.utc(request.now());
-    List<ClaimedMessage> claimed =
-        jdbc.run(
-            dsl,
-            claimByIds,
-            statement -> {
-              statement.setArray(1, StoreJdbc.ids(statement, request.ids()));
-              int p = eligibleAndLimit(statement, 2, now, request.ids().size());
-              bindStamp(statement, p, token, expiresAt);
-              return claimed(statement, 0);
-            });
-    return new Claim(token, expiresAt, claimed);
+    Map<String, Object> values = claimValues(request.now(), token, expiresAt);
+    values.put(IDS.getParamName(), request.ids().toArray(Long[]::new));
+    values.put(LIMIT.getParamName(), request.ids().size());
+    return new Claim(
+        token, expiresAt, jdbc.run(dsl, claimByIds, values, statement -> claimed(statement, 0)));
   }
 
   Claim claimPage(DSLContext dsl, ClaimPage request) {
     UUID token = UUID.randomUUID();
     Instant expiresAt = request.now().plus(request.claimDuration());
-    OffsetDateTime now = OutboxQueries.utc(request.now());
-    List<ClaimedMessage> claimed =
-        jdbc.run(
-            dsl,
-            claimPage,
-            statement -> {
-              int p = page(statement, request);
-              p = eligibleAndLimit(statement, p, now, request.limit());
-              bindStamp(statement, p, token, expiresAt);
-              return claimed(statement, 0);
-            });
-    return new Claim(token, expiresAt, claimed);
+    Map<String, Object> values = claimValues(request.now(), token, expiresAt);
+    putPage(values, request);
+    return new Claim(
+        token, expiresAt, jdbc.run(dsl, claimPage, values, statement -> claimed(statement, 0)));
   }
 
   /**
@@ -272,65 +346,36 @@ final class OutboxJdbc {
    * written.
    */
   Claim lockPage(DSLContext dsl, ClaimPage request) {
-    OffsetDateTime now = OutboxQueries.utc(request.now());
+    Map<String, Object> values = new HashMap<>();
+    values.put(NOW.getParamName(), utc(request.now()));
+    putPage(values, request);
     List<ClaimedMessage> locked =
-        jdbc.run(
-            dsl,
-            lockPage,
-            statement -> {
-              int p = page(statement, request);
-              eligibleAndLimit(statement, p, now, request.limit());
-              return claimed(statement, 1);
-            });
+        jdbc.run(dsl, lockPage, values, statement -> claimed(statement, 1));
     return new Claim(UUID.randomUUID(), request.now().plus(request.claimDuration()), locked, true);
+  }
+
+  private static void putPage(Map<String, Object> values, ClaimPage request) {
+    values.put(AFTER_ID.getParamName(), request.afterId());
+    values.put(UP_TO_ID.getParamName(), request.upToId());
+    values.put(CREATED_BEFORE.getParamName(), utc(request.createdBefore()));
+    values.put(LIMIT.getParamName(), request.limit());
   }
 
   int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
     if (ids.isEmpty()) {
       return 0;
     }
-    return jdbc.run(
+    return jdbc.update(
         dsl,
         deleteFenced,
-        statement -> {
-          statement.setArray(1, StoreJdbc.ids(statement, ids));
-          statement.setObject(2, token);
-          return statement.executeUpdate();
-        });
+        Map.of(IDS.getParamName(), ids.toArray(Long[]::new), TOKEN.getParamName(), token));
   }
 
   int deleteLocked(DSLContext dsl, Collection<Long> ids) {
     if (ids.isEmpty()) {
       return 0;
     }
-    return jdbc.run(
-        dsl,
-        deleteLocked,
-        statement -> {
-          statement.setArray(1, StoreJdbc.ids(statement, ids));
-          return statement.executeUpdate();
-        });
-  }
-
-  private static int page(PreparedStatement statement, ClaimPage request) throws SQLException {
-    statement.setLong(1, request.afterId());
-    statement.setLong(2, request.upToId());
-    statement.setObject(3, OutboxQueries.utc(request.createdBefore()));
-    return 4;
-  }
-
-  private static int eligibleAndLimit(
-      PreparedStatement statement, int p, OffsetDateTime now, int limit) throws SQLException {
-    statement.setObject(p, now);
-    statement.setObject(p + 1, now);
-    statement.setInt(p + 2, limit);
-    return p + 3;
-  }
-
-  private static void bindStamp(PreparedStatement statement, int p, UUID token, Instant expiresAt)
-      throws SQLException {
-    statement.setObject(p, token);
-    statement.setObject(p + 1, OutboxQueries.utc(expiresAt));
+    return jdbc.update(dsl, deleteLocked, Map.of(IDS.getParamName(), ids.toArray(Long[]::new)));
   }
 
   /** Runs the statement and reads {@link #CLAIMED}, adding {@code extraAttempts}, in id order. */
@@ -346,7 +391,7 @@ final class OutboxJdbc {
                 r.getString(3),
                 r.getString(4),
                 r.getString(5),
-                HeadersJson.read(JSONB.valueOf(r.getString(6))),
+                HeadersJson.read(r.getString(6)),
                 r.getBytes(7),
                 r.getString(8),
                 r.getObject(9, Integer.class),

@@ -1,64 +1,142 @@
 package dev.relayer.store;
 
+import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
+import static dev.relayer.store.OutboxJdbc.LIMIT;
+import static dev.relayer.store.OutboxJdbc.NOW;
 import static dev.relayer.store.OutboxJdbc.eligible;
+import static dev.relayer.store.OutboxQueries.PARKED;
+import static dev.relayer.store.OutboxQueries.PENDING;
 import static dev.relayer.store.OutboxQueries.utc;
+import static org.jooq.impl.DSL.any;
+import static org.jooq.impl.DSL.exists;
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.firstValue;
+import static org.jooq.impl.DSL.greatest;
+import static org.jooq.impl.DSL.inline;
+import static org.jooq.impl.DSL.min;
+import static org.jooq.impl.DSL.name;
+import static org.jooq.impl.DSL.param;
+import static org.jooq.impl.DSL.partitionBy;
+import static org.jooq.impl.DSL.rowNumber;
+import static org.jooq.impl.DSL.select;
+import static org.jooq.impl.DSL.selectCount;
+import static org.jooq.impl.DSL.selectOne;
+import static org.jooq.impl.DSL.sum;
+import static org.jooq.impl.DSL.update;
+import static org.jooq.impl.DSL.when;
 
-import dev.relayer.schema.SchemaNames;
-import dev.relayer.store.StoreJdbc.Params;
+import dev.relayer.jooq.generated.tables.RelayerOutbox;
+import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jooq.CommonTableExpression;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Param;
+import org.jooq.Query;
+import org.jooq.Record1;
+import org.jooq.Record2;
+import org.jooq.Record3;
+import org.jooq.Select;
+import org.jooq.SelectField;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * The outbox statements of ordered lanes: the lane claim, giving back rows a pass did not attempt,
- * the next instant a lane has work, and the notification that wakes a lane's owner. A lane pass
- * runs them on every wake-up, so they are SQL text over JDBC (see {@link StoreJdbc}).
+ * whether and when a lane has work, and the notification that wakes a lane's owner. A lane pass
+ * runs them on every wake-up, so they are rendered once per store (see {@link StoreJdbc}).
  */
 final class OutboxLaneQueries {
 
+  private static final RelayerOutbox O = RELAYER_OUTBOX;
+  private static final Param<Integer> LANE = param("lane", Integer.class);
+  private static final Param<String[]> TRANSPORTS = param("transports", String[].class);
+  private static final Param<Integer> ROWS_PER_RUN = param("rowsPerRun", Integer.class);
+  private static final Param<Long[]> IDS = param("ids", Long[].class);
+
   private final StoreJdbc jdbc;
-  private final String table;
 
   /** The lane claim that claims heads only. */
-  private final String claimHeads;
+  private final RenderedStatement claimHeads;
 
-  /** The lane claim that also claims the rows following each head that may share its batch. */
-  private final String claimRuns;
+  /** The lane claim that also claims the rows after each head that may share its batch. */
+  private final RenderedStatement claimRuns;
 
-  private final String hasDueHead;
-  private final String unclaim;
-  private final String nextDue;
-  private final String outsideLanes;
+  private final RenderedStatement hasDueHead;
+  private final RenderedStatement unclaim;
+  private final RenderedStatement nextDue;
+  private final RenderedStatement outsideLanes;
+
+  /** Notification statements by number of lanes, rendered on first use. */
+  private final Map<Integer, RenderedStatement> notifications = new ConcurrentHashMap<>();
 
   OutboxLaneQueries(StoreJdbc jdbc) {
     this.jdbc = jdbc;
-    this.table = jdbc.table(SchemaNames.OUTBOX);
-    this.claimHeads = claim("SELECT head_id AS id, ordering_key, 1 AS pos FROM due_heads");
-    this.claimRuns = claim(runs());
+    this.claimHeads = jdbc.render(claim(false));
+    this.claimRuns = jdbc.render(claim(true));
+    CommonTableExpression<Record2<String, Long>> heads = heads();
     this.hasDueHead =
-        heads()
-            + " SELECT EXISTS (SELECT 1 FROM heads JOIN "
-            + table
-            + " AS o ON o.id = heads.head_id WHERE "
-            + eligible("o")
-            + ")";
+        jdbc.render(
+            DSL.with(heads)
+                .select(
+                    field(
+                        exists(
+                            selectOne()
+                                .from(heads)
+                                .join(O)
+                                .on(O.ID.eq(heads.field("head_id", Long.class)))
+                                .where(eligible(O))))));
     this.unclaim =
-        "UPDATE "
-            + table
-            + " SET claim_token = NULL, claim_expires_at = NULL,"
-            + " attempts = greatest(attempts - 1, 0) WHERE id = ANY(?) AND claim_token = ?";
+        jdbc.render(
+            update(O)
+                .setNull(O.CLAIM_TOKEN)
+                .setNull(O.CLAIM_EXPIRES_AT)
+                .set(O.ATTEMPTS, greatest(O.ATTEMPTS.minus(inline(1)), inline(0)))
+                .where(O.ID.eq(any(IDS)))
+                .and(O.CLAIM_TOKEN.eq(OutboxJdbc.TOKEN)));
     this.nextDue =
-        "SELECT min(greatest(deliver_at, claim_expires_at)) FROM "
-            + table
-            + " WHERE lane = ? AND status = 'pending' AND (deliver_at > ? OR claim_expires_at > ?)";
-    this.outsideLanes = "SELECT count(*) FROM " + table + " WHERE lane >= ?";
+        jdbc.render(
+            select(min(greatest(O.DELIVER_AT, O.CLAIM_EXPIRES_AT)))
+                .from(O)
+                .where(O.LANE.eq(LANE))
+                .and(O.STATUS.eq(inline(PENDING)))
+                .and(O.DELIVER_AT.gt(NOW).or(O.CLAIM_EXPIRES_AT.gt(NOW))));
+    this.outsideLanes = jdbc.render(selectCount().from(O).where(O.LANE.ge(LANE)));
+  }
+
+  /**
+   * {@code heads}: per key of the lane, its head — the lowest pending id — skipping keys with a
+   * parked row (a parked row is always its key's head).
+   */
+  private static CommonTableExpression<Record2<String, Long>> heads() {
+    RelayerOutbox parked = O.as("parked_row");
+    return name("heads")
+        .fields("ordering_key", "head_id")
+        .as(
+            select(O.ORDERING_KEY, min(O.ID))
+                .from(O)
+                .where(O.LANE.eq(LANE))
+                .and(O.STATUS.eq(inline(PENDING)))
+                .andNotExists(
+                    selectOne()
+                        .from(parked)
+                        .where(parked.LANE.eq(LANE))
+                        .and(parked.STATUS.eq(inline(PARKED)))
+                        .and(parked.ORDERING_KEY.eq(O.ORDERING_KEY)))
+                .groupBy(O.ORDERING_KEY));
   }
 
   /**
@@ -68,11 +146,11 @@ final class OutboxLaneQueries {
    *   <li>{@code heads}: per key of the lane, its head — the lowest pending id — skipping keys with
    *       a parked row (a parked row is always its key's head);
    *   <li>{@code due_heads}: the heads that are eligible (pending, due, no live claim or retry
-   *       hold), oldest first, at most {@code maxKeys};
+   *       hold), oldest first, at most {@code maxKeys} ({@code limit});
    *   <li>{@code candidates}: the heads — and, when followers are asked for, the rows of those keys
    *       numbered from the head ({@code pos}) up to the first row that is not eligible or may not
    *       share the head's batch (another transport or destination, or a transport that does not
-   *       keep batch order), at most {@code 1 + followers} per key;
+   *       keep batch order), at most {@code 1 + followers} ({@code rowsPerRun}) per key;
    *   <li>{@code locked}: those rows locked {@code FOR UPDATE SKIP LOCKED}, eligibility checked
    *       again on the current row version;
    *   <li>{@code claimable}: per key, only the unbroken prefix of locked rows — if a head (or any
@@ -82,90 +160,138 @@ final class OutboxLaneQueries {
    *
    * <p>Picking heads with a grouped scan keeps the cost at one pass over the lane's pending rows;
    * only the rows of the chosen keys are numbered.
-   *
-   * <p>Parameters: lane, lane, now, now, max keys, those of {@code candidates}, lane, now, now,
-   * token, expiry.
    */
-  private String claim(String candidates) {
-    return heads()
-        + ", due_heads AS (SELECT heads.ordering_key, heads.head_id FROM heads JOIN "
-        + table
-        + " AS o ON o.id = heads.head_id WHERE "
-        + eligible("o")
-        + " ORDER BY heads.head_id LIMIT ?),"
-        + " candidates AS ("
-        + candidates
-        + "), locked AS (SELECT lockable.id, candidates.ordering_key, candidates.pos"
-        + " FROM candidates JOIN "
-        + table
-        + " AS lockable ON lockable.id = candidates.id WHERE lockable.lane = ? AND "
-        + eligible("lockable")
-        + " FOR UPDATE OF lockable SKIP LOCKED),"
-        + " claimable AS (SELECT id FROM (SELECT id, pos,"
-        + " row_number() OVER (PARTITION BY ordering_key ORDER BY pos) AS rank_in_key"
-        + " FROM locked) AS locked_runs WHERE rank_in_key = pos) "
-        + OutboxJdbc.stamp(table, "claimable");
-  }
+  private static Query claim(boolean withRuns) {
+    CommonTableExpression<Record2<String, Long>> heads = heads();
+    Field<String> hKey = heads.field("ordering_key", String.class);
+    Field<Long> hHead = heads.field("head_id", Long.class);
+    CommonTableExpression<Record2<String, Long>> dueHeads =
+        name("due_heads")
+            .fields("ordering_key", "head_id")
+            .as(
+                select(hKey, hHead)
+                    .from(heads)
+                    .join(O)
+                    .on(O.ID.eq(hHead))
+                    .where(eligible(O))
+                    .orderBy(hHead)
+                    .limit(LIMIT));
+    Field<String> dKey = dueHeads.field("ordering_key", String.class);
+    Field<Long> dHead = dueHeads.field("head_id", Long.class);
 
-  /**
-   * {@code WITH heads AS (…)}: per key of the lane, its lowest pending id, skipping keys with a
-   * parked row. Parameters: lane, lane.
-   */
-  private String heads() {
-    return "WITH heads AS (SELECT h.ordering_key, min(h.id) AS head_id FROM "
-        + table
-        + " AS h WHERE h.lane = ? AND h.status = 'pending' AND NOT EXISTS (SELECT 1 FROM "
-        + table
-        + " AS parked_row WHERE parked_row.lane = ? AND parked_row.status = 'parked'"
-        + " AND parked_row.ordering_key = h.ordering_key) GROUP BY h.ordering_key)";
+    CommonTableExpression<Record3<Long, String, Integer>> candidates =
+        name("candidates")
+            .fields("id", "ordering_key", "pos")
+            .as(
+                withRuns
+                    ? runs(dueHeads, dKey, dHead)
+                    : select(dHead, dKey, inline(1)).from(dueHeads));
+    Field<Long> cId = candidates.field("id", Long.class);
+    Field<String> cKey = candidates.field("ordering_key", String.class);
+    Field<Integer> cPos = candidates.field("pos", Integer.class);
+
+    RelayerOutbox lockable = O.as("lockable");
+    CommonTableExpression<Record3<Long, String, Integer>> locked =
+        name("locked")
+            .fields("id", "ordering_key", "pos")
+            .as(
+                select(lockable.ID, cKey, cPos)
+                    .from(candidates)
+                    .join(lockable)
+                    .on(lockable.ID.eq(cId))
+                    .where(lockable.LANE.eq(LANE))
+                    .and(eligible(lockable))
+                    .forUpdate()
+                    .of(lockable)
+                    .skipLocked());
+    Field<Long> lId = locked.field("id", Long.class);
+    Field<Integer> lPos = locked.field("pos", Integer.class);
+    Table<?> lockedRuns =
+        select(
+                lId,
+                lPos,
+                rowNumber()
+                    .over(partitionBy(locked.field("ordering_key", String.class)).orderBy(lPos))
+                    .as("rank_in_key"))
+            .from(locked)
+            .asTable("locked_runs");
+    CommonTableExpression<Record1<Long>> claimable =
+        name("claimable")
+            .fields("id")
+            .as(
+                select(lockedRuns.field(lId))
+                    .from(lockedRuns)
+                    .where(
+                        lockedRuns.field("rank_in_key", Integer.class).eq(lockedRuns.field(lPos))));
+    return OutboxJdbc.stamp(claimable, heads, dueHeads, candidates, locked);
   }
 
   /**
    * The rows of the chosen keys from the head on, numbered, up to the first row that stops the run,
-   * at most {@code 1 + followers} per key. Parameters: now, now, the batch-order transports, lane,
-   * {@code 1 + followers}.
+   * at most {@code rowsPerRun} per key.
    */
-  private String runs() {
-    return "SELECT id, ordering_key, pos FROM (SELECT id, ordering_key, pos,"
-        + " sum(CASE WHEN eligible AND (pos = 1 OR joins_run) THEN 0 ELSE 1 END)"
-        + " OVER (PARTITION BY ordering_key ORDER BY id) AS blocked"
-        + " FROM (SELECT k.id, k.ordering_key, row_number() OVER by_key AS pos, ("
-        + eligible("k")
-        + ") AS eligible, (k.transport = ANY(?)"
-        + " AND k.transport = first_value(k.transport) OVER by_key"
-        + " AND k.destination = first_value(k.destination) OVER by_key) AS joins_run FROM "
-        + table
-        + " AS k JOIN due_heads ON k.ordering_key = due_heads.ordering_key"
-        + " WHERE k.lane = ? AND k.status = 'pending' AND k.id >= due_heads.head_id"
-        + " WINDOW by_key AS (PARTITION BY k.ordering_key ORDER BY k.id)) AS key_rows) AS runs"
-        + " WHERE blocked = 0 AND pos <= ?";
+  private static Select<Record3<Long, String, Integer>> runs(
+      Table<?> dueHeads, Field<String> dKey, Field<Long> dHead) {
+    Condition batching = O.TRANSPORT.eq(any(TRANSPORTS));
+    var byKey = partitionBy(O.ORDERING_KEY).orderBy(O.ID);
+    Table<?> keyRows =
+        select(
+                O.ID,
+                O.ORDERING_KEY,
+                rowNumber().over(byKey).as("pos"),
+                field(eligible(O)).as("eligible"),
+                field(
+                        batching
+                            .and(O.TRANSPORT.eq(firstValue(O.TRANSPORT).over(byKey)))
+                            .and(O.DESTINATION.eq(firstValue(O.DESTINATION).over(byKey))))
+                    .as("joins_run"))
+            .from(O)
+            .join(dueHeads)
+            .on(O.ORDERING_KEY.eq(dKey))
+            .where(O.LANE.eq(LANE))
+            .and(O.STATUS.eq(inline(PENDING)))
+            .and(O.ID.ge(dHead))
+            .asTable("key_rows");
+    Field<Long> kId = keyRows.field(O.ID);
+    Field<String> kKey = keyRows.field(O.ORDERING_KEY);
+    Field<Integer> kPos = keyRows.field("pos", Integer.class);
+    Field<Integer> stops =
+        when(
+                keyRows
+                    .field("eligible", Boolean.class)
+                    .isTrue()
+                    .and(kPos.eq(inline(1)).or(keyRows.field("joins_run", Boolean.class).isTrue())),
+                inline(0))
+            .otherwise(inline(1));
+    Table<?> runs =
+        select(kId, kKey, kPos, sum(stops).over(partitionBy(kKey).orderBy(kId)).as("blocked"))
+            .from(keyRows)
+            .asTable("runs");
+    return select(runs.field(kId), runs.field(kKey), runs.field(kPos))
+        .from(runs)
+        .where(runs.field("blocked", BigDecimal.class).eq(inline(BigDecimal.ZERO)))
+        .and(runs.field(kPos).le(ROWS_PER_RUN));
   }
 
   Claim claim(DSLContext dsl, LaneClaim request) {
     UUID token = UUID.randomUUID();
     Instant expiresAt = request.now().plus(request.claimDuration());
-    OffsetDateTime now = utc(request.now());
-    int lane = request.lane();
     boolean runs = request.followers() > 0 && !request.batchingTransports().isEmpty();
-    List<ClaimedMessage> claimed =
+    Map<String, Object> values = OutboxJdbc.claimValues(request.now(), token, expiresAt);
+    values.put(LANE.getParamName(), request.lane());
+    values.put(LIMIT.getParamName(), request.maxKeys());
+    if (runs) {
+      values.put(TRANSPORTS.getParamName(), request.batchingTransports().toArray(String[]::new));
+      values.put(ROWS_PER_RUN.getParamName(), 1 + request.followers());
+    }
+    return new Claim(
+        token,
+        expiresAt,
         jdbc.run(
             dsl,
             runs ? claimRuns : claimHeads,
-            statement -> {
-              Params params = Params.of(statement).set(lane, lane, now, now, request.maxKeys());
-              if (runs) {
-                String[] transports = request.batchingTransports().toArray(String[]::new);
-                params.set(
-                    now,
-                    now,
-                    statement.getConnection().createArrayOf("text", transports),
-                    lane,
-                    1 + request.followers());
-              }
-              params.set(lane, now, now, token, utc(expiresAt));
-              return OutboxJdbc.claimed(statement, 0);
-            });
-    return new Claim(token, expiresAt, claimed);
+            values,
+            statement -> OutboxJdbc.claimed(statement, 0)));
   }
 
   /**
@@ -173,12 +299,11 @@ final class OutboxLaneQueries {
    * find a row, leaving aside rows other transactions hold.
    */
   boolean hasDueHead(DSLContext dsl, int lane, Instant now) {
-    OffsetDateTime at = utc(now);
     return jdbc.run(
         dsl,
         hasDueHead,
+        Map.of(LANE.getParamName(), lane, NOW.getParamName(), utc(now)),
         statement -> {
-          Params.of(statement).set(lane, lane, at, at);
           try (ResultSet row = statement.executeQuery()) {
             row.next();
             return row.getBoolean(1);
@@ -195,13 +320,11 @@ final class OutboxLaneQueries {
     if (ids.isEmpty()) {
       return 0;
     }
-    return jdbc.run(
+    return jdbc.update(
         dsl,
         unclaim,
-        statement -> {
-          Params.of(statement).ids(ids).set(token);
-          return statement.executeUpdate();
-        });
+        Map.of(
+            IDS.getParamName(), ids.toArray(Long[]::new), OutboxJdbc.TOKEN.getParamName(), token));
   }
 
   /**
@@ -209,12 +332,11 @@ final class OutboxLaneQueries {
    * schedule ({@code deliver_at}) or a claim or retry hold ({@code claim_expires_at}).
    */
   Optional<Instant> nextDue(DSLContext dsl, int lane, Instant now) {
-    OffsetDateTime at = utc(now);
     return jdbc.run(
         dsl,
         nextDue,
+        Map.of(LANE.getParamName(), lane, NOW.getParamName(), utc(now)),
         statement -> {
-          Params.of(statement).set(lane, at, at);
           try (ResultSet row = statement.executeQuery()) {
             row.next();
             return Optional.ofNullable(row.getObject(1, OffsetDateTime.class))
@@ -228,8 +350,8 @@ final class OutboxLaneQueries {
     return jdbc.run(
         dsl,
         outsideLanes,
+        Map.of(LANE.getParamName(), laneCount),
         statement -> {
-          Params.of(statement).set(laneCount);
           try (ResultSet row = statement.executeQuery()) {
             row.next();
             return row.getLong(1);
@@ -245,20 +367,22 @@ final class OutboxLaneQueries {
     if (lanes.isEmpty()) {
       return;
     }
-    List<String> calls = new ArrayList<>(lanes.size());
-    List<Object> values = new ArrayList<>(2 * lanes.size());
+    Map<String, Object> values = new HashMap<>();
+    values.put("channel", channel);
+    int i = 0;
     for (int lane : lanes) {
-      calls.add("pg_notify(?, ?)");
-      values.add(channel);
-      values.add(Integer.toString(lane));
+      values.put("lane" + i++, Integer.toString(lane));
     }
-    jdbc.run(
-        dsl,
-        "SELECT " + String.join(", ", calls),
-        statement -> {
-          Params.of(statement).set(values.toArray());
-          statement.executeQuery().close();
-          return null;
-        });
+    jdbc.call(dsl, notifications.computeIfAbsent(lanes.size(), this::renderNotifications), values);
+  }
+
+  private RenderedStatement renderNotifications(int count) {
+    Param<String> channel = param("channel", String.class);
+    List<SelectField<?>> calls = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      calls.add(
+          DSL.function("pg_notify", SQLDataType.OTHER, channel, param("lane" + i, String.class)));
+    }
+    return jdbc.render(select(calls));
   }
 }

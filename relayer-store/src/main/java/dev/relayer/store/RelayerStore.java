@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -15,6 +16,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
 
 /**
  * Every SQL statement Relayer runs, as typed jOOQ DSL over the generated tables, rendered for the
@@ -41,6 +43,7 @@ public final class RelayerStore {
   private final OutboxJdbc outbox;
   private final OutboxLaneQueries laneQueries;
   private final StoreJdbc jdbc;
+  private final RenderedStatement commitWithoutFlushWait;
   private final LeaseQueries leases;
   private final int advisoryNamespace;
   private final String laneChannel;
@@ -50,6 +53,8 @@ public final class RelayerStore {
     this.options = options;
     this.mapping = new StoreDsl(options.schema());
     this.jdbc = new StoreJdbc(mapping);
+    this.commitWithoutFlushWait =
+        jdbc.render(DSL.setLocal(DSL.name("synchronous_commit"), DSL.inline("off")));
     this.outbox = new OutboxJdbc(jdbc);
     this.laneQueries = new OutboxLaneQueries(jdbc);
     this.leases = new LeaseQueries(jdbc);
@@ -157,7 +162,7 @@ public final class RelayerStore {
    * transaction that writes the messages.
    */
   public void commitWithoutFlushWait(DSLContext tx) {
-    jdbc.execute(tx, "SET LOCAL synchronous_commit = off");
+    jdbc.update(tx, commitWithoutFlushWait, Map.of());
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,163 @@
+package dev.relayer.store;
+
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.jooq.DSLContext;
+import org.jooq.JSONB;
+import org.jooq.Param;
+import org.jooq.Query;
+
+/**
+ * A statement written as typed jOOQ DSL over the generated tables, rendered once for a store's
+ * schema and prefix, and bound anew on every run. Its variables are named parameters ({@code
+ * DSL.param(name, type)}) whose values each run supplies by name; its other bind values are
+ * constants of the statement.
+ *
+ * <p>jOOQ renders named parameters as {@code :name} and unnamed ones as {@code :index}; rendering
+ * replaces each by a JDBC {@code ?} outside quoted identifiers and string literals, and records
+ * which variable or constant it stands for.
+ */
+final class RenderedStatement {
+
+  private final String sql;
+
+  /** Per placeholder: the variable's name, or {@code null} for a constant. */
+  private final String[] variables;
+
+  /** Per placeholder: the constant's value when it is not a variable. */
+  private final Object[] constants;
+
+  /** Per placeholder: its {@link java.sql.Types} code, for binding a null. */
+  private final int[] sqlTypes;
+
+  private RenderedStatement(
+      String sql, List<String> variables, List<Object> constants, List<Integer> sqlTypes) {
+    this.sql = sql;
+    this.variables = variables.toArray(String[]::new);
+    this.constants = constants.toArray();
+    this.sqlTypes = sqlTypes.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /** Renders {@code query} with {@code renderer}'s settings (dialect, schema and table mapping). */
+  static RenderedStatement of(DSLContext renderer, Query query) {
+    String named = renderer.renderNamedParams(query);
+    Map<String, Param<?>> params = renderer.extractParams(query);
+    StringBuilder sql = new StringBuilder(named.length());
+    List<String> variables = new ArrayList<>();
+    List<Object> constants = new ArrayList<>();
+    List<Integer> sqlTypes = new ArrayList<>();
+    int i = 0;
+    while (i < named.length()) {
+      char c = named.charAt(i);
+      if (c == '\'' || c == '"') {
+        int end = closingQuote(named, i);
+        sql.append(named, i, end + 1);
+        i = end + 1;
+      } else if (c == ':'
+          && i + 1 < named.length()
+          && isNameChar(named.charAt(i + 1))
+          && (i == 0 || named.charAt(i - 1) != ':')) {
+        int end = i + 1;
+        while (end < named.length() && isNameChar(named.charAt(end))) {
+          end++;
+        }
+        String name = named.substring(i + 1, end);
+        Param<?> param = params.get(name);
+        if (param == null) {
+          throw new IllegalStateException("No parameter :" + name + " in " + named);
+        }
+        boolean constant = Character.isDigit(name.charAt(0));
+        variables.add(constant ? null : name);
+        constants.add(constant ? param.getValue() : null);
+        sqlTypes.add(param.getDataType().getSQLType());
+        sql.append('?');
+        i = end;
+      } else {
+        sql.append(c);
+        i++;
+      }
+    }
+    return new RenderedStatement(sql.toString(), variables, constants, sqlTypes);
+  }
+
+  /** The index of the quote closing the one at {@code start}; a doubled quote is an escape. */
+  private static int closingQuote(String text, int start) {
+    char quote = text.charAt(start);
+    int i = start + 1;
+    while (i < text.length()) {
+      if (text.charAt(i) == quote) {
+        if (i + 1 < text.length() && text.charAt(i + 1) == quote) {
+          i += 2;
+          continue;
+        }
+        return i;
+      }
+      i++;
+    }
+    throw new IllegalStateException("Unterminated quote in " + text);
+  }
+
+  private static boolean isNameChar(char c) {
+    return Character.isLetterOrDigit(c) || c == '_';
+  }
+
+  /** The statement's text, with JDBC placeholders. */
+  String sql() {
+    return sql;
+  }
+
+  /**
+   * Sets every placeholder: variables from {@code values} by name, constants as rendered. Values
+   * may be strings, numbers, {@link java.util.UUID}, {@link java.time.OffsetDateTime}, byte arrays,
+   * {@link JSONB}, {@link Duration} (for an interval) and arrays of {@code Long}, {@code Integer}
+   * or {@code String}.
+   */
+  void bind(PreparedStatement statement, Map<String, ?> values) throws SQLException {
+    for (int i = 0; i < variables.length; i++) {
+      String name = variables[i];
+      if (name != null && !values.containsKey(name)) {
+        throw new IllegalArgumentException("No value for :" + name + " in " + sql);
+      }
+      Object value = name == null ? constants[i] : values.get(name);
+      if (value == null) {
+        statement.setNull(i + 1, sqlTypes[i]);
+      } else {
+        set(statement, i + 1, value);
+      }
+    }
+  }
+
+  private static void set(PreparedStatement statement, int index, Object value)
+      throws SQLException {
+    if (value instanceof JSONB json) {
+      statement.setString(index, json.data());
+    } else if (value instanceof Duration duration) {
+      statement.setString(index, duration.toString());
+    } else if (value instanceof byte[] bytes) {
+      statement.setBytes(index, bytes);
+    } else if (value instanceof Object[] array) {
+      statement.setArray(
+          index, statement.getConnection().createArrayOf(arrayType(array.getClass()), array));
+    } else {
+      statement.setObject(index, value);
+    }
+  }
+
+  private static String arrayType(Class<?> arrayClass) {
+    Class<?> component = arrayClass.getComponentType();
+    if (component == Long.class) {
+      return "int8";
+    }
+    if (component == Integer.class) {
+      return "int4";
+    }
+    if (component == String.class) {
+      return "text";
+    }
+    throw new IllegalArgumentException("No SQL array type for " + arrayClass.getSimpleName());
+  }
+}
