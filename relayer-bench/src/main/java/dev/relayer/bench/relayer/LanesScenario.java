@@ -46,15 +46,15 @@ public final class LanesScenario implements Scenario {
     return String.join(
         "\n",
         "`RelayerLanes` with Relayer's default lane options (16 lanes, 2 threads, 100 keys and 100"
-            + " rows per key per pass) over a started `RelayerDispatcher`, on a HikariCP pool of"
+            + " rows per key per claim, up to 10 claims per pass) over a started `RelayerDispatcher`, on a HikariCP pool of"
             + " `--pool-size`, with the no-op `ProbeTransport` (batches of up to 1000).",
         "",
         "- **burn-down, K keys**: `--lane-rows` ordered rows loaded round-robin over K keys"
             + " (`--lane-keys`), so each key's rows are in id order, each in its key's lane; the"
             + " clock runs from `lanes.start()` until the transport has seen every row.",
         "  - *pipelined*: the transport does not declare `preservesBatchOrder()`, so a key moves"
-            + " one row per pass (its next row waits for the previous one's acceptance).",
-        "  - *batch order*: the transport declares `preservesBatchOrder()`, so a pass sends up to"
+            + " one row per claim (its next row waits for the previous one's acceptance).",
+        "  - *batch order*: the transport declares `preservesBatchOrder()`, so a claim sends up to"
             + " `rowsPerKey` rows of a key in one batch.",
         "- **steady, with wake-ups**: as the *steady* scenario, but every message carries one of "
             + STEADY_KEYS
