@@ -21,7 +21,9 @@ import org.jooq.impl.DSL;
 /**
  * Every SQL statement Relayer runs, as typed jOOQ DSL over the generated tables, rendered for the
  * configured schema and prefix. Each method runs on the {@link DSLContext} the caller passes — the
- * application's transaction — and never opens a connection of its own.
+ * application's transaction — and never opens a connection of its own. The statements every message
+ * or pass runs are rendered once, when the store is created, and run over JDBC on the caller's
+ * connection (see the package documentation).
  *
  * <p>Fenced writes (delete, failure, dead, park) carry the claim token in their {@code WHERE}
  * clause and return how many rows they changed: fewer than asked means another claimer took the row

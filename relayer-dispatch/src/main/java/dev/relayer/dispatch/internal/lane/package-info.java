@@ -68,6 +68,13 @@
  *   <li>Complete, still in the transaction: delete accepted rows; hold a failed head until its
  *       backoff ends (its key waits, others do not); park a head that has used {@code maxAttempts};
  *       give back rows that were not attempted, refunding their attempt.
+ *   <li>If every row of the claim was accepted, claim again (steps 2–4) in the same transaction —
+ *       the deleted rows are gone from its view, so the claim takes each key's next rows — up to
+ *       {@code claimsPerPass} claims in all, and only while no other lane of this instance waits
+ *       for a thread. When one waits, the pass stops and asks, in one statement, whether the lane
+ *       still has a due head; if so the lane runs again as soon as its turn comes. A crash before
+ *       the commit repeats the sends of every claim of the pass, so {@code claimsPerPass} bounds
+ *       them.
  *   <li>Renew the lease from {@code clock_timestamp()}; commit.
  * </ol>
  *
