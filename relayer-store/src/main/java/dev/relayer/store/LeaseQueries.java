@@ -9,9 +9,7 @@ import static org.jooq.impl.DSL.selectOne;
 import static org.jooq.impl.DSL.update;
 
 import dev.relayer.jooq.generated.tables.RelayerLeases;
-import java.sql.ResultSet;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -154,49 +152,23 @@ final class LeaseQueries {
 
   /** Locks the lease row for this transaction, or finds nothing if it is absent or locked. */
   private Optional<Locked> lockRow(DSLContext dsl, Map<String, Object> values) {
-    return jdbc.run(
+    return jdbc.first(
         dsl,
         lockRow,
         values,
-        statement -> {
-          try (ResultSet row = statement.executeQuery()) {
-            return row.next()
-                ? Optional.of(
-                    new Locked(
-                        row.getString(1),
-                        row.getObject(2, OffsetDateTime.class),
-                        row.getBoolean(3)))
-                : Optional.empty();
-          }
-        });
+        row ->
+            new Locked(
+                row.getString(1), row.getObject(2, OffsetDateTime.class), row.getBoolean(3)));
   }
 
   private boolean exists(DSLContext dsl, Map<String, Object> values) {
-    return jdbc.run(
-        dsl,
-        exists,
-        values,
-        statement -> {
-          try (ResultSet row = statement.executeQuery()) {
-            return row.next();
-          }
-        });
+    return jdbc.first(dsl, exists, values, row -> true).isPresent();
   }
 
   /** Runs a statement returning {@code expires_at} of at most one row. */
   private Optional<OffsetDateTime> expiry(
       DSLContext dsl, RenderedStatement statement, Map<String, Object> values) {
-    return jdbc.run(
-        dsl,
-        statement,
-        values,
-        prepared -> {
-          try (ResultSet row = prepared.executeQuery()) {
-            return row.next()
-                ? Optional.of(row.getObject(1, OffsetDateTime.class))
-                : Optional.empty();
-          }
-        });
+    return jdbc.first(dsl, statement, values, row -> row.getObject(1, OffsetDateTime.class));
   }
 
   /** Restarts the lease's expiry from now; false when the owner no longer holds it. */
@@ -221,22 +193,14 @@ final class LeaseQueries {
   }
 
   private List<LeaseState> states(DSLContext dsl, RenderedStatement statement, String name) {
-    return jdbc.run(
+    return jdbc.list(
         dsl,
         statement,
         Map.of(NAME.getParamName(), name),
-        prepared -> {
-          List<LeaseState> states = new ArrayList<>();
-          try (ResultSet rows = prepared.executeQuery()) {
-            while (rows.next()) {
-              states.add(
-                  new LeaseState(
-                      rows.getString(1),
-                      rows.getString(2),
-                      rows.getObject(3, OffsetDateTime.class).toInstant()));
-            }
-          }
-          return states;
-        });
+        row ->
+            new LeaseState(
+                row.getString(1),
+                row.getString(2),
+                row.getObject(3, OffsetDateTime.class).toInstant()));
   }
 }

@@ -11,9 +11,6 @@ import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.select;
 
 import dev.relayer.jooq.generated.tables.RelayerOutbox;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -32,9 +29,7 @@ import org.jooq.Field;
 import org.jooq.Param;
 import org.jooq.Query;
 import org.jooq.Record1;
-import org.jooq.SelectField;
 import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
 
 /**
  * The unordered outbox statements every message goes through — the enqueue insert and key locks,
@@ -89,11 +84,12 @@ final class OutboxJdbc {
   /** Inserts by {@link InsertShape}, rendered on first use. */
   private final Map<InsertShape, RenderedStatement> inserts = new ConcurrentHashMap<>();
 
-  /** Key-lock statements by number of locks, rendered on first use. */
-  private final Map<Integer, RenderedStatement> keyLocks = new ConcurrentHashMap<>();
+  /** {@code pg_advisory_xact_lock(namespace, hash)} per key. */
+  private final StoreJdbc.Calls keyLocks;
 
   OutboxJdbc(StoreJdbc jdbc) {
     this.jdbc = jdbc;
+    this.keyLocks = jdbc.calls("pg_advisory_xact_lock", Integer.class, Integer.class);
     this.claimByIds = jdbc.render(claim(O.ID.eq(any(IDS)).and(O.LANE.isNull())));
     this.claimPage = jdbc.render(claim(page()));
     this.lockPage =
@@ -190,28 +186,9 @@ final class OutboxJdbc {
     }
     List<Integer> all = new ArrayList<>(hashes);
     for (int from = 0; from < all.size(); from += LOCKS_PER_STATEMENT) {
-      List<Integer> some = all.subList(from, Math.min(all.size(), from + LOCKS_PER_STATEMENT));
-      Map<String, Object> values = new HashMap<>();
-      values.put("namespace", namespace);
-      for (int i = 0; i < some.size(); i++) {
-        values.put("key" + i, some.get(i));
-      }
-      jdbc.call(dsl, keyLocks.computeIfAbsent(some.size(), this::renderKeyLocks), values);
+      keyLocks.run(
+          dsl, namespace, all.subList(from, Math.min(all.size(), from + LOCKS_PER_STATEMENT)));
     }
-  }
-
-  private RenderedStatement renderKeyLocks(int count) {
-    Param<Integer> namespace = param("namespace", Integer.class);
-    List<SelectField<?>> locks = new ArrayList<>(count);
-    for (int i = 0; i < count; i++) {
-      locks.add(
-          DSL.function(
-              "pg_advisory_xact_lock",
-              SQLDataType.OTHER,
-              namespace,
-              param("key" + i, Integer.class)));
-    }
-    return jdbc.render(select(locks));
   }
 
   /**
@@ -305,21 +282,16 @@ final class OutboxJdbc {
         values.put(cell(row, O.TENANT_ID), m.tenantId());
       }
     }
-    return jdbc.run(
-        dsl,
-        inserts.computeIfAbsent(shape, this::renderInsert),
-        values,
-        statement -> {
-          List<Long> ids = new ArrayList<>(messages.size());
-          try (ResultSet rows = statement.executeQuery()) {
-            while (rows.next()) {
-              ids.add(rows.getLong(1));
-            }
-          }
-          // Identity values are drawn in VALUES order, so ascending ids are the input order.
-          ids.sort(Comparator.naturalOrder());
-          return ids;
-        });
+    List<Long> ids =
+        new ArrayList<>(
+            jdbc.list(
+                dsl,
+                inserts.computeIfAbsent(shape, this::renderInsert),
+                values,
+                row -> row.getLong(1)));
+    // Identity values are drawn in VALUES order, so ascending ids are the input order.
+    ids.sort(Comparator.naturalOrder());
+    return ids;
   }
 
   Claim claimByIds(DSLContext dsl, ClaimByIds request) {
@@ -328,8 +300,7 @@ final class OutboxJdbc {
     Map<String, Object> values = claimValues(request.now(), token, expiresAt);
     values.put(IDS.getParamName(), request.ids().toArray(Long[]::new));
     values.put(LIMIT.getParamName(), request.ids().size());
-    return new Claim(
-        token, expiresAt, jdbc.run(dsl, claimByIds, values, statement -> claimed(statement, 0)));
+    return new Claim(token, expiresAt, claimed(jdbc, dsl, claimByIds, values, 0));
   }
 
   Claim claimPage(DSLContext dsl, ClaimPage request) {
@@ -337,8 +308,7 @@ final class OutboxJdbc {
     Instant expiresAt = request.now().plus(request.claimDuration());
     Map<String, Object> values = claimValues(request.now(), token, expiresAt);
     putPage(values, request);
-    return new Claim(
-        token, expiresAt, jdbc.run(dsl, claimPage, values, statement -> claimed(statement, 0)));
+    return new Claim(token, expiresAt, claimed(jdbc, dsl, claimPage, values, 0));
   }
 
   /**
@@ -349,8 +319,7 @@ final class OutboxJdbc {
     Map<String, Object> values = new HashMap<>();
     values.put(NOW.getParamName(), utc(request.now()));
     putPage(values, request);
-    List<ClaimedMessage> locked =
-        jdbc.run(dsl, lockPage, values, statement -> claimed(statement, 1));
+    List<ClaimedMessage> locked = claimed(jdbc, dsl, lockPage, values, 1);
     return new Claim(UUID.randomUUID(), request.now().plus(request.claimDuration()), locked, true);
   }
 
@@ -378,29 +347,37 @@ final class OutboxJdbc {
     return jdbc.update(dsl, deleteLocked, Map.of(IDS.getParamName(), ids.toArray(Long[]::new)));
   }
 
-  /** Runs the statement and reads {@link #CLAIMED}, adding {@code extraAttempts}, in id order. */
-  static List<ClaimedMessage> claimed(PreparedStatement statement, int extraAttempts)
-      throws SQLException {
-    List<ClaimedMessage> claimed = new ArrayList<>();
-    try (ResultSet r = statement.executeQuery()) {
-      while (r.next()) {
-        claimed.add(
-            new ClaimedMessage(
-                r.getLong(1),
-                r.getObject(2, UUID.class),
-                r.getString(3),
-                r.getString(4),
-                r.getString(5),
-                HeadersJson.read(r.getString(6)),
-                r.getBytes(7),
-                r.getString(8),
-                r.getObject(9, Integer.class),
-                r.getString(10),
-                r.getInt(11) + extraAttempts,
-                r.getObject(12, OffsetDateTime.class).toInstant(),
-                r.getString(13)));
-      }
-    }
+  /**
+   * Runs a claiming statement on {@code jdbc}; returns its rows as read from {@link #CLAIMED}, with
+   * {@code extraAttempts} added, in id order.
+   */
+  static List<ClaimedMessage> claimed(
+      StoreJdbc jdbc,
+      DSLContext dsl,
+      RenderedStatement statement,
+      Map<String, ?> values,
+      int extraAttempts) {
+    List<ClaimedMessage> claimed =
+        new ArrayList<>(
+            jdbc.list(
+                dsl,
+                statement,
+                values,
+                r ->
+                    new ClaimedMessage(
+                        r.getLong(1),
+                        r.getObject(2, UUID.class),
+                        r.getString(3),
+                        r.getString(4),
+                        r.getString(5),
+                        HeadersJson.read(r.getString(6)),
+                        r.getBytes(7),
+                        r.getString(8),
+                        r.getObject(9, Integer.class),
+                        r.getString(10),
+                        r.getInt(11) + extraAttempts,
+                        r.getObject(12, OffsetDateTime.class).toInstant(),
+                        r.getString(13))));
     claimed.sort(Comparator.comparingLong(ClaimedMessage::id));
     return claimed;
   }

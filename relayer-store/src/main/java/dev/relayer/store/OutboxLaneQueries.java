@@ -27,18 +27,13 @@ import static org.jooq.impl.DSL.when;
 
 import dev.relayer.jooq.generated.tables.RelayerOutbox;
 import java.math.BigDecimal;
-import java.sql.ResultSet;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -49,10 +44,8 @@ import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.Record3;
 import org.jooq.Select;
-import org.jooq.SelectField;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
 
 /**
  * The outbox statements of ordered lanes: the lane claim, giving back rows a pass did not attempt,
@@ -80,11 +73,12 @@ final class OutboxLaneQueries {
   private final RenderedStatement nextDue;
   private final RenderedStatement outsideLanes;
 
-  /** Notification statements by number of lanes, rendered on first use. */
-  private final Map<Integer, RenderedStatement> notifications = new ConcurrentHashMap<>();
+  /** {@code pg_notify(channel, lane)} per lane. */
+  private final StoreJdbc.Calls notifications;
 
   OutboxLaneQueries(StoreJdbc jdbc) {
     this.jdbc = jdbc;
+    this.notifications = jdbc.calls("pg_notify", String.class, String.class);
     this.claimHeads = jdbc.render(claim(false));
     this.claimRuns = jdbc.render(claim(true));
     CommonTableExpression<Record2<String, Long>> heads = heads();
@@ -285,13 +279,7 @@ final class OutboxLaneQueries {
       values.put(ROWS_PER_RUN.getParamName(), 1 + request.followers());
     }
     return new Claim(
-        token,
-        expiresAt,
-        jdbc.run(
-            dsl,
-            runs ? claimRuns : claimHeads,
-            values,
-            statement -> OutboxJdbc.claimed(statement, 0)));
+        token, expiresAt, OutboxJdbc.claimed(jdbc, dsl, runs ? claimRuns : claimHeads, values, 0));
   }
 
   /**
@@ -299,16 +287,12 @@ final class OutboxLaneQueries {
    * find a row, leaving aside rows other transactions hold.
    */
   boolean hasDueHead(DSLContext dsl, int lane, Instant now) {
-    return jdbc.run(
-        dsl,
-        hasDueHead,
-        Map.of(LANE.getParamName(), lane, NOW.getParamName(), utc(now)),
-        statement -> {
-          try (ResultSet row = statement.executeQuery()) {
-            row.next();
-            return row.getBoolean(1);
-          }
-        });
+    return jdbc.first(
+            dsl,
+            hasDueHead,
+            Map.of(LANE.getParamName(), lane, NOW.getParamName(), utc(now)),
+            row -> row.getBoolean(1))
+        .orElseThrow();
   }
 
   /**
@@ -332,31 +316,19 @@ final class OutboxLaneQueries {
    * schedule ({@code deliver_at}) or a claim or retry hold ({@code claim_expires_at}).
    */
   Optional<Instant> nextDue(DSLContext dsl, int lane, Instant now) {
-    return jdbc.run(
-        dsl,
-        nextDue,
-        Map.of(LANE.getParamName(), lane, NOW.getParamName(), utc(now)),
-        statement -> {
-          try (ResultSet row = statement.executeQuery()) {
-            row.next();
-            return Optional.ofNullable(row.getObject(1, OffsetDateTime.class))
-                .map(OffsetDateTime::toInstant);
-          }
-        });
+    return jdbc.first(
+            dsl,
+            nextDue,
+            Map.of(LANE.getParamName(), lane, NOW.getParamName(), utc(now)),
+            row -> row.getObject(1, OffsetDateTime.class))
+        .map(OffsetDateTime::toInstant);
   }
 
   /** How many ordered rows sit in lanes at or above {@code laneCount}, which no owner serves. */
   long outsideLanes(DSLContext dsl, int laneCount) {
-    return jdbc.run(
-        dsl,
-        outsideLanes,
-        Map.of(LANE.getParamName(), laneCount),
-        statement -> {
-          try (ResultSet row = statement.executeQuery()) {
-            row.next();
-            return row.getLong(1);
-          }
-        });
+    return jdbc.first(
+            dsl, outsideLanes, Map.of(LANE.getParamName(), laneCount), row -> row.getLong(1))
+        .orElseThrow();
   }
 
   /**
@@ -364,25 +336,6 @@ final class OutboxLaneQueries {
    * transaction: PostgreSQL delivers them when it commits, and drops them if it rolls back.
    */
   void notifyLanes(DSLContext dsl, String channel, Set<Integer> lanes) {
-    if (lanes.isEmpty()) {
-      return;
-    }
-    Map<String, Object> values = new HashMap<>();
-    values.put("channel", channel);
-    int i = 0;
-    for (int lane : lanes) {
-      values.put("lane" + i++, Integer.toString(lane));
-    }
-    jdbc.call(dsl, notifications.computeIfAbsent(lanes.size(), this::renderNotifications), values);
-  }
-
-  private RenderedStatement renderNotifications(int count) {
-    Param<String> channel = param("channel", String.class);
-    List<SelectField<?>> calls = new ArrayList<>(count);
-    for (int i = 0; i < count; i++) {
-      calls.add(
-          DSL.function("pg_notify", SQLDataType.OTHER, channel, param("lane" + i, String.class)));
-    }
-    return jdbc.render(select(calls));
+    notifications.run(dsl, channel, lanes.stream().map(String::valueOf).toList());
   }
 }

@@ -1,12 +1,21 @@
 package dev.relayer.store;
 
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jooq.DSLContext;
+import org.jooq.Param;
 import org.jooq.Query;
 import org.jooq.SQLDialect;
+import org.jooq.SelectField;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * Renders statements once for this store ({@link RenderedStatement}) and runs them over JDBC on the
@@ -57,6 +66,46 @@ final class StoreJdbc {
         });
   }
 
+  /** Reads one row of a result. */
+  @FunctionalInterface
+  interface Row<T> {
+    T read(ResultSet row) throws SQLException;
+  }
+
+  /** Runs a query; returns every row, read by {@code row}. */
+  <T> List<T> list(DSLContext dsl, RenderedStatement statement, Map<String, ?> values, Row<T> row) {
+    return run(
+        dsl,
+        statement,
+        values,
+        prepared -> {
+          List<T> rows = new ArrayList<>();
+          try (ResultSet result = prepared.executeQuery()) {
+            while (result.next()) {
+              rows.add(row.read(result));
+            }
+          }
+          return rows;
+        });
+  }
+
+  /**
+   * Runs a query; returns its first row, read by {@code row}, or empty when there is none or it
+   * reads as {@code null}.
+   */
+  <T> Optional<T> first(
+      DSLContext dsl, RenderedStatement statement, Map<String, ?> values, Row<T> row) {
+    return run(
+        dsl,
+        statement,
+        values,
+        prepared -> {
+          try (ResultSet result = prepared.executeQuery()) {
+            return result.next() ? Optional.ofNullable(row.read(result)) : Optional.empty();
+          }
+        });
+  }
+
   /** Runs a statement that returns no rows; returns its update count. */
   int update(DSLContext dsl, RenderedStatement statement, Map<String, ?> values) {
     return run(dsl, statement, values, PreparedStatement::executeUpdate);
@@ -72,5 +121,49 @@ final class StoreJdbc {
           prepared.executeQuery().close();
           return null;
         });
+  }
+
+  /** {@code SELECT function(first, arg0), function(first, arg1), …}; see {@link Calls}. */
+  Calls calls(String function, Class<?> firstType, Class<?> argType) {
+    return new Calls(function, firstType, argType);
+  }
+
+  /**
+   * One statement calling {@code function} once per argument, each call with the same first
+   * argument, in order (PostgreSQL evaluates a select list left to right); rendered once per number
+   * of calls, on first use.
+   */
+  final class Calls {
+    private final String function;
+    private final Class<?> firstType;
+    private final Class<?> argType;
+    private final Map<Integer, RenderedStatement> byCount = new ConcurrentHashMap<>();
+
+    private Calls(String function, Class<?> firstType, Class<?> argType) {
+      this.function = function;
+      this.firstType = firstType;
+      this.argType = argType;
+    }
+
+    void run(DSLContext dsl, Object first, List<?> args) {
+      if (args.isEmpty()) {
+        return;
+      }
+      Map<String, Object> values = new HashMap<>();
+      values.put("first", first);
+      for (int i = 0; i < args.size(); i++) {
+        values.put("arg" + i, args.get(i));
+      }
+      call(dsl, byCount.computeIfAbsent(args.size(), this::render), values);
+    }
+
+    private RenderedStatement render(int count) {
+      Param<?> shared = DSL.param("first", firstType);
+      List<SelectField<?>> calls = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        calls.add(DSL.function(function, SQLDataType.OTHER, shared, DSL.param("arg" + i, argType)));
+      }
+      return StoreJdbc.this.render(DSL.select(calls));
+    }
   }
 }
