@@ -13,9 +13,11 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Param;
+import org.jooq.Query;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 import org.jooq.types.DayToSecond;
@@ -50,19 +52,17 @@ final class LeaseQueries {
     RelayerLeases locked = L.as("locked");
     this.keep =
         jdbc.render(
-            update(L)
-                .set(L.OWNER, OWNER)
-                .set(L.EXPIRES_AT, EXPIRY)
-                .where(L.NAME.eq(NAME))
-                .and(L.OWNER.eq(OWNER).or(L.EXPIRES_AT.le(clock())))
-                .and(
-                    L.NAME.eq(
-                        select(locked.NAME)
-                            .from(locked)
-                            .where(locked.NAME.eq(NAME))
-                            .forUpdate()
-                            .skipLocked()))
-                .returningResult(L.EXPIRES_AT));
+            takeOver(
+                L.OWNER
+                    .eq(OWNER)
+                    .or(L.EXPIRES_AT.le(clock()))
+                    .and(
+                        L.NAME.eq(
+                            select(locked.NAME)
+                                .from(locked)
+                                .where(locked.NAME.eq(NAME))
+                                .forUpdate()
+                                .skipLocked()))));
     this.lockRow =
         jdbc.render(
             select(L.OWNER, L.EXPIRES_AT, DSL.field(L.EXPIRES_AT.le(clock())))
@@ -77,13 +77,7 @@ final class LeaseQueries {
                 .values(NAME, OWNER, EXPIRY)
                 .onConflictDoNothing()
                 .returningResult(L.EXPIRES_AT));
-    this.takeOver =
-        jdbc.render(
-            update(L)
-                .set(L.OWNER, OWNER)
-                .set(L.EXPIRES_AT, EXPIRY)
-                .where(L.NAME.eq(NAME))
-                .returningResult(L.EXPIRES_AT));
+    this.takeOver = jdbc.render(takeOver(DSL.noCondition()));
     this.renew =
         jdbc.render(
             update(L).set(L.EXPIRES_AT, EXPIRY).where(L.NAME.eq(NAME)).and(L.OWNER.eq(OWNER)));
@@ -96,6 +90,19 @@ final class LeaseQueries {
                 .where(L.NAME.startsWith(NAME))
                 .and(L.EXPIRES_AT.gt(clock()))
                 .orderBy(L.NAME));
+  }
+
+  /**
+   * Makes {@code owner} the lease's owner until now plus the duration, where {@code condition}
+   * holds; returns the new expiry.
+   */
+  private static Query takeOver(Condition condition) {
+    return update(L)
+        .set(L.OWNER, OWNER)
+        .set(L.EXPIRES_AT, EXPIRY)
+        .where(L.NAME.eq(NAME))
+        .and(condition)
+        .returningResult(L.EXPIRES_AT);
   }
 
   static Field<OffsetDateTime> clock() {
