@@ -278,6 +278,22 @@ abstract class StoreContract {
   }
 
   @Test
+  void aLargeEnqueueReturnsEveryIdInInputOrderAcrossItsInsertStatements() {
+    List<NewMessage> messages = new ArrayList<>();
+    for (int i = 0; i < 250; i++) {
+      messages.add(i == 120 ? ordered("customer-9") : unordered());
+    }
+    List<Long> ids = store.enqueue(dsl, messages);
+
+    assertThat(ids).hasSize(250).isSorted().doesNotHaveDuplicates();
+    for (int i : List.of(0, 99, 100, 120, 199, 200, 249)) {
+      assertThat(row(ids.get(i)).getMessageId()).isEqualTo(messages.get(i).messageId());
+    }
+    assertThat(row(ids.get(120)).getOrderingKey()).isEqualTo("customer-9");
+    assertThat(row(ids.get(121)).getOrderingKey()).isNull();
+  }
+
+  @Test
   void lockPageHoldsRowsByLockAloneUntilTheClaimingTransactionEnds() throws Exception {
     Instant now = now();
     long sent = store.enqueue(dsl, unordered());
