@@ -46,6 +46,7 @@ public final class RelayerStore {
   private final OutboxLaneQueries laneQueries;
   private final StoreJdbc jdbc;
   private final RenderedStatement commitWithoutFlushWait;
+  private final RenderedStatement reuseGenericPlans;
   private final LeaseQueries leases;
   private final int advisoryNamespace;
   private final String laneChannel;
@@ -57,6 +58,8 @@ public final class RelayerStore {
     this.jdbc = new StoreJdbc(mapping);
     this.commitWithoutFlushWait =
         jdbc.render(DSL.setLocal(DSL.name("synchronous_commit"), DSL.inline("off")));
+    this.reuseGenericPlans =
+        jdbc.render(DSL.setLocal(DSL.name("plan_cache_mode"), DSL.inline("force_generic_plan")));
     this.outbox = new OutboxJdbc(jdbc);
     this.laneQueries = new OutboxLaneQueries(jdbc);
     this.leases = new LeaseQueries(jdbc);
@@ -165,6 +168,18 @@ public final class RelayerStore {
    */
   public void commitWithoutFlushWait(DSLContext tx) {
     jdbc.update(tx, commitWithoutFlushWait, Map.of());
+  }
+
+  /**
+   * Makes the statements of the caller's current transaction that the server has prepared run their
+   * generic plan rather than a plan made for each execution's values ({@code SET LOCAL
+   * plan_cache_mode = force_generic_plan}). For the sweeper's pass: planning its keyset page for
+   * given bounds reads the primary key's current lowest and highest entries, and where rows were
+   * just deleted at either end (the sweeper's own deletes, direct dispatch deleting the newest
+   * rows) that means walking every dead entry there, on every pass.
+   */
+  public void reuseGenericPlans(DSLContext tx) {
+    jdbc.update(tx, reuseGenericPlans, Map.of());
   }
 
   // ---------------------------------------------------------------------------------------------

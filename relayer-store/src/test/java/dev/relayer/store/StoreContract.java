@@ -849,6 +849,20 @@ abstract class StoreContract {
   }
 
   @Test
+  void reuseGenericPlansHoldsOnlyForTheCurrentTransaction() {
+    var setting =
+        DSL.field(DSL.function("current_setting", String.class, DSL.inline("plan_cache_mode")));
+    String inside =
+        dsl.transactionResult(
+            c -> {
+              store.reuseGenericPlans(c.dsl());
+              return c.dsl().select(setting).fetchOne(0, String.class);
+            });
+    assertThat(inside).isEqualTo("force_generic_plan");
+    assertThat(dsl.select(setting).fetchOne(0, String.class)).isEqualTo("auto");
+  }
+
+  @Test
   void verifySchemaAcceptsTheInstalledTables() {
     store.verifySchema(dsl);
   }

@@ -67,6 +67,7 @@ public final class Sweeper {
             tx -> {
               DSLContext t = tx.dsl();
               store.commitWithoutFlushWait(t);
+              store.reuseGenericPlans(t);
               LeaseOutcome outcome = store.tryAcquireLease(t, lease());
               if (!outcome.acquired()) {
                 return Step.NOT_LEADER;
