@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
@@ -834,32 +835,30 @@ abstract class StoreContract {
     assertThat(row(pending)).as("pending rows never expire").isNotNull();
   }
 
-  @Test
-  void commitWithoutFlushWaitRelaxesOnlyTheCurrentTransaction() {
-    var setting =
-        DSL.field(DSL.function("current_setting", String.class, DSL.inline("synchronous_commit")));
+  /** The server setting {@code name} inside a transaction that ran {@code action}, and after it. */
+  private List<String> settingInsideAndAfter(String name, Consumer<DSLContext> action) {
+    var setting = DSL.field(DSL.function("current_setting", String.class, DSL.inline(name)));
     String inside =
         dsl.transactionResult(
             c -> {
-              store.commitWithoutFlushWait(c.dsl());
+              action.accept(c.dsl());
               return c.dsl().select(setting).fetchOne(0, String.class);
             });
-    assertThat(inside).isEqualTo("off");
-    assertThat(dsl.select(setting).fetchOne(0, String.class)).isNotEqualTo("off");
+    return List.of(inside, dsl.select(setting).fetchOne(0, String.class));
+  }
+
+  @Test
+  void commitWithoutFlushWaitRelaxesOnlyTheCurrentTransaction() {
+    List<String> values =
+        settingInsideAndAfter("synchronous_commit", store::commitWithoutFlushWait);
+    assertThat(values.get(0)).isEqualTo("off");
+    assertThat(values.get(1)).isNotEqualTo("off");
   }
 
   @Test
   void reuseGenericPlansHoldsOnlyForTheCurrentTransaction() {
-    var setting =
-        DSL.field(DSL.function("current_setting", String.class, DSL.inline("plan_cache_mode")));
-    String inside =
-        dsl.transactionResult(
-            c -> {
-              store.reuseGenericPlans(c.dsl());
-              return c.dsl().select(setting).fetchOne(0, String.class);
-            });
-    assertThat(inside).isEqualTo("force_generic_plan");
-    assertThat(dsl.select(setting).fetchOne(0, String.class)).isEqualTo("auto");
+    assertThat(settingInsideAndAfter("plan_cache_mode", store::reuseGenericPlans))
+        .containsExactly("force_generic_plan", "auto");
   }
 
   @Test
