@@ -60,7 +60,7 @@ final class OutboxJdbc {
 
   static final Param<OffsetDateTime> NOW = param("now", OffsetDateTime.class);
   static final Param<Integer> LIMIT = param("limit", Integer.class);
-  private static final Param<Long[]> IDS = param("ids", Long[].class);
+  static final Param<Long[]> IDS = param("ids", Long[].class);
   static final Param<UUID> TOKEN = param("token", UUID.class);
   static final Param<OffsetDateTime> EXPIRES_AT = param("expiresAt", OffsetDateTime.class);
   private static final Param<Long> AFTER_ID = param("afterId", Long.class);
@@ -72,7 +72,7 @@ final class OutboxJdbc {
   private static final int LOCKS_PER_STATEMENT = 500;
 
   /** Most rows one insert statement carries; a larger enqueue runs several, in order. */
-  static final int ROWS_PER_INSERT = 100;
+  private static final int ROWS_PER_INSERT = 100;
 
   private final StoreJdbc jdbc;
   private final RenderedStatement claimByIds;
@@ -331,12 +331,25 @@ final class OutboxJdbc {
   }
 
   int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
+    return updateClaimed(jdbc, dsl, deleteFenced, token, ids);
+  }
+
+  /**
+   * Runs a token-fenced write to the rows {@code ids} ({@link #IDS}, {@link #TOKEN}); returns how
+   * many it changed, 0 without a round trip when {@code ids} is empty.
+   */
+  static int updateClaimed(
+      StoreJdbc jdbc,
+      DSLContext dsl,
+      RenderedStatement statement,
+      UUID token,
+      Collection<Long> ids) {
     if (ids.isEmpty()) {
       return 0;
     }
     return jdbc.update(
         dsl,
-        deleteFenced,
+        statement,
         Map.of(IDS.getParamName(), ids.toArray(Long[]::new), TOKEN.getParamName(), token));
   }
 

@@ -1,6 +1,7 @@
 package dev.relayer.store;
 
 import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
+import static dev.relayer.store.OutboxJdbc.IDS;
 import static dev.relayer.store.OutboxJdbc.LIMIT;
 import static dev.relayer.store.OutboxJdbc.NOW;
 import static dev.relayer.store.OutboxJdbc.eligible;
@@ -58,7 +59,6 @@ final class OutboxLaneQueries {
   private static final Param<Integer> LANE = param("lane", Integer.class);
   private static final Param<String[]> TRANSPORTS = param("transports", String[].class);
   private static final Param<Integer> ROWS_PER_RUN = param("rowsPerRun", Integer.class);
-  private static final Param<Long[]> IDS = param("ids", Long[].class);
 
   private final StoreJdbc jdbc;
 
@@ -301,14 +301,7 @@ final class OutboxLaneQueries {
    * pass ran out of time).
    */
   int unclaim(DSLContext dsl, UUID token, Collection<Long> ids) {
-    if (ids.isEmpty()) {
-      return 0;
-    }
-    return jdbc.update(
-        dsl,
-        unclaim,
-        Map.of(
-            IDS.getParamName(), ids.toArray(Long[]::new), OutboxJdbc.TOKEN.getParamName(), token));
+    return OutboxJdbc.updateClaimed(jdbc, dsl, unclaim, token, ids);
   }
 
   /**
