@@ -2,22 +2,30 @@ package dev.relayer.store;
 
 import static dev.relayer.jooq.generated.Tables.RELAYER_LEASES;
 import static org.jooq.impl.DSL.deleteFrom;
+import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.insertInto;
+import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.selectOne;
 import static org.jooq.impl.DSL.update;
+import static org.jooq.impl.DSL.with;
 
 import dev.relayer.jooq.generated.tables.RelayerLeases;
+import dev.relayer.jooq.generated.tables.records.RelayerLeasesRecord;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Param;
-import org.jooq.Query;
+import org.jooq.Record1;
+import org.jooq.UpdateConditionStep;
+import org.jooq.UpdateResultStep;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 import org.jooq.types.DayToSecond;
@@ -38,6 +46,7 @@ final class LeaseQueries {
 
   private final StoreJdbc jdbc;
   private final RenderedStatement keep;
+  private final RenderedStatement startPassAndKeep;
   private final RenderedStatement lockRow;
   private final RenderedStatement exists;
   private final RenderedStatement insert;
@@ -50,19 +59,24 @@ final class LeaseQueries {
   LeaseQueries(StoreJdbc jdbc) {
     this.jdbc = jdbc;
     RelayerLeases locked = L.as("locked");
-    this.keep =
-        jdbc.render(
-            takeOver(
-                L.OWNER
-                    .eq(OWNER)
-                    .or(L.EXPIRES_AT.le(clock()))
-                    .and(
-                        L.NAME.eq(
-                            select(locked.NAME)
-                                .from(locked)
-                                .where(locked.NAME.eq(NAME))
-                                .forUpdate()
-                                .skipLocked()))));
+    UpdateResultStep<Record1<OffsetDateTime>> keep =
+        takeOver(
+            L.OWNER
+                .eq(OWNER)
+                .or(L.EXPIRES_AT.le(clock()))
+                .and(
+                    L.NAME.eq(
+                        select(locked.NAME)
+                            .from(locked)
+                            .where(locked.NAME.eq(NAME))
+                            .forUpdate()
+                            .skipLocked())));
+    this.keep = jdbc.render(keep);
+    CommonTableExpression<Record1<OffsetDateTime>> kept =
+        name("kept").fields("expires_at").as(keep);
+    List<Field<?>> startAndKeep = new ArrayList<>(RelayerStore.backgroundPassSettings());
+    startAndKeep.add(field(select(kept.field(0)).from(kept)));
+    this.startPassAndKeep = jdbc.render(with(kept).select(startAndKeep));
     this.lockRow =
         jdbc.render(
             select(L.OWNER, L.EXPIRES_AT, DSL.field(L.EXPIRES_AT.le(clock())))
@@ -78,9 +92,7 @@ final class LeaseQueries {
                 .onConflictDoNothing()
                 .returningResult(L.EXPIRES_AT));
     this.takeOver = jdbc.render(takeOver(DSL.noCondition()));
-    this.renew =
-        jdbc.render(
-            update(L).set(L.EXPIRES_AT, EXPIRY).where(L.NAME.eq(NAME)).and(L.OWNER.eq(OWNER)));
+    this.renew = jdbc.render(renewal());
     this.release = jdbc.render(deleteFrom(L).where(L.NAME.eq(NAME)).and(L.OWNER.eq(OWNER)));
     this.find = jdbc.render(select(L.NAME, L.OWNER, L.EXPIRES_AT).from(L).where(L.NAME.eq(NAME)));
     this.live =
@@ -96,7 +108,7 @@ final class LeaseQueries {
    * Makes {@code owner} the lease's owner until now plus the duration, where {@code condition}
    * holds; returns the new expiry.
    */
-  private static Query takeOver(Condition condition) {
+  private static UpdateResultStep<Record1<OffsetDateTime>> takeOver(Condition condition) {
     return update(L)
         .set(L.OWNER, OWNER)
         .set(L.EXPIRES_AT, EXPIRY)
@@ -105,11 +117,20 @@ final class LeaseQueries {
         .returningResult(L.EXPIRES_AT);
   }
 
+  /**
+   * Restarts the expiry of the lease named {@code :name} if {@code :owner} holds it; bound by
+   * {@link #values}.
+   */
+  static UpdateConditionStep<RelayerLeasesRecord> renewal() {
+    return update(L).set(L.EXPIRES_AT, EXPIRY).where(L.NAME.eq(NAME)).and(L.OWNER.eq(OWNER));
+  }
+
   static Field<OffsetDateTime> clock() {
     return DSL.function("clock_timestamp", SQLDataType.TIMESTAMPWITHTIMEZONE);
   }
 
-  private static Map<String, Object> values(LeaseRequest request) {
+  /** The values of the lease statements' parameters for {@code request}. */
+  static Map<String, Object> values(LeaseRequest request) {
     return Map.of(
         NAME.getParamName(),
         request.name(),
@@ -128,7 +149,29 @@ final class LeaseQueries {
     Map<String, Object> values = values(request);
     // The usual case in one statement: the row exists, no other transaction holds it, and this
     // owner holds the lease or it has expired.
-    Optional<OffsetDateTime> kept = expiry(dsl, keep, values);
+    return tryAcquire(dsl, request, expiry(dsl, keep, values));
+  }
+
+  /**
+   * The background pass settings ({@link RelayerStore#startLeasedPass}) and {@link #tryAcquire},
+   * the usual case of both in one statement.
+   */
+  LeaseOutcome startPassAndTryAcquire(DSLContext dsl, LeaseRequest request) {
+    int expiry = RelayerStore.backgroundPassSettings().size() + 1;
+    Optional<OffsetDateTime> kept =
+        jdbc.first(
+                dsl,
+                startPassAndKeep,
+                values(request),
+                row -> Optional.ofNullable(row.getObject(expiry, OffsetDateTime.class)))
+            .orElseThrow();
+    return tryAcquire(dsl, request, kept);
+  }
+
+  /** The rest of {@link #tryAcquire} once the one-statement keep found {@code kept}. */
+  private LeaseOutcome tryAcquire(
+      DSLContext dsl, LeaseRequest request, Optional<OffsetDateTime> kept) {
+    Map<String, Object> values = values(request);
     if (kept.isPresent()) {
       return new LeaseOutcome.Acquired(kept.get().toInstant());
     }

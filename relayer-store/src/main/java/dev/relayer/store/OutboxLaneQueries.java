@@ -1,5 +1,6 @@
 package dev.relayer.store;
 
+import static dev.relayer.jooq.generated.Tables.RELAYER_LEASES;
 import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
 import static dev.relayer.store.OutboxJdbc.IDS;
 import static dev.relayer.store.OutboxJdbc.LIMIT;
@@ -25,12 +26,14 @@ import static org.jooq.impl.DSL.selectOne;
 import static org.jooq.impl.DSL.sum;
 import static org.jooq.impl.DSL.update;
 import static org.jooq.impl.DSL.when;
+import static org.jooq.impl.DSL.with;
 
 import dev.relayer.jooq.generated.tables.RelayerOutbox;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -71,6 +74,7 @@ final class OutboxLaneQueries {
   private final RenderedStatement hasDueHead;
   private final RenderedStatement unclaim;
   private final RenderedStatement nextDue;
+  private final RenderedStatement renewAndNextDue;
   private final RenderedStatement outsideLanes;
 
   /** {@code pg_notify(channel, lane)} per lane. */
@@ -101,13 +105,19 @@ final class OutboxLaneQueries {
                 .set(O.ATTEMPTS, greatest(O.ATTEMPTS.minus(inline(1)), inline(0)))
                 .where(O.ID.eq(any(IDS)))
                 .and(O.CLAIM_TOKEN.eq(OutboxJdbc.TOKEN)));
-    this.nextDue =
-        jdbc.render(
-            select(min(greatest(O.DELIVER_AT, O.CLAIM_EXPIRES_AT)))
-                .from(O)
-                .where(O.LANE.eq(LANE))
-                .and(O.STATUS.eq(inline(PENDING)))
-                .and(O.DELIVER_AT.gt(NOW).or(O.CLAIM_EXPIRES_AT.gt(NOW))));
+    Select<Record1<OffsetDateTime>> nextDueQuery =
+        select(min(greatest(O.DELIVER_AT, O.CLAIM_EXPIRES_AT)))
+            .from(O)
+            .where(O.LANE.eq(LANE))
+            .and(O.STATUS.eq(inline(PENDING)))
+            .and(O.DELIVER_AT.gt(NOW).or(O.CLAIM_EXPIRES_AT.gt(NOW)));
+    this.nextDue = jdbc.render(nextDueQuery);
+    CommonTableExpression<Record1<String>> renewed =
+        name("renewed")
+            .fields("name")
+            .as(LeaseQueries.renewal().returningResult(RELAYER_LEASES.NAME));
+    this.renewAndNextDue =
+        jdbc.render(with(renewed).select(field(selectCount().from(renewed)), field(nextDueQuery)));
     this.outsideLanes = jdbc.render(selectCount().from(O).where(O.LANE.ge(LANE)));
   }
 
@@ -314,6 +324,24 @@ final class OutboxLaneQueries {
             nextDue,
             Map.of(LANE.getParamName(), lane, NOW.getParamName(), utc(now)),
             row -> row.getObject(1, OffsetDateTime.class))
+        .map(OffsetDateTime::toInstant);
+  }
+
+  /**
+   * Renews the lane's lease ({@link LeaseQueries#renewal}) and finds the lane's {@link #nextDue},
+   * in one statement: the end of a lane pass.
+   */
+  Optional<Instant> renewLeaseAndFindNextDue(
+      DSLContext dsl, LeaseRequest lease, int lane, Instant now) {
+    Map<String, Object> values = new HashMap<>(LeaseQueries.values(lease));
+    values.put(LANE.getParamName(), lane);
+    values.put(NOW.getParamName(), utc(now));
+    return jdbc.first(
+            dsl,
+            renewAndNextDue,
+            values,
+            row -> Optional.ofNullable(row.getObject(2, OffsetDateTime.class)))
+        .orElseThrow()
         .map(OffsetDateTime::toInstant);
   }
 

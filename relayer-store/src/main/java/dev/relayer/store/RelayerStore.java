@@ -16,6 +16,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.impl.DSL;
 
 /**
@@ -46,7 +47,6 @@ public final class RelayerStore {
   private final OutboxLaneQueries laneQueries;
   private final StoreJdbc jdbc;
   private final RenderedStatement commitWithoutFlushWait;
-  private final RenderedStatement reuseGenericPlans;
   private final LeaseQueries leases;
   private final int advisoryNamespace;
   private final String laneChannel;
@@ -58,8 +58,6 @@ public final class RelayerStore {
     this.jdbc = new StoreJdbc(mapping);
     this.commitWithoutFlushWait =
         jdbc.render(DSL.setLocal(DSL.name("synchronous_commit"), DSL.inline("off")));
-    this.reuseGenericPlans =
-        jdbc.render(DSL.setLocal(DSL.name("plan_cache_mode"), DSL.inline("force_generic_plan")));
     this.outbox = new OutboxJdbc(jdbc);
     this.laneQueries = new OutboxLaneQueries(jdbc);
     this.leases = new LeaseQueries(jdbc);
@@ -171,15 +169,32 @@ public final class RelayerStore {
   }
 
   /**
-   * Makes the statements of the caller's current transaction that the server has prepared run their
-   * generic plan rather than a plan made for each execution's values ({@code SET LOCAL
-   * plan_cache_mode = force_generic_plan}). For the sweeper's pass: planning its keyset page for
-   * given bounds reads the primary key's current lowest and highest entries, and where rows were
-   * just deleted at either end (the sweeper's own deletes, direct dispatch deleting the newest
-   * rows) that means walking every dead entry there, on every pass.
+   * Starts one of Relayer's background passes (a sweep, a lane pass) in the caller's transaction
+   * and takes {@code lease} for it, as {@link #tryAcquireLease} does — in one statement when the
+   * lease is this owner's or has expired and no other transaction holds its row. The pass's commit
+   * does not wait for the WAL flush, as with {@link #commitWithoutFlushWait}, and the statements
+   * the server has prepared run their generic plan rather than one made for each execution's values
+   * ({@code plan_cache_mode = force_generic_plan}): planning a keyset page or a lane's heads for
+   * given values reads the primary key's current lowest and highest entries, and where rows were
+   * just deleted at either end (a pass's own deletes, direct dispatch deleting the newest rows)
+   * that means walking every dead entry there, on every pass. Both settings end with the
+   * transaction.
    */
-  public void reuseGenericPlans(DSLContext tx) {
-    jdbc.update(tx, reuseGenericPlans, Map.of());
+  public LeaseOutcome startLeasedPass(DSLContext tx, LeaseRequest lease) {
+    return leases.startPassAndTryAcquire(tx, Objects.requireNonNull(lease, "lease"));
+  }
+
+  /** The settings of {@link #startLeasedPass}, as {@code set_config} calls. */
+  static List<Field<String>> backgroundPassSettings() {
+    return List.of(
+        setLocally("synchronous_commit", "off"),
+        setLocally("plan_cache_mode", "force_generic_plan"));
+  }
+
+  /** {@code set_config(name, value, true)}: the setting holds until the transaction ends. */
+  private static Field<String> setLocally(String name, String value) {
+    return DSL.function(
+        "set_config", String.class, DSL.inline(name), DSL.inline(value), DSL.inline(true));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -250,6 +265,16 @@ public final class RelayerStore {
    */
   public Optional<Instant> nextDueInLane(DSLContext dsl, int lane, Instant now) {
     return laneQueries.nextDue(dsl, lane, Objects.requireNonNull(now, "now"));
+  }
+
+  /**
+   * The end of a lane pass, in one statement: renews {@code lease} as {@link #renewLease} does and
+   * returns what {@link #nextDueInLane} would.
+   */
+  public Optional<Instant> renewLeaseAndFindNextDue(
+      DSLContext dsl, LeaseRequest lease, int lane, Instant now) {
+    return laneQueries.renewLeaseAndFindNextDue(
+        dsl, Objects.requireNonNull(lease, "lease"), lane, Objects.requireNonNull(now, "now"));
   }
 
   /**

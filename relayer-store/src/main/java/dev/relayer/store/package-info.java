@@ -16,18 +16,22 @@
  *
  * The statements every message or pass runs — the enqueue insert and key locks, the claims by ids
  * and by page, the sweeper's page lock, the completing deletes, the lane claim and the other lane
- * statements, the lease statements and the {@code SET LOCAL} of {@code synchronous_commit} and
- * {@code plan_cache_mode} — are written as typed jOOQ DSL like the rest, with named parameters
- * ({@code DSL.param}) for what changes per call. The store renders each once, with the same
- * mapping, and runs it over JDBC on the connection of the caller's {@code DSLContext} ({@code
- * connectionResult}), binding values by parameter name. jOOQ would build, render and bind the query
- * anew on every execution, which measured as most of the CPU Relayer spent per message ({@code
- * docs/benchmarks.md}); the constant text also lets the driver keep each statement prepared on the
- * server. Failures are translated as on jOOQ's path; the caller's execute listeners and statement
- * settings do not apply to these statements. Inserts are rendered per shape (optional columns
- * written, rows, at most 100 per statement), key locks and lane notifications per count, on first
- * use. Status values in these statements are literals, so that a generic plan can use the partial
- * indexes on {@code status}.
+ * statements, the lease statements and the transaction settings of a background pass ({@code
+ * synchronous_commit}, {@code plan_cache_mode}) — are written as typed jOOQ DSL like the rest, with
+ * named parameters ({@code DSL.param}) for what changes per call. The store renders each once, with
+ * the same mapping, and runs it over JDBC on the connection of the caller's {@code DSLContext}
+ * ({@code connectionResult}), binding values by parameter name. jOOQ would build, render and bind
+ * the query anew on every execution, which measured as most of the CPU Relayer spent per message
+ * ({@code docs/benchmarks.md}); the constant text also lets the driver keep each statement prepared
+ * on the server. Failures are translated as on jOOQ's path; the caller's execute listeners and
+ * statement settings do not apply to these statements. Inserts are rendered per shape (optional
+ * columns written, rows, at most 100 per statement), key locks and lane notifications per count, on
+ * first use. Status values in these statements are literals, so that a generic plan can use the
+ * partial indexes on {@code status}. Where a pass would otherwise wait for one round trip after
+ * another, statements are joined: a background pass's settings and the usual case of taking its
+ * lease are one statement ({@link dev.relayer.store.RelayerStore#startLeasedPass}), and so are a
+ * lane pass's lease renewal and the lane's next due instant ({@link
+ * dev.relayer.store.RelayerStore#renewLeaseAndFindNextDue}).
  *
  * <h2>Ordered writes</h2>
  *

@@ -1,5 +1,6 @@
 package dev.relayer.store;
 
+import static dev.relayer.jooq.generated.Tables.RELAYER_LEASES;
 import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
 import static dev.relayer.store.StoreFixture.message;
 import static dev.relayer.store.StoreFixture.ordered;
@@ -57,8 +58,9 @@ abstract class LaneStoreContract {
   }
 
   @BeforeEach
-  void emptyOutbox() {
+  void emptyTables() {
     mapped.deleteFrom(RELAYER_OUTBOX).execute();
+    mapped.deleteFrom(RELAYER_LEASES).execute();
   }
 
   /** {@code count} distinct keys that all map to {@code lane}. */
@@ -246,6 +248,30 @@ abstract class LaneStoreContract {
     assertThat(store.nextDueInLane(dsl, LANE, now)).contains(now.plusSeconds(40));
     assertThat(store.nextDueInLane(dsl, LANE, now.plusSeconds(41))).contains(now.plusSeconds(90));
     assertThat(store.nextDueInLane(dsl, LANE + 1, now)).isEmpty();
+  }
+
+  @Test
+  void renewLeaseAndFindNextDueRenewsOnlyTheOwnersLeaseAndFindsTheLanesNextDue() {
+    Instant now = now();
+    LeaseRequest owner = new LeaseRequest("lane/" + LANE, "instance-a", Duration.ofMinutes(10));
+    LeaseRequest other = new LeaseRequest("lane/" + LANE, "instance-b", Duration.ofHours(1));
+    assertThat(store.renewLeaseAndFindNextDue(dsl, owner, LANE, now)).as("no lease yet").isEmpty();
+    assertThat(store.lease(dsl, owner.name())).isEmpty();
+
+    assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), owner)).acquired())
+        .isTrue();
+    Instant taken = store.lease(dsl, owner.name()).orElseThrow().expiresAt();
+    store.enqueue(dsl, message().orderingKey(keys.get(0)).deliverAt(now.plusSeconds(90)).build());
+
+    assertThat(store.renewLeaseAndFindNextDue(dsl, other, LANE, now)).contains(now.plusSeconds(90));
+    assertThat(store.lease(dsl, owner.name()).orElseThrow())
+        .as("another owner's renewal changes nothing")
+        .extracting(LeaseState::owner, LeaseState::expiresAt)
+        .containsExactly("instance-a", taken);
+
+    assertThat(store.renewLeaseAndFindNextDue(dsl, owner, LANE, now)).contains(now.plusSeconds(90));
+    assertThat(store.lease(dsl, owner.name()).orElseThrow().expiresAt()).isAfter(taken);
+    assertThat(store.renewLeaseAndFindNextDue(dsl, owner, LANE + 1, now)).isEmpty();
   }
 
   @Test

@@ -835,30 +835,46 @@ abstract class StoreContract {
     assertThat(row(pending)).as("pending rows never expire").isNotNull();
   }
 
-  /** The server setting {@code name} inside a transaction that ran {@code action}, and after it. */
-  private List<String> settingInsideAndAfter(String name, Consumer<DSLContext> action) {
+  /**
+   * The server setting {@code name} before, inside a transaction that ran {@code action}, and after
+   * it (the embedded test server runs with {@code synchronous_commit = off} by default).
+   */
+  private List<String> settingBeforeInsideAndAfter(String name, Consumer<DSLContext> action) {
     var setting = DSL.field(DSL.function("current_setting", String.class, DSL.inline(name)));
+    String before = dsl.select(setting).fetchOne(0, String.class);
     String inside =
         dsl.transactionResult(
             c -> {
               action.accept(c.dsl());
               return c.dsl().select(setting).fetchOne(0, String.class);
             });
-    return List.of(inside, dsl.select(setting).fetchOne(0, String.class));
+    return List.of(before, inside, dsl.select(setting).fetchOne(0, String.class));
   }
 
   @Test
   void commitWithoutFlushWaitRelaxesOnlyTheCurrentTransaction() {
     List<String> values =
-        settingInsideAndAfter("synchronous_commit", store::commitWithoutFlushWait);
-    assertThat(values.get(0)).isEqualTo("off");
-    assertThat(values.get(1)).isNotEqualTo("off");
+        settingBeforeInsideAndAfter("synchronous_commit", store::commitWithoutFlushWait);
+    assertThat(values.get(1)).isEqualTo("off");
+    assertThat(values.get(2)).isEqualTo(values.get(0));
   }
 
   @Test
-  void reuseGenericPlansHoldsOnlyForTheCurrentTransaction() {
-    assertThat(settingInsideAndAfter("plan_cache_mode", store::reuseGenericPlans))
-        .containsExactly("force_generic_plan", "auto");
+  void aLeasedPassSetsBothSettingsForItsTransactionOnlyWhetherOrNotItTakesTheLease() {
+    LeaseRequest mine = new LeaseRequest("pass", "instance-a", Duration.ofSeconds(30));
+    LeaseRequest theirs = new LeaseRequest("pass", "instance-b", Duration.ofSeconds(30));
+    for (LeaseRequest lease : List.of(mine, mine, theirs)) {
+      List<LeaseOutcome> outcome = new ArrayList<>();
+      List<String> flush =
+          settingBeforeInsideAndAfter(
+              "synchronous_commit", t -> outcome.add(store.startLeasedPass(t, lease)));
+      assertThat(flush.get(1)).isEqualTo("off");
+      assertThat(flush.get(2)).isEqualTo(flush.get(0));
+      assertThat(
+              settingBeforeInsideAndAfter("plan_cache_mode", t -> store.startLeasedPass(t, lease)))
+          .containsExactly("auto", "force_generic_plan", "auto");
+      assertThat(outcome.get(0).acquired()).as(lease.owner()).isEqualTo(lease == mine);
+    }
   }
 
   @Test

@@ -66,9 +66,7 @@ public final class Sweeper {
         dsl.transactionResult(
             tx -> {
               DSLContext t = tx.dsl();
-              store.commitWithoutFlushWait(t);
-              store.reuseGenericPlans(t);
-              LeaseOutcome outcome = store.tryAcquireLease(t, lease());
+              LeaseOutcome outcome = store.startLeasedPass(t, lease());
               if (!outcome.acquired()) {
                 return Step.NOT_LEADER;
               }

@@ -104,8 +104,7 @@ public final class LaneWorker {
         dsl.transactionResult(
             tx -> {
               DSLContext t = tx.dsl();
-              store.commitWithoutFlushWait(t);
-              LeaseOutcome outcome = store.tryAcquireLease(t, lease);
+              LeaseOutcome outcome = store.startLeasedPass(t, lease);
               if (!outcome.acquired()) {
                 return new Step(PassResult.notOwner(lane), List.of());
               }
@@ -116,13 +115,16 @@ public final class LaneWorker {
               }
               Claim claim = claim(t, lane);
               if (claim.isEmpty()) {
-                Optional<Duration> dueIn = dueIn(t, lane);
-                store.renewLease(t, lease);
+                Optional<Duration> dueIn = renewAndFindDueIn(t, lease, lane);
                 return new Step(new PassResult(lane, true, 0, 0, 0, 0, false, dueIn), List.of());
               }
               Tally tally = sendClaims(t, lane, claim, claimAgain);
-              Optional<Duration> dueIn = tally.more ? Optional.empty() : dueIn(t, lane);
-              store.renewLease(t, lease);
+              Optional<Duration> dueIn = Optional.empty();
+              if (tally.more) {
+                store.renewLease(t, lease);
+              } else {
+                dueIn = renewAndFindDueIn(t, lease, lane);
+              }
               return new Step(
                   new PassResult(
                       lane,
@@ -220,9 +222,16 @@ public final class LaneWorker {
     }
   }
 
-  private Optional<Duration> dueIn(DSLContext t, int lane) {
+  /**
+   * Renews the lane's lease and reads when its earliest schedule or retry hold ends, in one
+   * statement.
+   */
+  private Optional<Duration> renewAndFindDueIn(DSLContext t, LeaseRequest lease, int lane) {
     Instant now = engine.clock().instant();
-    return engine.store().nextDueInLane(t, lane, now).map(due -> Duration.between(now, due));
+    return engine
+        .store()
+        .renewLeaseAndFindNextDue(t, lease, lane, now)
+        .map(due -> Duration.between(now, due));
   }
 
   /** Gives the lane's lease up if this owner holds it; true if it did. */
