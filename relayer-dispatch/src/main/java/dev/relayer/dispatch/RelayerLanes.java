@@ -215,7 +215,7 @@ public final class RelayerLanes implements AutoCloseable {
       throw new InvalidInputException(
           "lane must be between 0 and " + (store.options().laneCount() - 1) + ", was " + lane);
     }
-    LaneWorker.PassResult result = worker.pass(dsl, lane, false, () -> true);
+    LaneWorker.PassResult result = worker.pass(dsl, lane, false, () -> true, System::nanoTime);
     return new LanePassResult(
         result.owner(),
         result.claimed(),

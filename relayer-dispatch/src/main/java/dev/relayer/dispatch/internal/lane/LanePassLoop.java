@@ -56,7 +56,12 @@ public final class LanePassLoop {
     try {
       LaneWorker.PassResult result =
           worker.pass(
-              dsl, lane, task.reason() == Reason.RENEW, () -> !scheduler.othersWaiting(lane));
+              dsl,
+              lane,
+              task.reason() == Reason.RENEW,
+              () -> !scheduler.othersWaiting(lane),
+              scheduler::now);
+      result.nothingDueSince().ifPresent(since -> scheduler.sawNothingDue(lane, since));
       owner = result.owner();
       more = result.more();
       dueIn = result.dueIn().orElse(null);

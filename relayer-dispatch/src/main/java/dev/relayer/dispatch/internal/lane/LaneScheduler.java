@@ -49,6 +49,7 @@ public final class LaneScheduler {
   private final boolean[] running;
   private final boolean[] held;
   private final Reason[] woken;
+  private final long[] wokenAt;
   private final long[] nextPoll;
   private final long[] nextDue;
   private final long[] nextRenew;
@@ -66,6 +67,7 @@ public final class LaneScheduler {
     this.running = new boolean[laneCount];
     this.held = new boolean[laneCount];
     this.woken = new Reason[laneCount];
+    this.wokenAt = new long[laneCount];
     this.nextPoll = new long[laneCount];
     this.nextDue = new long[laneCount];
     this.nextRenew = new long[laneCount];
@@ -129,20 +131,44 @@ public final class LaneScheduler {
 
   /** Runs {@code lane} as soon as a thread is free, if it is assigned here. */
   public synchronized void wake(int lane) {
-    if (lane >= 0 && lane < laneCount && targeted[lane] && woken[lane] == null) {
-      woken[lane] = Reason.WAKEUP;
-      notifyAll();
+    if (lane >= 0 && lane < laneCount && targeted[lane]) {
+      wokenAt[lane] = nanoTime.getAsLong();
+      if (woken[lane] == null) {
+        woken[lane] = Reason.WAKEUP;
+        notifyAll();
+      }
     }
   }
 
   /** Wakes every assigned lane (after a notification may have been missed). */
   public synchronized void wakeAll() {
+    long now = nanoTime.getAsLong();
     for (int lane = 0; lane < laneCount; lane++) {
-      if (targeted[lane] && woken[lane] == null) {
-        woken[lane] = Reason.WAKEUP;
+      if (targeted[lane]) {
+        wokenAt[lane] = now;
+        if (woken[lane] == null) {
+          woken[lane] = Reason.WAKEUP;
+        }
       }
     }
     notifyAll();
+  }
+
+  /** This scheduler's clock, in nanoseconds: what {@link #sawNothingDue} compares. */
+  public long now() {
+    return nanoTime.getAsLong();
+  }
+
+  /**
+   * A running pass of {@code lane} looked at it at {@code lookedAt} (this scheduler's clock, read
+   * just before the look was sent) and found nothing due. A wake-up that arrived before then is
+   * dropped: a notification arrives only after its commit became visible, so that look saw the
+   * commit's rows. A later wake-up stays.
+   */
+  public synchronized void sawNothingDue(int lane, long lookedAt) {
+    if (woken[lane] == Reason.WAKEUP && wokenAt[lane] < lookedAt) {
+      woken[lane] = null;
+    }
   }
 
   /**

@@ -15,9 +15,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,6 +66,9 @@ public final class LaneWorker {
    * @param givenBack rows claimed but not sent, given back without spending an attempt
    * @param more whether another pass is likely to find work at once
    * @param dueIn after an idle pass: when the lane's earliest schedule or retry hold ends
+   * @param nothingDueSince when the pass's last look at the lane (a claim, or the due-head check)
+   *     found nothing due: the pass clock's reading just before that look was sent. Every commit
+   *     whose notification had arrived by then was visible to it.
    */
   public record PassResult(
       int lane,
@@ -73,10 +78,11 @@ public final class LaneWorker {
       int failed,
       int givenBack,
       boolean more,
-      Optional<Duration> dueIn) {
+      Optional<Duration> dueIn,
+      OptionalLong nothingDueSince) {
 
     static PassResult notOwner(int lane) {
-      return new PassResult(lane, false, 0, 0, 0, 0, false, Optional.empty());
+      return new PassResult(lane, false, 0, 0, 0, 0, false, Optional.empty(), OptionalLong.empty());
     }
   }
 
@@ -95,9 +101,11 @@ public final class LaneWorker {
   /**
    * Runs one pass over {@code lane} on {@code dsl} (one transaction). With {@code renewOnly} the
    * pass only takes or renews the lease. After a claim sent in full, the pass claims again only
-   * while {@code claimAgain} says so (and {@code claimsPerPass} allows).
+   * while {@code claimAgain} says so (and {@code claimsPerPass} allows). {@code clock}
+   * (nanoseconds) times {@link PassResult#nothingDueSince}.
    */
-  public PassResult pass(DSLContext dsl, int lane, boolean renewOnly, BooleanSupplier claimAgain) {
+  public PassResult pass(
+      DSLContext dsl, int lane, boolean renewOnly, BooleanSupplier claimAgain, LongSupplier clock) {
     RelayerStore store = engine.store();
     LeaseRequest lease = lease(lane);
     Step step =
@@ -111,14 +119,19 @@ public final class LaneWorker {
               if (renewOnly) {
                 // Taking the lease has already restarted its expiry.
                 return new Step(
-                    new PassResult(lane, true, 0, 0, 0, 0, false, Optional.empty()), List.of());
+                    new PassResult(
+                        lane, true, 0, 0, 0, 0, false, Optional.empty(), OptionalLong.empty()),
+                    List.of());
               }
+              long look = clock.getAsLong();
               Claim claim = claim(t, lane);
               if (claim.isEmpty()) {
                 Optional<Duration> dueIn = renewAndFindDueIn(t, lease, lane);
-                return new Step(new PassResult(lane, true, 0, 0, 0, 0, false, dueIn), List.of());
+                return new Step(
+                    new PassResult(lane, true, 0, 0, 0, 0, false, dueIn, OptionalLong.of(look)),
+                    List.of());
               }
-              Tally tally = sendClaims(t, lane, claim, claimAgain);
+              Tally tally = sendClaims(t, lane, claim, claimAgain, clock);
               Optional<Duration> dueIn = Optional.empty();
               if (tally.more) {
                 store.renewLease(t, lease);
@@ -134,7 +147,8 @@ public final class LaneWorker {
                       tally.failed,
                       tally.givenBack,
                       tally.more,
-                      dueIn),
+                      dueIn,
+                      tally.nothingDueSince),
                   tally.events);
             });
     leases.observe(lease.name(), settings.owner(), step.result().owner());
@@ -158,7 +172,8 @@ public final class LaneWorker {
    * next rows in the same transaction, up to {@code claimsPerPass} claims and while {@code
    * claimAgain} says so.
    */
-  private Tally sendClaims(DSLContext t, int lane, Claim first, BooleanSupplier claimAgain) {
+  private Tally sendClaims(
+      DSLContext t, int lane, Claim first, BooleanSupplier claimAgain, LongSupplier clock) {
     RelayerStore store = engine.store();
     Tally tally = new Tally();
     Claim claim = first;
@@ -173,16 +188,19 @@ public final class LaneWorker {
       if (!allSent || claims == settings.claimsPerPass()) {
         return tally;
       }
+      long look = clock.getAsLong();
       if (!claimAgain.getAsBoolean()) {
         // Other lanes wait for this thread: ask whether a next pass would find work rather than
         // assume that it would.
         tally.more = store.laneHasDueHead(t, lane, engine.clock().instant());
+        tally.nothingDueSince = tally.more ? OptionalLong.empty() : OptionalLong.of(look);
         return tally;
       }
       // The lane's next rows, in this transaction: the sent rows are gone from its view.
       claim = claim(t, lane);
       if (claim.isEmpty()) {
         tally.more = false;
+        tally.nothingDueSince = OptionalLong.of(look);
         return tally;
       }
     }
@@ -212,6 +230,7 @@ public final class LaneWorker {
     int failed;
     int givenBack;
     boolean more;
+    OptionalLong nothingDueSince = OptionalLong.empty();
     final List<Consumer<RelayerEventListener>> events = new ArrayList<>();
 
     void add(Claim claim, SendOutcome outcome, int givenBack) {

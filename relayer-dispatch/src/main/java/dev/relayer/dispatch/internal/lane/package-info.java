@@ -113,5 +113,14 @@
  * pg_notify} on the store's lane channel, sent inside the writing transaction and so delivered only
  * when it commits. After an idle pass the lane is woken again when its earliest schedule or retry
  * hold ends. Unordered rows never use notifications.
+ *
+ * <p>Both kinds of wake-up arrive only once the commit is visible: the transaction listener runs
+ * after the commit returned, and PostgreSQL delivers a notification only after its transaction
+ * stopped running. So a look at the lane (a claim, or the due-head check) that starts after a
+ * wake-up arrived sees that commit's rows. When a pass's last look found nothing due, a wake-up
+ * that arrived before that look started is dropped instead of running a pass that would find
+ * nothing ({@code LaneScheduler#sawNothingDue}); one that arrived later stays. Such wake-ups are
+ * common: the pass already running claimed the commit's rows before its wake-up arrived (in one run
+ * of the lanes benchmark at half its capacity, 1,776 wake-ups were dropped while 8,585 passes ran).
  */
 package dev.relayer.dispatch.internal.lane;

@@ -45,6 +45,38 @@ class LaneSchedulerTest {
   }
 
   @Test
+  void aWakeUpThatArrivedBeforeALookFoundNothingDueIsDroppedALaterOneStays()
+      throws InterruptedException {
+    scheduler.target(Set.of(0, 1));
+    settle();
+    scheduler.wake(0);
+    Task running = next();
+    advance(Duration.ofMillis(1));
+    scheduler.wake(0);
+    advance(Duration.ofMillis(1));
+    long look = scheduler.now();
+    scheduler.sawNothingDue(0, look);
+    scheduler.done(running, true, false, null, false);
+    assertThat(next()).as("the look saw the commit that woke the lane").isNull();
+
+    scheduler.wake(0);
+    running = next();
+    look = scheduler.now();
+    advance(Duration.ofMillis(1));
+    scheduler.wake(0);
+    scheduler.sawNothingDue(0, look);
+    scheduler.done(running, true, false, null, false);
+    assertThat(next()).as("woken after the look began").isEqualTo(new Task(0, Reason.WAKEUP));
+
+    scheduler.target(Set.of(0, 1, 2));
+    advance(Duration.ofMillis(1));
+    scheduler.sawNothingDue(2, scheduler.now());
+    assertThat(next())
+        .as("a newly assigned lane still runs")
+        .isEqualTo(new Task(2, Reason.ACQUIRE));
+  }
+
+  @Test
   void othersWaitWhenAnotherLaneIsWokenOrDueButNotWhileItRuns() throws InterruptedException {
     scheduler.target(Set.of(0, 1));
     settle();
