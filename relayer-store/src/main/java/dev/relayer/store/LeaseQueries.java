@@ -14,7 +14,6 @@ import static org.jooq.impl.DSL.with;
 import dev.relayer.jooq.generated.tables.RelayerLeases;
 import dev.relayer.jooq.generated.tables.records.RelayerLeasesRecord;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -74,9 +73,13 @@ final class LeaseQueries {
     this.keep = jdbc.render(keep);
     CommonTableExpression<Record1<OffsetDateTime>> kept =
         name("kept").fields("expires_at").as(keep);
-    List<Field<?>> startAndKeep = new ArrayList<>(RelayerStore.backgroundPassSettings());
-    startAndKeep.add(field(select(kept.field(0)).from(kept)));
-    this.startPassAndKeep = jdbc.render(with(kept).select(startAndKeep));
+    this.startPassAndKeep =
+        jdbc.render(
+            with(kept)
+                .select(
+                    field(select(kept.field(0)).from(kept)),
+                    TransactionSettings.NO_FLUSH_WAIT,
+                    TransactionSettings.GENERIC_PLANS));
     this.lockRow =
         jdbc.render(
             select(L.OWNER, L.EXPIRES_AT, DSL.field(L.EXPIRES_AT.le(clock())))
@@ -149,7 +152,7 @@ final class LeaseQueries {
     Map<String, Object> values = values(request);
     // The usual case in one statement: the row exists, no other transaction holds it, and this
     // owner holds the lease or it has expired.
-    return tryAcquire(dsl, request, expiry(dsl, keep, values));
+    return tryAcquire(dsl, request, values, expiry(dsl, keep, values));
   }
 
   /**
@@ -157,21 +160,23 @@ final class LeaseQueries {
    * the usual case of both in one statement.
    */
   LeaseOutcome startPassAndTryAcquire(DSLContext dsl, LeaseRequest request) {
-    int expiry = RelayerStore.backgroundPassSettings().size() + 1;
+    Map<String, Object> values = values(request);
     Optional<OffsetDateTime> kept =
         jdbc.first(
                 dsl,
                 startPassAndKeep,
-                values(request),
-                row -> Optional.ofNullable(row.getObject(expiry, OffsetDateTime.class)))
+                values,
+                row -> Optional.ofNullable(row.getObject(1, OffsetDateTime.class)))
             .orElseThrow();
-    return tryAcquire(dsl, request, kept);
+    return tryAcquire(dsl, request, values, kept);
   }
 
   /** The rest of {@link #tryAcquire} once the one-statement keep found {@code kept}. */
   private LeaseOutcome tryAcquire(
-      DSLContext dsl, LeaseRequest request, Optional<OffsetDateTime> kept) {
-    Map<String, Object> values = values(request);
+      DSLContext dsl,
+      LeaseRequest request,
+      Map<String, Object> values,
+      Optional<OffsetDateTime> kept) {
     if (kept.isPresent()) {
       return new LeaseOutcome.Acquired(kept.get().toInstant());
     }

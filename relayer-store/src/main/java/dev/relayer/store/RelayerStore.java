@@ -16,7 +16,6 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
-import org.jooq.Field;
 import org.jooq.impl.DSL;
 
 /**
@@ -56,8 +55,7 @@ public final class RelayerStore {
     this.options = options;
     this.mapping = new StoreDsl(options.schema());
     this.jdbc = new StoreJdbc(mapping);
-    this.commitWithoutFlushWait =
-        jdbc.render(DSL.setLocal(DSL.name("synchronous_commit"), DSL.inline("off")));
+    this.commitWithoutFlushWait = jdbc.render(DSL.select(TransactionSettings.NO_FLUSH_WAIT));
     this.outbox = new OutboxJdbc(jdbc);
     this.laneQueries = new OutboxLaneQueries(jdbc);
     this.leases = new LeaseQueries(jdbc);
@@ -165,7 +163,7 @@ public final class RelayerStore {
    * transaction that writes the messages.
    */
   public void commitWithoutFlushWait(DSLContext tx) {
-    jdbc.update(tx, commitWithoutFlushWait, Map.of());
+    jdbc.call(tx, commitWithoutFlushWait, Map.of());
   }
 
   /**
@@ -182,19 +180,6 @@ public final class RelayerStore {
    */
   public LeaseOutcome startLeasedPass(DSLContext tx, LeaseRequest lease) {
     return leases.startPassAndTryAcquire(tx, Objects.requireNonNull(lease, "lease"));
-  }
-
-  /** The settings of {@link #startLeasedPass}, as {@code set_config} calls. */
-  static List<Field<String>> backgroundPassSettings() {
-    return List.of(
-        setLocally("synchronous_commit", "off"),
-        setLocally("plan_cache_mode", "force_generic_plan"));
-  }
-
-  /** {@code set_config(name, value, true)}: the setting holds until the transaction ends. */
-  private static Field<String> setLocally(String name, String value) {
-    return DSL.function(
-        "set_config", String.class, DSL.inline(name), DSL.inline(value), DSL.inline(true));
   }
 
   // ---------------------------------------------------------------------------------------------

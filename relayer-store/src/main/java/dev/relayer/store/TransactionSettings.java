@@ -1,0 +1,25 @@
+package dev.relayer.store;
+
+import org.jooq.Field;
+import org.jooq.impl.DSL;
+
+/**
+ * Server settings that hold until the caller's transaction ends, as {@code set_config(name, value,
+ * true)} calls: a statement can set them alongside its own work instead of a {@code SET LOCAL} of
+ * its own.
+ */
+final class TransactionSettings {
+
+  /** The transaction's commit does not wait for the WAL flush. */
+  static final Field<String> NO_FLUSH_WAIT = local("synchronous_commit", "off");
+
+  /** Statements the server has prepared run their generic plan, not one planned per execution. */
+  static final Field<String> GENERIC_PLANS = local("plan_cache_mode", "force_generic_plan");
+
+  private TransactionSettings() {}
+
+  private static Field<String> local(String name, String value) {
+    return DSL.function(
+        "set_config", String.class, DSL.inline(name), DSL.inline(value), DSL.inline(true));
+  }
+}
