@@ -1,7 +1,9 @@
 package dev.relayer.dispatch;
 
 /**
- * Counters of one {@link RelayerLanes} instance since it was created, for metrics and tests.
+ * Counters of one {@link RelayerLanes} instance since it was created, for metrics and tests. A pass
+ * serves every lane that was ready to run when it started, and counts once, under the reason of the
+ * lane it was started for.
  *
  * @param wakeupPasses passes started because a commit in this process or a notification named the
  *     lane (or the listening connection was opened again)

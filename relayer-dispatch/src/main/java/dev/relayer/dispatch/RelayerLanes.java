@@ -13,7 +13,9 @@ import dev.relayer.dispatch.internal.lane.LaneWakeupListener;
 import dev.relayer.dispatch.internal.lane.LaneWorker;
 import dev.relayer.store.RelayerStore;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -92,7 +94,11 @@ public final class RelayerLanes implements AutoCloseable {
     int laneCount = store.options().laneCount();
     this.scheduler =
         new LaneScheduler(
-            laneCount, options.pollInterval(), options.renewInterval(), System::nanoTime);
+            laneCount,
+            options.threads(),
+            options.pollInterval(),
+            options.renewInterval(),
+            System::nanoTime);
     this.worker =
         new LaneWorker(
             engine,
@@ -211,18 +217,39 @@ public final class RelayerLanes implements AutoCloseable {
    * Runs one full pass over {@code lane} on the calling thread; for tests, tools and benchmarks.
    */
   public LanePassResult passOnce(int lane) {
-    if (lane < 0 || lane >= store.options().laneCount()) {
-      throw new InvalidInputException(
-          "lane must be between 0 and " + (store.options().laneCount() - 1) + ", was " + lane);
+    return passOnce(List.of(lane)).get(lane);
+  }
+
+  /**
+   * Runs one full pass over {@code lanes} together (one transaction, as the lane threads serve
+   * lanes that are ready at once) on the calling thread; what it did per lane, in the order given.
+   * For tests, tools and benchmarks.
+   */
+  public Map<Integer, LanePassResult> passOnce(List<Integer> lanes) {
+    Objects.requireNonNull(lanes, "lanes");
+    if (lanes.isEmpty() || Set.copyOf(lanes).size() != lanes.size()) {
+      throw new InvalidInputException("lanes must name one or more distinct lanes, was " + lanes);
     }
-    LaneWorker.PassResult result = worker.pass(dsl, lane, false, () -> true, System::nanoTime);
-    return new LanePassResult(
-        result.owner(),
-        result.claimed(),
-        result.sent(),
-        result.failed(),
-        result.givenBack(),
-        result.more());
+    for (int lane : lanes) {
+      if (lane < 0 || lane >= store.options().laneCount()) {
+        throw new InvalidInputException(
+            "lane must be between 0 and " + (store.options().laneCount() - 1) + ", was " + lane);
+      }
+    }
+    Map<Integer, LanePassResult> results = new LinkedHashMap<>();
+    for (LaneWorker.PassResult result :
+        worker.pass(dsl, lanes, false, () -> true, System::nanoTime)) {
+      results.put(
+          result.lane(),
+          new LanePassResult(
+              result.owner(),
+              result.claimed(),
+              result.sent(),
+              result.failed(),
+              result.givenBack(),
+              result.more()));
+    }
+    return results;
   }
 
   /**

@@ -115,7 +115,9 @@ class LaneFailoverIT {
 
     child = startChild("doomed", 50, 30);
     await().atMost(WAIT).until(() -> childLog().contains("started"));
-    // The survivor joins while the child works; the lanes are split between the two.
+    // The survivor joins once the child sends: the child's passes then hold the lanes they serve,
+    // and the lanes are split between the two.
+    await().atMost(WAIT).until(() -> sentBy("doomed") > 0);
     RelayerDispatcher dispatcher =
         fx.track(
             RelayerDispatcher.builder(fx.store, fx.dsl)

@@ -3,13 +3,17 @@ package dev.relayer.dispatch;
 import static dev.relayer.dispatch.DispatchFixture.keysInLane;
 import static dev.relayer.dispatch.DispatchFixture.ordered;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relayer.api.InvalidInputException;
+import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.StoreOptions;
 import dev.relayer.testkit.transport.InMemoryTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
@@ -100,6 +104,38 @@ class OrderedLanesIT {
     assertThat(deliveredOf(memory, keys.get(1))).containsExactlyElementsOf(b);
     assertThat(fx.outboxCount()).isZero();
     assertThat(lanes.ownedLanes()).containsExactly(LANE);
+  }
+
+  @Test
+  void onePassServesSeveralLanesInOneClaimAndLeavesALaneHeldElsewhere() {
+    InMemoryTransport memory = InMemoryTransport.named("memory");
+    RelayerLanes lanes = lanes(memory, DispatchFixture.fastOptions().build());
+    int other = LANE + 1;
+    int elsewhere = LANE + 2;
+    String otherKey = keysInLane(other, 1, StoreOptions.DEFAULT_LANES).get(0);
+    String elsewhereKey = keysInLane(elsewhere, 1, StoreOptions.DEFAULT_LANES).get(0);
+    LeaseRequest held = new LeaseRequest("lane/" + elsewhere, "another", Duration.ofMinutes(1));
+    assertThat(fx.dsl.transactionResult(tx -> fx.store.tryAcquireLease(tx.dsl(), held)).acquired())
+        .isTrue();
+    List<UUID> a = enqueue(keys.get(0), 2);
+    List<UUID> b = enqueue(otherKey, 2);
+    enqueue(elsewhereKey, 1);
+
+    Map<Integer, LanePassResult> pass = lanes.passOnce(List.of(LANE, other, elsewhere));
+
+    assertThat(pass.keySet()).containsExactly(LANE, other, elsewhere);
+    assertThat(pass.get(LANE).sent()).isEqualTo(2);
+    assertThat(pass.get(other).sent()).isEqualTo(2);
+    assertThat(pass.get(elsewhere).owner()).as("its lease is another owner's").isFalse();
+    assertThat(pass.get(elsewhere).claimed()).isZero();
+    assertThat(memory.batchCount()).as("[a1 b1] [a2 b2]: each claim spans both lanes").isEqualTo(2);
+    assertThat(deliveredOf(memory, keys.get(0))).containsExactlyElementsOf(a);
+    assertThat(deliveredOf(memory, otherKey)).containsExactlyElementsOf(b);
+    assertThat(fx.outboxCount()).as("the row of the lane held elsewhere waits").isEqualTo(1);
+    assertThat(lanes.ownedLanes()).containsExactlyInAnyOrder(LANE, other);
+    assertThatThrownBy(() -> lanes.passOnce(List.of(LANE, LANE)))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("distinct");
   }
 
   @Test

@@ -3,18 +3,19 @@ package dev.relayer.store;
 import dev.relayer.api.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Objects;
 import java.util.Set;
 
 /**
- * Claim the next rows of one ordered lane: for each key of the lane whose head (its lowest id among
- * pending and parked rows) is pending, due and not under a live claim, the head — and, on
- * transports that keep a batch's order, up to {@code followers} consecutive later rows of the same
- * key that are due, unclaimed and bound for the same transport and destination. Keys come oldest
- * head first, at most {@code maxKeys} of them. A row is never claimed unless every earlier row of
- * its key is claimed by the same statement or gone.
+ * Claim the next rows of one or more ordered lanes, in one statement: for each key of the lanes
+ * whose head (its lowest id among pending and parked rows) is pending, due and not under a live
+ * claim, the head — and, on transports that keep a batch's order, up to {@code followers}
+ * consecutive later rows of the same key that are due, unclaimed and bound for the same transport
+ * and destination. Keys come oldest head first, at most {@code maxKeys} of them. A row is never
+ * claimed unless every earlier row of its key is claimed by the same statement or gone.
  *
- * @param lane the lane, 0 or more
+ * @param lanes the lanes, at least one, each 0 or more
  * @param maxKeys most keys to claim, at least 1
  * @param followers most rows to claim after each head, 0 or more; they are claimed only for the
  *     transports named in {@code batchingTransports}
@@ -23,7 +24,7 @@ import java.util.Set;
  * @param claimDuration how long the claim holds
  */
 public record LaneClaim(
-    int lane,
+    Set<Integer> lanes,
     int maxKeys,
     int followers,
     Set<String> batchingTransports,
@@ -31,9 +32,16 @@ public record LaneClaim(
     Duration claimDuration) {
 
   public LaneClaim {
-    if (lane < 0) {
-      throw new InvalidInputException("lane must not be negative, was " + lane);
+    Objects.requireNonNull(lanes, "lanes");
+    if (lanes.isEmpty()) {
+      throw new InvalidInputException("lanes must name at least one lane");
     }
+    for (Integer lane : lanes) {
+      if (lane == null || lane < 0) {
+        throw new InvalidInputException("lane must not be negative, was " + lane);
+      }
+    }
+    lanes = Set.copyOf(lanes);
     if (maxKeys < 1) {
       throw new InvalidInputException("maxKeys must be at least 1, was " + maxKeys);
     }
@@ -44,5 +52,16 @@ public record LaneClaim(
         Set.copyOf(Objects.requireNonNull(batchingTransports, "batchingTransports"));
     Objects.requireNonNull(now, "now");
     StoreChecks.requirePositive("claimDuration", claimDuration);
+  }
+
+  /** A claim of the one lane {@code lane}. */
+  public LaneClaim(
+      int lane,
+      int maxKeys,
+      int followers,
+      Set<String> batchingTransports,
+      Instant now,
+      Duration claimDuration) {
+    this(Collections.singleton(lane), maxKeys, followers, batchingTransports, now, claimDuration);
   }
 }

@@ -1,9 +1,11 @@
 package dev.relayer.store;
 
 import static dev.relayer.jooq.generated.Tables.RELAYER_LEASES;
+import static org.jooq.impl.DSL.any;
+import static org.jooq.impl.DSL.arrayAgg;
 import static org.jooq.impl.DSL.deleteFrom;
-import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.insertInto;
+import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.select;
@@ -13,16 +15,25 @@ import static org.jooq.impl.DSL.with;
 
 import dev.relayer.jooq.generated.tables.RelayerLeases;
 import dev.relayer.jooq.generated.tables.records.RelayerLeasesRecord;
+import java.sql.Array;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.OffsetDateTime;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Param;
 import org.jooq.Record1;
+import org.jooq.Record2;
 import org.jooq.UpdateConditionStep;
 import org.jooq.UpdateResultStep;
 import org.jooq.impl.DSL;
@@ -38,6 +49,7 @@ final class LeaseQueries {
 
   private static final RelayerLeases L = RELAYER_LEASES;
   private static final Param<String> NAME = param("name", String.class);
+  private static final Param<String[]> NAMES = param("names", String[].class);
   private static final Param<String> OWNER = param("owner", String.class);
   private static final Param<DayToSecond> DURATION =
       param("duration", SQLDataType.INTERVALDAYTOSECOND);
@@ -58,28 +70,35 @@ final class LeaseQueries {
   LeaseQueries(StoreJdbc jdbc) {
     this.jdbc = jdbc;
     RelayerLeases locked = L.as("locked");
-    UpdateResultStep<Record1<OffsetDateTime>> keep =
-        takeOver(
-            L.OWNER
-                .eq(OWNER)
-                .or(L.EXPIRES_AT.le(clock()))
-                .and(
-                    L.NAME.eq(
-                        select(locked.NAME)
-                            .from(locked)
-                            .where(locked.NAME.eq(NAME))
-                            .forUpdate()
-                            .skipLocked())));
+    // Every lease named in :names whose row no other transaction holds, that :owner holds or that
+    // has expired, taken over; returns the names taken and their new expiry.
+    UpdateResultStep<Record2<String, OffsetDateTime>> keep =
+        update(L)
+            .set(L.OWNER, OWNER)
+            .set(L.EXPIRES_AT, EXPIRY)
+            .where(
+                L.NAME.in(
+                    select(locked.NAME)
+                        .from(locked)
+                        .where(locked.NAME.eq(any(NAMES)))
+                        .forUpdate()
+                        .skipLocked()))
+            .and(L.OWNER.eq(OWNER).or(L.EXPIRES_AT.le(clock())))
+            .returningResult(L.NAME, L.EXPIRES_AT);
     this.keep = jdbc.render(keep);
-    CommonTableExpression<Record1<OffsetDateTime>> kept =
-        name("kept").fields("expires_at").as(keep);
+    CommonTableExpression<Record2<String, OffsetDateTime>> kept =
+        name("kept").fields("name", "expires_at").as(keep);
+    // An aggregate without GROUP BY returns one row even when nothing was kept, so the settings
+    // are always made.
     this.startPassAndKeep =
         jdbc.render(
             with(kept)
                 .select(
-                    field(select(kept.field(0)).from(kept)),
+                    arrayAgg(kept.field(0, String.class)),
+                    min(kept.field(1, OffsetDateTime.class)),
                     TransactionSettings.NO_FLUSH_WAIT,
-                    TransactionSettings.GENERIC_PLANS));
+                    TransactionSettings.GENERIC_PLANS)
+                .from(kept));
     this.lockRow =
         jdbc.render(
             select(L.OWNER, L.EXPIRES_AT, DSL.field(L.EXPIRES_AT.le(clock())))
@@ -121,11 +140,11 @@ final class LeaseQueries {
   }
 
   /**
-   * Restarts the expiry of the lease named {@code :name} if {@code :owner} holds it; bound by
+   * Restarts the expiry of the leases named in {@code :names} that {@code :owner} holds; bound by
    * {@link #values}.
    */
   static UpdateConditionStep<RelayerLeasesRecord> renewal() {
-    return update(L).set(L.EXPIRES_AT, EXPIRY).where(L.NAME.eq(NAME)).and(L.OWNER.eq(OWNER));
+    return update(L).set(L.EXPIRES_AT, EXPIRY).where(L.NAME.eq(any(NAMES))).and(L.OWNER.eq(OWNER));
   }
 
   static Field<OffsetDateTime> clock() {
@@ -134,13 +153,23 @@ final class LeaseQueries {
 
   /** The values of the lease statements' parameters for {@code request}. */
   static Map<String, Object> values(LeaseRequest request) {
-    return Map.of(
-        NAME.getParamName(),
-        request.name(),
-        OWNER.getParamName(),
-        request.owner(),
-        DURATION.getParamName(),
-        request.duration());
+    Map<String, Object> values = values(List.of(request));
+    values.put(NAME.getParamName(), request.name());
+    return values;
+  }
+
+  /**
+   * The values of the statements on several leases at once ({@link #renewal}, the keep of {@link
+   * #startPassAndTryAcquire}) for {@code requests}, which share one owner and duration.
+   */
+  static Map<String, Object> values(List<LeaseRequest> requests) {
+    LeaseRequest first = requests.get(0);
+    Map<String, Object> values = new HashMap<>();
+    values.put(
+        NAMES.getParamName(), requests.stream().map(LeaseRequest::name).toArray(String[]::new));
+    values.put(OWNER.getParamName(), first.owner());
+    values.put(DURATION.getParamName(), first.duration());
+    return values;
   }
 
   /**
@@ -152,23 +181,52 @@ final class LeaseQueries {
     Map<String, Object> values = values(request);
     // The usual case in one statement: the row exists, no other transaction holds it, and this
     // owner holds the lease or it has expired.
-    return tryAcquire(dsl, request, values, expiry(dsl, keep, values));
+    Optional<OffsetDateTime> kept =
+        jdbc.first(dsl, keep, values, row -> row.getObject(2, OffsetDateTime.class));
+    return tryAcquire(dsl, request, values, kept);
   }
 
   /**
-   * The background pass settings ({@link RelayerStore#startLeasedPass}) and {@link #tryAcquire},
-   * the usual case of both in one statement.
+   * The background pass settings ({@link RelayerStore#startLeasedPass}) and {@link #tryAcquire} of
+   * each of {@code requests} (one owner and duration, distinct names), the usual case of all in one
+   * statement; the outcomes in the order of {@code requests}.
    */
-  LeaseOutcome startPassAndTryAcquire(DSLContext dsl, LeaseRequest request) {
-    Map<String, Object> values = values(request);
-    Optional<OffsetDateTime> kept =
-        jdbc.first(
-                dsl,
-                startPassAndKeep,
-                values,
-                row -> Optional.ofNullable(row.getObject(1, OffsetDateTime.class)))
-            .orElseThrow();
-    return tryAcquire(dsl, request, values, kept);
+  List<LeaseOutcome> startPassAndTryAcquire(DSLContext dsl, List<LeaseRequest> requests) {
+    Kept kept =
+        jdbc.first(dsl, startPassAndKeep, values(requests), LeaseQueries::kept).orElseThrow();
+    // The rest in name order: inserting a missing lease row waits for another transaction's
+    // insert of the same name, and two passes that insert in one order cannot deadlock.
+    Map<String, LeaseOutcome> outcomes = new TreeMap<>();
+    for (LeaseRequest request : requests) {
+      if (kept.names().contains(request.name())) {
+        outcomes.put(request.name(), new LeaseOutcome.Acquired(kept.expiresAt().toInstant()));
+      }
+    }
+    requests.stream()
+        .filter(request -> !outcomes.containsKey(request.name()))
+        .sorted(Comparator.comparing(LeaseRequest::name))
+        .forEach(
+            request ->
+                outcomes.put(
+                    request.name(), tryAcquire(dsl, request, values(request), Optional.empty())));
+    return requests.stream().map(request -> outcomes.get(request.name())).toList();
+  }
+
+  /** The names the keep took over and the earliest of their new expiries. */
+  private record Kept(Set<String> names, OffsetDateTime expiresAt) {}
+
+  private static Kept kept(ResultSet row) throws SQLException {
+    Array names = row.getArray(1);
+    if (names == null) {
+      return new Kept(Set.of(), null);
+    }
+    try {
+      return new Kept(
+          new HashSet<>(List.of((String[]) names.getArray())),
+          row.getObject(2, OffsetDateTime.class));
+    } finally {
+      names.free();
+    }
   }
 
   /** The rest of {@link #tryAcquire} once the one-statement keep found {@code kept}. */

@@ -10,7 +10,6 @@ import static dev.relayer.store.OutboxQueries.PARKED;
 import static dev.relayer.store.OutboxQueries.PENDING;
 import static dev.relayer.store.OutboxQueries.utc;
 import static org.jooq.impl.DSL.any;
-import static org.jooq.impl.DSL.exists;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.firstValue;
 import static org.jooq.impl.DSL.greatest;
@@ -34,8 +33,8 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.jooq.CommonTableExpression;
@@ -45,8 +44,8 @@ import org.jooq.Field;
 import org.jooq.Param;
 import org.jooq.Query;
 import org.jooq.Record1;
-import org.jooq.Record2;
 import org.jooq.Record3;
+import org.jooq.Record4;
 import org.jooq.Select;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
@@ -60,6 +59,7 @@ final class OutboxLaneQueries {
 
   private static final RelayerOutbox O = RELAYER_OUTBOX;
   private static final Param<Integer> LANE = param("lane", Integer.class);
+  private static final Param<Integer[]> LANES = param("lanes", Integer[].class);
   private static final Param<String[]> TRANSPORTS = param("transports", String[].class);
   private static final Param<Integer> ROWS_PER_RUN = param("rowsPerRun", Integer.class);
 
@@ -71,7 +71,7 @@ final class OutboxLaneQueries {
   /** The lane claim that also claims the rows after each head that may share its batch. */
   private final RenderedStatement claimRuns;
 
-  private final RenderedStatement hasDueHead;
+  private final RenderedStatement lanesWithDueHead;
   private final RenderedStatement unclaim;
   private final RenderedStatement nextDue;
   private final RenderedStatement renewAndNextDue;
@@ -85,18 +85,15 @@ final class OutboxLaneQueries {
     this.notifications = jdbc.calls("pg_notify", String.class, String.class);
     this.claimHeads = jdbc.render(claim(false));
     this.claimRuns = jdbc.render(claim(true));
-    CommonTableExpression<Record2<String, Long>> heads = heads();
-    this.hasDueHead =
+    CommonTableExpression<Record3<Integer, String, Long>> heads = heads();
+    this.lanesWithDueHead =
         jdbc.render(
             DSL.with(heads)
-                .select(
-                    field(
-                        exists(
-                            selectOne()
-                                .from(heads)
-                                .join(O)
-                                .on(O.ID.eq(heads.field("head_id", Long.class)))
-                                .where(eligible(O))))));
+                .selectDistinct(O.LANE)
+                .from(heads)
+                .join(O)
+                .on(O.ID.eq(heads.field("head_id", Long.class)))
+                .where(eligible(O)));
     this.unclaim =
         jdbc.render(
             update(O)
@@ -105,50 +102,52 @@ final class OutboxLaneQueries {
                 .set(O.ATTEMPTS, greatest(O.ATTEMPTS.minus(inline(1)), inline(0)))
                 .where(O.ID.eq(any(IDS)))
                 .and(O.CLAIM_TOKEN.eq(OutboxJdbc.TOKEN)));
-    Select<Record1<OffsetDateTime>> nextDueQuery =
-        select(min(greatest(O.DELIVER_AT, O.CLAIM_EXPIRES_AT)))
-            .from(O)
-            .where(O.LANE.eq(LANE))
+    Field<OffsetDateTime> nextDue = min(greatest(O.DELIVER_AT, O.CLAIM_EXPIRES_AT));
+    Condition waiting =
+        O.LANE
+            .eq(any(LANES))
             .and(O.STATUS.eq(inline(PENDING)))
             .and(O.DELIVER_AT.gt(NOW).or(O.CLAIM_EXPIRES_AT.gt(NOW)));
-    this.nextDue = jdbc.render(nextDueQuery);
+    this.nextDue = jdbc.render(select(O.LANE, nextDue).from(O).where(waiting).groupBy(O.LANE));
     CommonTableExpression<Record1<String>> renewed =
         name("renewed")
             .fields("name")
             .as(LeaseQueries.renewal().returningResult(RELAYER_LEASES.NAME));
-    // A data-modifying WITH runs whether or not the query reads it.
-    this.renewAndNextDue = jdbc.render(with(renewed).select(field(nextDueQuery)));
+    // A data-modifying WITH runs whether or not the query reads it, and whatever it returns.
+    this.renewAndNextDue =
+        jdbc.render(with(renewed).select(O.LANE, nextDue).from(O).where(waiting).groupBy(O.LANE));
     this.outsideLanes = jdbc.render(selectCount().from(O).where(O.LANE.ge(LANE)));
   }
 
   /**
-   * {@code heads}: per key of the lane, its head — the lowest pending id — skipping keys with a
-   * parked row (a parked row is always its key's head).
+   * {@code heads}: per key of the lanes {@code :lanes}, its head — the lowest pending id — skipping
+   * keys with a parked row (a parked row is always its key's head). A key is one lane's: should
+   * rows of one key sit in two lanes (written under two lane counts), each lane has its own head.
    */
-  private static CommonTableExpression<Record2<String, Long>> heads() {
+  private static CommonTableExpression<Record3<Integer, String, Long>> heads() {
     RelayerOutbox parked = O.as("parked_row");
     return name("heads")
-        .fields("ordering_key", "head_id")
+        .fields("lane", "ordering_key", "head_id")
         .as(
-            select(O.ORDERING_KEY, min(O.ID))
+            select(O.LANE, O.ORDERING_KEY, min(O.ID))
                 .from(O)
-                .where(O.LANE.eq(LANE))
+                .where(O.LANE.eq(any(LANES)))
                 .and(O.STATUS.eq(inline(PENDING)))
                 .andNotExists(
                     selectOne()
                         .from(parked)
-                        .where(parked.LANE.eq(LANE))
+                        .where(parked.LANE.eq(O.LANE))
                         .and(parked.STATUS.eq(inline(PARKED)))
                         .and(parked.ORDERING_KEY.eq(O.ORDERING_KEY)))
-                .groupBy(O.ORDERING_KEY));
+                .groupBy(O.LANE, O.ORDERING_KEY));
   }
 
   /**
    * The lane claim, one statement:
    *
    * <ol>
-   *   <li>{@code heads}: per key of the lane, its head — the lowest pending id — skipping keys with
-   *       a parked row (a parked row is always its key's head);
+   *   <li>{@code heads}: per key of the lanes, its head — the lowest pending id — skipping keys
+   *       with a parked row (a parked row is always its key's head);
    *   <li>{@code due_heads}: the heads that are eligible (pending, due, no live claim or retry
    *       hold), oldest first, at most {@code maxKeys} ({@code limit});
    *   <li>{@code candidates}: the heads — and, when followers are asked for, the rows of those keys
@@ -166,44 +165,47 @@ final class OutboxLaneQueries {
    * only the rows of the chosen keys are numbered.
    */
   private static Query claim(boolean withRuns) {
-    CommonTableExpression<Record2<String, Long>> heads = heads();
+    CommonTableExpression<Record3<Integer, String, Long>> heads = heads();
+    Field<Integer> hLane = heads.field("lane", Integer.class);
     Field<String> hKey = heads.field("ordering_key", String.class);
     Field<Long> hHead = heads.field("head_id", Long.class);
-    CommonTableExpression<Record2<String, Long>> dueHeads =
+    CommonTableExpression<Record3<Integer, String, Long>> dueHeads =
         name("due_heads")
-            .fields("ordering_key", "head_id")
+            .fields("lane", "ordering_key", "head_id")
             .as(
-                select(hKey, hHead)
+                select(hLane, hKey, hHead)
                     .from(heads)
                     .join(O)
                     .on(O.ID.eq(hHead))
                     .where(eligible(O))
                     .orderBy(hHead)
                     .limit(LIMIT));
+    Field<Integer> dLane = dueHeads.field("lane", Integer.class);
     Field<String> dKey = dueHeads.field("ordering_key", String.class);
     Field<Long> dHead = dueHeads.field("head_id", Long.class);
 
-    CommonTableExpression<Record3<Long, String, Integer>> candidates =
+    CommonTableExpression<Record4<Long, Integer, String, Integer>> candidates =
         name("candidates")
-            .fields("id", "ordering_key", "pos")
+            .fields("id", "lane", "ordering_key", "pos")
             .as(
                 withRuns
-                    ? runs(dueHeads, dKey, dHead)
-                    : select(dHead, dKey, inline(1)).from(dueHeads));
+                    ? runs(dueHeads, dLane, dKey, dHead)
+                    : select(dHead, dLane, dKey, inline(1)).from(dueHeads));
     Field<Long> cId = candidates.field("id", Long.class);
+    Field<Integer> cLane = candidates.field("lane", Integer.class);
     Field<String> cKey = candidates.field("ordering_key", String.class);
     Field<Integer> cPos = candidates.field("pos", Integer.class);
 
     RelayerOutbox lockable = O.as("lockable");
-    CommonTableExpression<Record3<Long, String, Integer>> locked =
+    CommonTableExpression<Record4<Long, Integer, String, Integer>> locked =
         name("locked")
-            .fields("id", "ordering_key", "pos")
+            .fields("id", "lane", "ordering_key", "pos")
             .as(
-                select(lockable.ID, cKey, cPos)
+                select(lockable.ID, cLane, cKey, cPos)
                     .from(candidates)
                     .join(lockable)
                     .on(lockable.ID.eq(cId))
-                    .where(lockable.LANE.eq(LANE))
+                    .where(lockable.LANE.eq(cLane))
                     .and(eligible(lockable))
                     .forUpdate()
                     .of(lockable)
@@ -215,7 +217,11 @@ final class OutboxLaneQueries {
                 lId,
                 lPos,
                 rowNumber()
-                    .over(partitionBy(locked.field("ordering_key", String.class)).orderBy(lPos))
+                    .over(
+                        partitionBy(
+                                locked.field("lane", Integer.class),
+                                locked.field("ordering_key", String.class))
+                            .orderBy(lPos))
                     .as("rank_in_key"))
             .from(locked)
             .asTable("locked_runs");
@@ -234,13 +240,14 @@ final class OutboxLaneQueries {
    * The rows of the chosen keys from the head on, numbered, up to the first row that stops the run,
    * at most {@code rowsPerRun} per key.
    */
-  private static Select<Record3<Long, String, Integer>> runs(
-      Table<?> dueHeads, Field<String> dKey, Field<Long> dHead) {
+  private static Select<Record4<Long, Integer, String, Integer>> runs(
+      Table<?> dueHeads, Field<Integer> dLane, Field<String> dKey, Field<Long> dHead) {
     Condition batching = O.TRANSPORT.eq(any(TRANSPORTS));
-    var byKey = partitionBy(O.ORDERING_KEY).orderBy(O.ID);
+    var byKey = partitionBy(O.LANE, O.ORDERING_KEY).orderBy(O.ID);
     Table<?> keyRows =
         select(
                 O.ID,
+                O.LANE,
                 O.ORDERING_KEY,
                 rowNumber().over(byKey).as("pos"),
                 field(eligible(O)).as("eligible"),
@@ -251,12 +258,13 @@ final class OutboxLaneQueries {
                     .as("joins_run"))
             .from(O)
             .join(dueHeads)
-            .on(O.ORDERING_KEY.eq(dKey))
-            .where(O.LANE.eq(LANE))
-            .and(O.STATUS.eq(inline(PENDING)))
+            .on(O.LANE.eq(dLane))
+            .and(O.ORDERING_KEY.eq(dKey))
+            .where(O.STATUS.eq(inline(PENDING)))
             .and(O.ID.ge(dHead))
             .asTable("key_rows");
     Field<Long> kId = keyRows.field(O.ID);
+    Field<Integer> kLane = keyRows.field(O.LANE);
     Field<String> kKey = keyRows.field(O.ORDERING_KEY);
     Field<Integer> kPos = keyRows.field("pos", Integer.class);
     Field<Integer> stops =
@@ -268,10 +276,15 @@ final class OutboxLaneQueries {
                 inline(0))
             .otherwise(inline(1));
     Table<?> runs =
-        select(kId, kKey, kPos, sum(stops).over(partitionBy(kKey).orderBy(kId)).as("blocked"))
+        select(
+                kId,
+                kLane,
+                kKey,
+                kPos,
+                sum(stops).over(partitionBy(kLane, kKey).orderBy(kId)).as("blocked"))
             .from(keyRows)
             .asTable("runs");
-    return select(runs.field(kId), runs.field(kKey), runs.field(kPos))
+    return select(runs.field(kId), runs.field(kLane), runs.field(kKey), runs.field(kPos))
         .from(runs)
         .where(runs.field("blocked", BigDecimal.class).eq(inline(BigDecimal.ZERO)))
         .and(runs.field(kPos).le(ROWS_PER_RUN));
@@ -282,7 +295,7 @@ final class OutboxLaneQueries {
     Instant expiresAt = request.now().plus(request.claimDuration());
     boolean runs = request.followers() > 0 && !request.batchingTransports().isEmpty();
     Map<String, Object> values = OutboxJdbc.claimValues(request.now(), token, expiresAt);
-    values.put(LANE.getParamName(), request.lane());
+    values.put(LANES.getParamName(), lanes(request.lanes()));
     values.put(LIMIT.getParamName(), request.maxKeys());
     if (runs) {
       values.put(TRANSPORTS.getParamName(), request.batchingTransports().toArray(String[]::new));
@@ -293,16 +306,16 @@ final class OutboxLaneQueries {
   }
 
   /**
-   * Whether some key of the lane has a head that is eligible at {@code now}: whether a claim would
-   * find a row, leaving aside rows other transactions hold.
+   * The lanes of {@code lanes} in which some key has a head that is eligible at {@code now}: where
+   * a claim would find a row, leaving aside rows other transactions hold.
    */
-  boolean hasDueHead(DSLContext dsl, int lane, Instant now) {
-    return jdbc.first(
+  Set<Integer> lanesWithDueHead(DSLContext dsl, Set<Integer> lanes, Instant now) {
+    return Set.copyOf(
+        jdbc.list(
             dsl,
-            hasDueHead,
-            Map.of(LANE.getParamName(), lane, NOW.getParamName(), utc(now)),
-            row -> row.getBoolean(1))
-        .orElseThrow();
+            lanesWithDueHead,
+            Map.of(LANES.getParamName(), lanes(lanes), NOW.getParamName(), utc(now)),
+            row -> row.getInt(1)));
   }
 
   /**
@@ -315,34 +328,41 @@ final class OutboxLaneQueries {
   }
 
   /**
-   * The earliest instant after {@code now} at which a pending row of the lane stops being held by a
-   * schedule ({@code deliver_at}) or a claim or retry hold ({@code claim_expires_at}).
+   * Per lane of {@code lanes}: the earliest instant after {@code now} at which a pending row of the
+   * lane stops being held by a schedule ({@code deliver_at}) or a claim or retry hold ({@code
+   * claim_expires_at}); a lane with no such row is absent.
    */
-  Optional<Instant> nextDue(DSLContext dsl, int lane, Instant now) {
-    return jdbc.first(
-            dsl,
-            nextDue,
-            Map.of(LANE.getParamName(), lane, NOW.getParamName(), utc(now)),
-            row -> row.getObject(1, OffsetDateTime.class))
-        .map(OffsetDateTime::toInstant);
+  Map<Integer, Instant> nextDue(DSLContext dsl, Set<Integer> lanes, Instant now) {
+    return dueByLane(
+        dsl, nextDue, Map.of(LANES.getParamName(), lanes(lanes), NOW.getParamName(), utc(now)));
   }
 
   /**
-   * Renews the lane's lease ({@link LeaseQueries#renewal}) and finds the lane's {@link #nextDue},
-   * in one statement: the end of a lane pass.
+   * Renews {@code leases} ({@link LeaseQueries#renewal}; one owner and duration) and finds the
+   * {@link #nextDue} of {@code lanes}, in one statement: the end of a lane pass.
    */
-  Optional<Instant> renewLeaseAndFindNextDue(
-      DSLContext dsl, LeaseRequest lease, int lane, Instant now) {
-    Map<String, Object> values = new HashMap<>(LeaseQueries.values(lease));
-    values.put(LANE.getParamName(), lane);
+  Map<Integer, Instant> renewLeasesAndFindNextDue(
+      DSLContext dsl, List<LeaseRequest> leases, Set<Integer> lanes, Instant now) {
+    Map<String, Object> values = LeaseQueries.values(leases);
+    values.put(LANES.getParamName(), lanes(lanes));
     values.put(NOW.getParamName(), utc(now));
-    return jdbc.first(
+    return dueByLane(dsl, renewAndNextDue, values);
+  }
+
+  private Map<Integer, Instant> dueByLane(
+      DSLContext dsl, RenderedStatement statement, Map<String, ?> values) {
+    Map<Integer, Instant> due = new HashMap<>();
+    jdbc.list(
             dsl,
-            renewAndNextDue,
+            statement,
             values,
-            row -> Optional.ofNullable(row.getObject(1, OffsetDateTime.class)))
-        .orElseThrow()
-        .map(OffsetDateTime::toInstant);
+            row -> Map.entry(row.getInt(1), row.getObject(2, OffsetDateTime.class).toInstant()))
+        .forEach(entry -> due.put(entry.getKey(), entry.getValue()));
+    return due;
+  }
+
+  private static Integer[] lanes(Set<Integer> lanes) {
+    return lanes.toArray(Integer[]::new);
   }
 
   /** How many ordered rows sit in lanes at or above {@code laneCount}, which no owner serves. */

@@ -179,7 +179,17 @@ public final class RelayerStore {
    * transaction.
    */
   public LeaseOutcome startLeasedPass(DSLContext tx, LeaseRequest lease) {
-    return leases.startPassAndTryAcquire(tx, Objects.requireNonNull(lease, "lease"));
+    return startLeasedPass(tx, List.of(Objects.requireNonNull(lease, "lease"))).get(0);
+  }
+
+  /**
+   * {@link #startLeasedPass(DSLContext, LeaseRequest)} for a pass under several leases at once (a
+   * pass over several lanes): the settings and every lease in one statement in the usual case. The
+   * leases share one owner and one duration and have distinct names; the outcomes come in their
+   * order.
+   */
+  public List<LeaseOutcome> startLeasedPass(DSLContext tx, List<LeaseRequest> leases) {
+    return this.leases.startPassAndTryAcquire(tx, sameOwner(leases));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -222,7 +232,7 @@ public final class RelayerStore {
     return OutboxQueries.highestPendingUnorderedId(mapping.map(dsl));
   }
 
-  /** Claims the next rows of an ordered lane in one statement; see {@link LaneClaim}. */
+  /** Claims the next rows of one or more ordered lanes in one statement; see {@link LaneClaim}. */
   public Claim claimLane(DSLContext dsl, LaneClaim request) {
     return laneQueries.claim(dsl, Objects.requireNonNull(request, "request"));
   }
@@ -237,29 +247,65 @@ public final class RelayerStore {
   }
 
   /**
-   * Whether a claim of {@code lane} at {@code now} would find a row, leaving aside rows that other
-   * transactions hold: some key of the lane that is not parked has an eligible head.
+   * The lanes of {@code lanes} where a claim at {@code now} would find a row, leaving aside rows
+   * that other transactions hold: some key of the lane that is not parked has an eligible head.
    */
-  public boolean laneHasDueHead(DSLContext dsl, int lane, Instant now) {
-    return laneQueries.hasDueHead(dsl, lane, Objects.requireNonNull(now, "now"));
+  public Set<Integer> lanesWithDueHead(DSLContext dsl, Set<Integer> lanes, Instant now) {
+    return laneQueries.lanesWithDueHead(
+        dsl, requireLanes(lanes), Objects.requireNonNull(now, "now"));
   }
 
   /**
-   * The earliest instant after {@code now} when a pending row of {@code lane} stops being held by
-   * its schedule or by a claim or retry hold; empty when nothing in the lane waits for time.
+   * Per lane of {@code lanes}: the earliest instant after {@code now} when a pending row of the
+   * lane stops being held by its schedule or by a claim or retry hold. A lane where nothing waits
+   * for time is absent.
    */
-  public Optional<Instant> nextDueInLane(DSLContext dsl, int lane, Instant now) {
-    return laneQueries.nextDue(dsl, lane, Objects.requireNonNull(now, "now"));
+  public Map<Integer, Instant> nextDueInLanes(DSLContext dsl, Set<Integer> lanes, Instant now) {
+    return laneQueries.nextDue(dsl, requireLanes(lanes), Objects.requireNonNull(now, "now"));
   }
 
   /**
-   * The end of a lane pass, in one statement: renews {@code lease} as {@link #renewLease} does and
-   * returns what {@link #nextDueInLane} would.
+   * The end of a lane pass, in one statement: renews {@code leases} as {@link #renewLease} does
+   * (one owner and duration) and returns what {@link #nextDueInLanes} would for {@code lanes},
+   * which may be empty.
    */
-  public Optional<Instant> renewLeaseAndFindNextDue(
-      DSLContext dsl, LeaseRequest lease, int lane, Instant now) {
-    return laneQueries.renewLeaseAndFindNextDue(
-        dsl, Objects.requireNonNull(lease, "lease"), lane, Objects.requireNonNull(now, "now"));
+  public Map<Integer, Instant> renewLeasesAndFindNextDue(
+      DSLContext dsl, List<LeaseRequest> leases, Set<Integer> lanes, Instant now) {
+    return laneQueries.renewLeasesAndFindNextDue(
+        dsl,
+        sameOwner(leases),
+        Objects.requireNonNull(lanes, "lanes"),
+        Objects.requireNonNull(now, "now"));
+  }
+
+  /** {@code leases}, checked to be some, of one owner and duration, with distinct names. */
+  private static List<LeaseRequest> sameOwner(List<LeaseRequest> leases) {
+    List<LeaseRequest> checked = List.copyOf(Objects.requireNonNull(leases, "leases"));
+    if (checked.isEmpty()) {
+      throw new InvalidInputException("leases must name at least one lease");
+    }
+    LeaseRequest first = checked.get(0);
+    Set<String> names = new HashSet<>();
+    for (LeaseRequest lease : checked) {
+      if (!lease.owner().equals(first.owner()) || !lease.duration().equals(first.duration())) {
+        throw new InvalidInputException(
+            "leases of one pass must share owner and duration: "
+                + lease
+                + " differs from "
+                + first);
+      }
+      if (!names.add(lease.name())) {
+        throw new InvalidInputException("lease " + lease.name() + " is named twice");
+      }
+    }
+    return checked;
+  }
+
+  private static Set<Integer> requireLanes(Set<Integer> lanes) {
+    if (Objects.requireNonNull(lanes, "lanes").isEmpty()) {
+      throw new InvalidInputException("lanes must name at least one lane");
+    }
+    return lanes;
   }
 
   /**

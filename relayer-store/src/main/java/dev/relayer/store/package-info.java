@@ -29,9 +29,9 @@
  * first use. Status values in these statements are literals, so that a generic plan can use the
  * partial indexes on {@code status}. Where a pass would otherwise wait for one round trip after
  * another, statements are joined: a background pass's settings and the usual case of taking its
- * lease are one statement ({@link dev.relayer.store.RelayerStore#startLeasedPass}), and so are a
- * lane pass's lease renewal and the lane's next due instant ({@link
- * dev.relayer.store.RelayerStore#renewLeaseAndFindNextDue}).
+ * lease (or leases: a lane pass may serve several lanes) are one statement ({@link
+ * dev.relayer.store.RelayerStore#startLeasedPass}), and so are a lane pass's lease renewals and its
+ * lanes' next due instants ({@link dev.relayer.store.RelayerStore#renewLeasesAndFindNextDue}).
  *
  * <h2>Ordered writes</h2>
  *
@@ -43,14 +43,14 @@
  *
  * <h2>Lane claims</h2>
  *
- * {@link dev.relayer.store.RelayerStore#claimLane} is one statement: per key of the lane, the head
- * (lowest pending id; keys with a parked row are skipped) if it is pending, due and not under a
- * live claim or retry hold, oldest heads first; on batch-order transports also the consecutive due
- * rows after it bound for the same destination. Rows are locked {@code FOR UPDATE SKIP LOCKED}, and
- * per key only the unbroken prefix of locked rows is claimed, so a row is never claimed while an
- * earlier row of its key is neither claimed with it nor gone. {@link
- * dev.relayer.store.RelayerStore#unclaim} gives back claimed rows that were not sent and refunds
- * their attempt. An ordered enqueue calls {@code pg_notify} on {@link
+ * {@link dev.relayer.store.RelayerStore#claimLane} is one statement over one or more lanes: per key
+ * of those lanes, the head (lowest pending id; keys with a parked row are skipped) if it is
+ * pending, due and not under a live claim or retry hold, oldest heads first; on batch-order
+ * transports also the consecutive due rows after it bound for the same destination. Rows are locked
+ * {@code FOR UPDATE SKIP LOCKED}, and per key only the unbroken prefix of locked rows is claimed,
+ * so a row is never claimed while an earlier row of its key is neither claimed with it nor gone.
+ * {@link dev.relayer.store.RelayerStore#unclaim} gives back claimed rows that were not sent and
+ * refunds their attempt. An ordered enqueue calls {@code pg_notify} on {@link
  * dev.relayer.store.RelayerStore#laneChannel()} in the writing transaction, once per lane written,
  * unless {@link dev.relayer.store.StoreOptions#laneNotifications()} is off.
  *

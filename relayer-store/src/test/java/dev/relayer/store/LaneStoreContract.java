@@ -5,7 +5,9 @@ import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
 import static dev.relayer.store.StoreFixture.message;
 import static dev.relayer.store.StoreFixture.ordered;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relayer.api.InvalidInputException;
 import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
 import dev.relayer.schema.SchemaOptions;
 import java.sql.Connection;
@@ -14,6 +16,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.jooq.DSLContext;
@@ -34,12 +37,15 @@ abstract class LaneStoreContract {
 
   private static final Duration CLAIM = Duration.ofSeconds(30);
   private static final int LANE = 5;
+  private static final int OTHER_LANE = 9;
 
   StoreFixture fx;
   RelayerStore store;
   DSLContext dsl;
   DSLContext mapped;
   List<String> keys;
+  List<String> otherKeys;
+  String thirdLaneKey;
 
   abstract SchemaOptions schema();
 
@@ -50,6 +56,8 @@ abstract class LaneStoreContract {
     dsl = fx.dsl;
     mapped = new StoreDsl(schema()).map(dsl);
     keys = keysInLane(LANE, 4, store.options().laneCount());
+    otherKeys = keysInLane(OTHER_LANE, 2, store.options().laneCount());
+    thirdLaneKey = keysInLane(LANE + 1, 1, store.options().laneCount()).get(0);
   }
 
   @AfterAll
@@ -234,9 +242,10 @@ abstract class LaneStoreContract {
   }
 
   @Test
-  void nextDueInLaneIsTheEarliestScheduleOrHoldStillAhead() {
+  void nextDueInLanesIsTheEarliestScheduleOrHoldStillAheadPerLane() {
     Instant now = now();
-    assertThat(store.nextDueInLane(dsl, LANE, now)).isEmpty();
+    Set<Integer> both = Set.of(LANE, OTHER_LANE);
+    assertThat(store.nextDueInLanes(dsl, both, now)).isEmpty();
     store.enqueue(dsl, message().orderingKey(keys.get(0)).deliverAt(now.plusSeconds(90)).build());
     long held = store.enqueue(dsl, ordered(keys.get(1)));
     Claim claim = store.claimLane(dsl, heads(10));
@@ -244,58 +253,151 @@ abstract class LaneStoreContract {
     store.recordFailures(
         dsl, claim.token(), List.of(new FailedSend(held, "later", now.plusSeconds(40))));
     store.enqueue(dsl, message().orderingKey(keys.get(2)).deliverAt(now.minusSeconds(5)).build());
+    store.enqueue(
+        dsl, message().orderingKey(otherKeys.get(0)).deliverAt(now.plusSeconds(70)).build());
 
-    assertThat(store.nextDueInLane(dsl, LANE, now)).contains(now.plusSeconds(40));
-    assertThat(store.nextDueInLane(dsl, LANE, now.plusSeconds(41))).contains(now.plusSeconds(90));
-    assertThat(store.nextDueInLane(dsl, LANE + 1, now)).isEmpty();
+    assertThat(store.nextDueInLanes(dsl, both, now))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(LANE, now.plusSeconds(40), OTHER_LANE, now.plusSeconds(70)));
+    assertThat(store.nextDueInLanes(dsl, both, now.plusSeconds(71)))
+        .containsExactlyInAnyOrderEntriesOf(Map.of(LANE, now.plusSeconds(90)));
+    assertThat(store.nextDueInLanes(dsl, Set.of(LANE + 1), now)).isEmpty();
   }
 
   @Test
-  void renewLeaseAndFindNextDueRenewsOnlyTheOwnersLeaseAndFindsTheLanesNextDue() {
+  void renewLeasesAndFindNextDueRenewsOnlyTheOwnersLeasesAndFindsEachLanesNextDue() {
     Instant now = now();
-    LeaseRequest owner = new LeaseRequest("lane/" + LANE, "instance-a", Duration.ofMinutes(10));
+    Duration tenMinutes = Duration.ofMinutes(10);
+    LeaseRequest owner = new LeaseRequest("lane/" + LANE, "instance-a", tenMinutes);
+    LeaseRequest ownerOther = new LeaseRequest("lane/" + OTHER_LANE, "instance-a", tenMinutes);
     LeaseRequest other = new LeaseRequest("lane/" + LANE, "instance-b", Duration.ofHours(1));
-    assertThat(store.renewLeaseAndFindNextDue(dsl, owner, LANE, now)).as("no lease yet").isEmpty();
+    Set<Integer> both = Set.of(LANE, OTHER_LANE);
+    assertThat(store.renewLeasesAndFindNextDue(dsl, List.of(owner, ownerOther), both, now))
+        .as("no lease yet")
+        .isEmpty();
     assertThat(store.lease(dsl, owner.name())).isEmpty();
 
     assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), owner)).acquired())
         .isTrue();
+    assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), ownerOther)).acquired())
+        .isTrue();
     Instant taken = store.lease(dsl, owner.name()).orElseThrow().expiresAt();
+    Instant takenOther = store.lease(dsl, ownerOther.name()).orElseThrow().expiresAt();
     store.enqueue(dsl, message().orderingKey(keys.get(0)).deliverAt(now.plusSeconds(90)).build());
 
-    assertThat(store.renewLeaseAndFindNextDue(dsl, other, LANE, now)).contains(now.plusSeconds(90));
+    assertThat(store.renewLeasesAndFindNextDue(dsl, List.of(other), both, now))
+        .containsExactlyInAnyOrderEntriesOf(Map.of(LANE, now.plusSeconds(90)));
     assertThat(store.lease(dsl, owner.name()).orElseThrow())
         .as("another owner's renewal changes nothing")
         .extracting(LeaseState::owner, LeaseState::expiresAt)
         .containsExactly("instance-a", taken);
 
-    assertThat(store.renewLeaseAndFindNextDue(dsl, owner, LANE, now)).contains(now.plusSeconds(90));
+    assertThat(store.renewLeasesAndFindNextDue(dsl, List.of(owner, ownerOther), Set.of(), now))
+        .as("no lanes asked")
+        .isEmpty();
     assertThat(store.lease(dsl, owner.name()).orElseThrow().expiresAt()).isAfter(taken);
-    assertThat(store.renewLeaseAndFindNextDue(dsl, owner, LANE + 1, now)).isEmpty();
+    assertThat(store.lease(dsl, ownerOther.name()).orElseThrow().expiresAt()).isAfter(takenOther);
+    assertThat(store.renewLeasesAndFindNextDue(dsl, List.of(owner), Set.of(LANE + 1), now))
+        .isEmpty();
   }
 
   @Test
-  void laneHasDueHeadOnlyWhenAClaimWouldFindARow() {
+  void lanesWithDueHeadAreTheLanesWhereAClaimWouldFindARow() {
     Instant now = now();
-    assertThat(store.laneHasDueHead(dsl, LANE, now)).isFalse();
+    Set<Integer> lane = Set.of(LANE);
+    assertThat(store.lanesWithDueHead(dsl, lane, now)).isEmpty();
     store.enqueue(dsl, message().orderingKey(keys.get(0)).deliverAt(now.plusSeconds(90)).build());
-    assertThat(store.laneHasDueHead(dsl, LANE, now)).as("scheduled head").isFalse();
-    assertThat(store.laneHasDueHead(dsl, LANE, now.plusSeconds(91))).isTrue();
+    assertThat(store.lanesWithDueHead(dsl, lane, now)).as("scheduled head").isEmpty();
+    assertThat(store.lanesWithDueHead(dsl, lane, now.plusSeconds(91))).containsExactly(LANE);
 
     List<Long> parkedRun = enqueue(keys.get(1), 2);
     Claim claim = store.claimLane(dsl, heads(10));
     assertThat(ids(claim)).containsExactly(parkedRun.get(0));
     store.park(dsl, claim.token(), parkedRun.get(0), "poison", now);
-    assertThat(store.laneHasDueHead(dsl, LANE, now))
+    assertThat(store.lanesWithDueHead(dsl, lane, now))
         .as("the row behind a parked head waits for the operator")
-        .isFalse();
+        .isEmpty();
 
     long held = store.enqueue(dsl, ordered(keys.get(2)));
-    assertThat(store.laneHasDueHead(dsl, LANE, now)).isTrue();
+    store.enqueue(dsl, ordered(otherKeys.get(0)));
+    assertThat(store.lanesWithDueHead(dsl, Set.of(LANE, OTHER_LANE), now))
+        .containsExactlyInAnyOrder(LANE, OTHER_LANE);
     Claim second = store.claimLane(dsl, heads(10));
     assertThat(ids(second)).containsExactly(held);
-    assertThat(store.laneHasDueHead(dsl, LANE, now)).as("under a live claim").isFalse();
-    assertThat(store.laneHasDueHead(dsl, LANE + 1, now)).isFalse();
+    assertThat(store.lanesWithDueHead(dsl, Set.of(LANE, OTHER_LANE), now))
+        .as("under a live claim")
+        .containsExactly(OTHER_LANE);
+    assertThat(store.lanesWithDueHead(dsl, Set.of(LANE + 1), now)).isEmpty();
+  }
+
+  @Test
+  void aClaimOverSeveralLanesTakesTheOldestHeadsOfThoseLanesOnly() {
+    List<Long> a = enqueue(keys.get(0), 2);
+    List<Long> b = enqueue(otherKeys.get(0), 2);
+    List<Long> c = enqueue(keys.get(1), 1);
+    long elsewhere = store.enqueue(dsl, ordered(thirdLaneKey));
+    Set<Integer> both = Set.of(LANE, OTHER_LANE);
+
+    Claim first = store.claimLane(dsl, new LaneClaim(both, 2, 0, Set.of(), now(), CLAIM));
+    assertThat(ids(first))
+        .as("the two oldest heads, across the lanes")
+        .containsExactly(a.get(0), b.get(0));
+    Claim second = store.claimLane(dsl, new LaneClaim(both, 10, 0, Set.of(), now(), CLAIM));
+    assertThat(ids(second)).as("heads behind live claims wait").containsExactly(c.get(0));
+    store.deleteFenced(dsl, first.token(), ids(first));
+
+    Claim runs = store.claimLane(dsl, new LaneClaim(both, 10, 5, Set.of("memory"), now(), CLAIM));
+    assertThat(ids(runs)).containsExactly(a.get(1), b.get(1));
+    assertThat(runs.messages()).extracting(ClaimedMessage::lane).containsExactly(LANE, OTHER_LANE);
+    assertThat(row(elsewhere).getClaimToken()).as("a lane not named").isNull();
+  }
+
+  @Test
+  void aLaneClaimNamesAtLeastOneLaneAndNoNegativeOne() {
+    assertThatThrownBy(() -> new LaneClaim(Set.of(), 1, 0, Set.of(), now(), CLAIM))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("lanes must name at least one lane");
+    assertThatThrownBy(() -> new LaneClaim(Set.of(2, -1), 1, 0, Set.of(), now(), CLAIM))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("lane must not be negative, was -1");
+  }
+
+  @Test
+  void aPassUnderSeveralLeasesTakesEachThatIsFreeOrItsOwn() {
+    Duration minute = Duration.ofMinutes(1);
+    LeaseRequest mine = new LeaseRequest("lane/1", "instance-a", minute);
+    LeaseRequest theirs = new LeaseRequest("lane/2", "instance-a", minute);
+    LeaseRequest fresh = new LeaseRequest("lane/3", "instance-a", minute);
+    assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), mine)).acquired())
+        .isTrue();
+    assertThat(
+            dsl.transactionResult(
+                    c ->
+                        store.tryAcquireLease(
+                            c.dsl(), new LeaseRequest("lane/2", "instance-b", minute)))
+                .acquired())
+        .isTrue();
+
+    List<LeaseOutcome> outcomes =
+        dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), List.of(mine, theirs, fresh)));
+    assertThat(outcomes.get(0).acquired()).isTrue();
+    assertThat(outcomes.get(1)).isInstanceOf(LeaseOutcome.HeldByOther.class);
+    assertThat(outcomes.get(2).acquired()).as("a lease row created on first use").isTrue();
+    assertThat(store.lease(dsl, "lane/2").orElseThrow().owner()).isEqualTo("instance-b");
+    assertThat(store.lease(dsl, "lane/3").orElseThrow().owner()).isEqualTo("instance-a");
+
+    assertThatThrownBy(
+            () ->
+                store.startLeasedPass(
+                    dsl, List.of(mine, new LeaseRequest("lane/4", "instance-b", minute))))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("must share owner and duration");
+    assertThatThrownBy(() -> store.startLeasedPass(dsl, List.of(mine, mine)))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("lease lane/1 is named twice");
+    assertThatThrownBy(() -> store.startLeasedPass(dsl, List.<LeaseRequest>of()))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("leases must name at least one lease");
   }
 
   @Test

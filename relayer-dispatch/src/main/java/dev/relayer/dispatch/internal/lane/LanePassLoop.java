@@ -2,6 +2,7 @@ package dev.relayer.dispatch.internal.lane;
 
 import dev.relayer.dispatch.internal.lane.LaneScheduler.Reason;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
@@ -10,7 +11,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The body of a lane thread: take the next pass from the scheduler, run it, report how it ended.
  * Any failure is logged (WARN the first time a lane fails, DEBUG while it keeps failing, INFO when
- * it recovers) and the lane is tried again later; the loop itself never dies of it.
+ * it recovers) and the pass's lanes are tried again later; the loop itself never dies of it.
  */
 public final class LanePassLoop {
 
@@ -48,38 +49,46 @@ public final class LanePassLoop {
   }
 
   private void runTask(LaneScheduler.Task task) {
-    int lane = task.lane();
-    boolean owner = false;
-    boolean more = false;
-    boolean failed = false;
-    Duration dueIn = null;
+    List<LaneWorker.PassResult> results;
     try {
-      LaneWorker.PassResult result =
+      results =
           worker.pass(
               dsl,
-              lane,
+              task.lanes(),
               task.reason() == Reason.RENEW,
-              () -> !scheduler.othersWaiting(lane),
+              () -> !scheduler.othersWaiting(),
               scheduler::now);
+    } catch (Throwable e) {
+      failed(task, e);
+      // The scheduler hands a lane to one thread at a time, so failing[lane] is never shared.
+      scheduler.done(task, false, false, null, true);
+      return;
+    }
+    for (LaneWorker.PassResult result : results) {
+      int lane = result.lane();
       result.nothingDueSince().ifPresent(since -> scheduler.sawNothingDue(lane, since));
-      owner = result.owner();
-      more = result.more();
-      dueIn = result.dueIn().orElse(null);
       if (failing[lane]) {
         failing[lane] = false;
         log.info("store={} lane={} passes work again", store, lane);
       }
-    } catch (Throwable e) {
-      failed = true;
-      if (!failing[lane]) {
-        failing[lane] = true;
-        log.warn("store={} lane={} pass failed; its rows stay for a later pass", store, lane, e);
-      } else {
-        log.debug("store={} lane={} pass failed again", store, lane, e);
-      }
-    } finally {
-      // The scheduler hands a lane to one thread at a time, so failing[lane] is never shared.
-      scheduler.done(task, owner, more, dueIn, failed);
+      scheduler.done(task, lane, result.owner(), result.more(), result.dueIn().orElse(null), false);
+    }
+  }
+
+  private void failed(LaneScheduler.Task task, Throwable e) {
+    boolean first = false;
+    for (int lane : task.lanes()) {
+      first |= !failing[lane];
+      failing[lane] = true;
+    }
+    if (first) {
+      log.warn(
+          "store={} lanes={} pass failed; their rows stay for a later pass",
+          store,
+          task.lanes(),
+          e);
+    } else {
+      log.debug("store={} lanes={} pass failed again", store, task.lanes(), e);
     }
   }
 }

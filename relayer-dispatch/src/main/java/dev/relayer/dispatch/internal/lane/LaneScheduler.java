@@ -1,6 +1,8 @@
 package dev.relayer.dispatch.internal.lane;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +17,12 @@ import java.util.function.LongSupplier;
  * out.
  *
  * <p>Priority: a wake-up (or the continuation of a pass that made progress), then a due instant,
- * then a poll, then a renewal; lanes of equal priority take turns. Times are {@link
+ * then a poll, then a renewal; lanes of equal priority take turns. A pass for anything but a
+ * renewal also takes other lanes that are ready to run at that moment (woken, due, or due for a
+ * poll), so that one transaction serves them all: under load, wake-ups gather while a pass runs and
+ * the next pass serves them together, instead of one pass each. A pass takes at most its share of
+ * the assigned lanes ({@code ceil(assigned / threads)}), so that the other threads find lanes to
+ * serve and a slow send holds up only the lanes of its own pass. Times are {@link
  * System#nanoTime()} readings, local to this JVM.
  */
 public final class LaneScheduler {
@@ -36,12 +43,31 @@ public final class LaneScheduler {
     RENEW
   }
 
-  /** A pass to run. */
-  public record Task(int lane, Reason reason) {}
+  /**
+   * A pass to run over {@code lanes}: the lane it was picked for first, then the lanes that joined
+   * it. {@code reason} is why the first one runs.
+   */
+  public record Task(List<Integer> lanes, Reason reason) {
+
+    public Task {
+      lanes = List.copyOf(lanes);
+    }
+
+    /** A pass over one lane. */
+    public Task(int lane, Reason reason) {
+      this(List.of(lane), reason);
+    }
+
+    /** The lane the pass was picked for. */
+    public int lane() {
+      return lanes.get(0);
+    }
+  }
 
   private static final long NEVER = Long.MAX_VALUE;
 
   private final int laneCount;
+  private final int threads;
   private final long pollNanos;
   private final long renewNanos;
   private final LongSupplier nanoTime;
@@ -58,8 +84,13 @@ public final class LaneScheduler {
   private boolean stopped;
 
   public LaneScheduler(
-      int laneCount, Duration pollInterval, Duration renewInterval, LongSupplier nanoTime) {
+      int laneCount,
+      int threads,
+      Duration pollInterval,
+      Duration renewInterval,
+      LongSupplier nanoTime) {
     this.laneCount = laneCount;
+    this.threads = threads;
     this.pollNanos = pollInterval.toNanos();
     this.renewNanos = renewInterval.toNanos();
     this.nanoTime = nanoTime;
@@ -112,17 +143,14 @@ public final class LaneScheduler {
   }
 
   /**
-   * Whether a lane other than {@code lane} is waiting for a thread: woken, or with a schedule or
-   * retry hold that has ended. A pass stops claiming again when one is, so that a busy lane does
-   * not delay the others.
+   * Whether a lane outside the running passes is waiting for a thread: woken, or with a schedule or
+   * retry hold that has ended. A pass stops claiming again when one is, so that busy lanes do not
+   * delay the others.
    */
-  public synchronized boolean othersWaiting(int lane) {
+  public synchronized boolean othersWaiting() {
     long now = nanoTime.getAsLong();
     for (int other = 0; other < laneCount; other++) {
-      if (other != lane
-          && targeted[other]
-          && !running[other]
-          && (woken[other] != null || now >= nextDue[other])) {
+      if (targeted[other] && !running[other] && (woken[other] != null || now >= nextDue[other])) {
         return true;
       }
     }
@@ -179,11 +207,14 @@ public final class LaneScheduler {
     long deadline = nanoTime.getAsLong() + timeout.toNanos();
     while (!stopped) {
       long now = nanoTime.getAsLong();
-      Task task = pick(now);
-      if (task != null) {
-        running[task.lane()] = true;
-        woken[task.lane()] = null;
-        cursor = (task.lane() + 1) % laneCount;
+      Task picked = pick(now);
+      if (picked != null) {
+        Task task = join(picked, now);
+        for (int lane : task.lanes()) {
+          running[lane] = true;
+          woken[lane] = null;
+        }
+        cursor = (picked.lane() + 1) % laneCount;
         passes.incrementAndGet(task.reason().ordinal());
         return task;
       }
@@ -222,6 +253,32 @@ public final class LaneScheduler {
     return timer;
   }
 
+  /**
+   * {@code picked} and, unless it only renews, the next lanes ready to run at {@code now}, up to
+   * one thread's share of the assigned lanes.
+   */
+  private Task join(Task picked, long now) {
+    if (picked.reason() == Reason.RENEW) {
+      return picked;
+    }
+    int assigned = 0;
+    for (int lane = 0; lane < laneCount; lane++) {
+      assigned += targeted[lane] ? 1 : 0;
+    }
+    int share = Math.max(1, (assigned + threads - 1) / threads);
+    List<Integer> lanes = new ArrayList<>();
+    lanes.add(picked.lane());
+    for (int i = 1; i < laneCount && lanes.size() < share; i++) {
+      int lane = (picked.lane() + i) % laneCount;
+      if (targeted[lane]
+          && !running[lane]
+          && (woken[lane] != null || now >= nextDue[lane] || now >= nextPoll[lane])) {
+        lanes.add(lane);
+      }
+    }
+    return lanes.size() == 1 ? picked : new Task(lanes, picked.reason());
+  }
+
   private long earliestTimer() {
     long earliest = NEVER;
     for (int lane = 0; lane < laneCount; lane++) {
@@ -237,16 +294,29 @@ public final class LaneScheduler {
   }
 
   /**
-   * Records how a pass ended.
+   * Records that a pass ended the same way in every lane of {@code task}; see {@link #done(Task,
+   * int, boolean, boolean, Duration, boolean)}.
+   */
+  public synchronized void done(
+      Task task, boolean owner, boolean more, Duration dueIn, boolean failed) {
+    for (int lane : task.lanes()) {
+      done(task, lane, owner, more, dueIn, failed);
+    }
+  }
+
+  /**
+   * Records how a pass ended in {@code lane}, one of {@code task}'s lanes.
    *
    * @param owner whether the pass held the lane's lease
-   * @param more whether the pass made progress or left claimed rows unsent
+   * @param more whether the pass made progress in the lane or left claimed rows unsent
    * @param dueIn when the lane's earliest schedule or retry hold ends, or {@code null}
    * @param failed whether the pass threw
    */
   public synchronized void done(
-      Task task, boolean owner, boolean more, Duration dueIn, boolean failed) {
-    int lane = task.lane();
+      Task task, int lane, boolean owner, boolean more, Duration dueIn, boolean failed) {
+    if (!task.lanes().contains(lane)) {
+      throw new IllegalArgumentException("lane " + lane + " is not one of " + task);
+    }
     running[lane] = false;
     long now = nanoTime.getAsLong();
     if (failed || !owner) {

@@ -13,10 +13,14 @@ import dev.relayer.store.RelayerStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -25,14 +29,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One pass over one lane, under the lease {@code lane/<n>}, in one transaction on one connection:
- * lock the lease row (proceed only as its owner or once it expired), claim the heads of the lane's
- * keys, send them in key order, write the outcomes (delete, retry hold, park, give back) — and
- * while a claim was sent in full, claim the lane's next rows the same way, up to {@code
- * claimsPerPass} claims — then renew the lease and commit. A crash anywhere before the commit rolls
- * the claims and completions back; the broker may then have accepted rows that are sent again by
- * the next owner (at least once), never out of order. See the package documentation for the whole
- * protocol.
+ * One pass over one or more lanes, under their leases {@code lane/<n>}, in one transaction on one
+ * connection: lock the lease rows (proceed with a lane only as its owner or once its lease
+ * expired), claim the heads of those lanes' keys in one statement, send them in key order, write
+ * the outcomes (delete, retry hold, park, give back) — and while a claim was sent in full, claim
+ * the next rows of the lanes that had some the same way, up to {@code claimsPerPass} claims — then
+ * renew the leases and commit. A crash anywhere before the commit rolls the claims and completions
+ * back; the broker may then have accepted rows that are sent again by the next owner (at least
+ * once), never out of order. Serving several woken lanes in one pass costs about what serving one
+ * does: the statements are the same, only their lane lists are longer. See the package
+ * documentation for the whole protocol.
  */
 public final class LaneWorker {
 
@@ -56,7 +62,7 @@ public final class LaneWorker {
       Duration leaseDuration) {}
 
   /**
-   * What a pass did.
+   * What a pass did in one lane.
    *
    * @param lane the lane
    * @param owner whether this instance held the lane's lease for the pass
@@ -64,7 +70,7 @@ public final class LaneWorker {
    * @param sent rows the broker accepted
    * @param failed rows whose send failed (retried later, or parked)
    * @param givenBack rows claimed but not sent, given back without spending an attempt
-   * @param more whether another pass is likely to find work at once
+   * @param more whether another pass is likely to find work in the lane at once
    * @param dueIn after an idle pass: when the lane's earliest schedule or retry hold ends
    * @param nothingDueSince when the pass's last look at the lane (a claim, or the due-head check)
    *     found nothing due: the pass clock's reading just before that look was sent. Every commit
@@ -79,12 +85,7 @@ public final class LaneWorker {
       int givenBack,
       boolean more,
       Optional<Duration> dueIn,
-      OptionalLong nothingDueSince) {
-
-    static PassResult notOwner(int lane) {
-      return new PassResult(lane, false, 0, 0, 0, 0, false, Optional.empty(), OptionalLong.empty());
-    }
-  }
+      OptionalLong nothingDueSince) {}
 
   public LaneWorker(DeliveryEngine engine, Settings settings, LeaseTracker leases) {
     this.engine = engine;
@@ -99,158 +100,237 @@ public final class LaneWorker {
   }
 
   /**
-   * Runs one pass over {@code lane} on {@code dsl} (one transaction). With {@code renewOnly} the
-   * pass only takes or renews the lease. After a claim sent in full, the pass claims again only
-   * while {@code claimAgain} says so (and {@code claimsPerPass} allows). {@code clock}
-   * (nanoseconds) times {@link PassResult#nothingDueSince}.
+   * Runs one pass over {@code lanes} (distinct) on {@code dsl}, in one transaction; returns what it
+   * did in each, in the order of {@code lanes}. With {@code renewOnly} the pass only takes or
+   * renews the leases. After a claim sent in full, the pass claims again only while {@code
+   * claimAgain} says so (and {@code claimsPerPass} allows). {@code clock} (nanoseconds) times
+   * {@link PassResult#nothingDueSince}.
    */
-  public PassResult pass(
-      DSLContext dsl, int lane, boolean renewOnly, BooleanSupplier claimAgain, LongSupplier clock) {
-    RelayerStore store = engine.store();
-    LeaseRequest lease = lease(lane);
-    Step step =
-        dsl.transactionResult(
-            tx -> {
-              DSLContext t = tx.dsl();
-              LeaseOutcome outcome = store.startLeasedPass(t, lease);
-              if (!outcome.acquired()) {
-                return new Step(PassResult.notOwner(lane), List.of());
-              }
-              if (renewOnly) {
-                // Taking the lease has already restarted its expiry.
-                return new Step(
-                    new PassResult(
-                        lane, true, 0, 0, 0, 0, false, Optional.empty(), OptionalLong.empty()),
-                    List.of());
-              }
-              long look = clock.getAsLong();
-              Claim claim = claim(t, lane);
-              if (claim.isEmpty()) {
-                Optional<Duration> dueIn = renewAndFindDueIn(t, lease, lane);
-                return new Step(
-                    new PassResult(lane, true, 0, 0, 0, 0, false, dueIn, OptionalLong.of(look)),
-                    List.of());
-              }
-              Tally tally = sendClaims(t, lane, claim, claimAgain, clock);
-              Optional<Duration> dueIn = Optional.empty();
-              if (tally.more) {
-                store.renewLease(t, lease);
-              } else {
-                dueIn = renewAndFindDueIn(t, lease, lane);
-              }
-              return new Step(
-                  new PassResult(
-                      lane,
-                      true,
-                      tally.claimed,
-                      tally.sent,
-                      tally.failed,
-                      tally.givenBack,
-                      tally.more,
-                      dueIn,
-                      tally.nothingDueSince),
-                  tally.events);
-            });
-    leases.observe(lease.name(), settings.owner(), step.result().owner());
-    engine.emit(step.events());
-    PassResult result = step.result();
-    if (result.claimed() > 0 && log.isDebugEnabled()) {
-      log.debug(
-          "store={} lane={} claimed={} sent={} failed={} givenBack={}",
-          store.displayName(),
-          lane,
-          result.claimed(),
-          result.sent(),
-          result.failed(),
-          result.givenBack());
+  public List<PassResult> pass(
+      DSLContext dsl,
+      List<Integer> lanes,
+      boolean renewOnly,
+      BooleanSupplier claimAgain,
+      LongSupplier clock) {
+    List<LeaseRequest> requests = lanes.stream().map(this::lease).toList();
+    Map<Integer, LaneTally> tallies = new LinkedHashMap<>();
+    List<Consumer<RelayerEventListener>> events = new ArrayList<>();
+    dsl.transaction(
+        tx -> {
+          tallies.clear();
+          events.clear();
+          DSLContext t = tx.dsl();
+          List<LeaseOutcome> outcomes = engine.store().startLeasedPass(t, requests);
+          for (int i = 0; i < lanes.size(); i++) {
+            tallies.put(lanes.get(i), new LaneTally(outcomes.get(i).acquired()));
+          }
+          List<Integer> owned = lanes.stream().filter(lane -> tallies.get(lane).owner).toList();
+          if (!owned.isEmpty() && !renewOnly) {
+            // Taking a lease has already restarted its expiry: a renew-only pass is done.
+            new Pass(t, owned, tallies, events, claimAgain, clock).run();
+          }
+        });
+    List<PassResult> results = new ArrayList<>(lanes.size());
+    for (int i = 0; i < lanes.size(); i++) {
+      int lane = lanes.get(i);
+      LaneTally tally = tallies.get(lane);
+      leases.observe(requests.get(i).name(), settings.owner(), tally.owner);
+      results.add(tally.result(lane));
+      if (tally.claimed > 0 && log.isDebugEnabled()) {
+        log.debug(
+            "store={} lane={} claimed={} sent={} failed={} givenBack={}",
+            engine.store().displayName(),
+            lane,
+            tally.claimed,
+            tally.sent,
+            tally.failed,
+            tally.givenBack);
+      }
     }
-    return result;
+    engine.emit(events);
+    return results;
   }
 
-  /**
-   * Sends {@code first}, writes its outcomes, and while a claim was sent in full claims the lane's
-   * next rows in the same transaction, up to {@code claimsPerPass} claims and while {@code
-   * claimAgain} says so.
-   */
-  private Tally sendClaims(
-      DSLContext t, int lane, Claim first, BooleanSupplier claimAgain, LongSupplier clock) {
-    RelayerStore store = engine.store();
-    Tally tally = new Tally();
-    Claim claim = first;
-    for (int claims = 1; ; claims++) {
-      SendOutcome sent = sender.send(claim, claim.expiresAt().minus(engine.sendTimeout()));
-      tally.events.addAll(engine.complete(t, claim, sent, "lane"));
-      List<Long> giveBack = sent.notAttempted().stream().map(ClaimedMessage::id).toList();
-      store.unclaim(t, claim.token(), giveBack);
-      tally.add(claim, sent, giveBack.size());
-      tally.more = !sent.accepted().isEmpty() || !giveBack.isEmpty();
-      boolean allSent = sent.accepted().size() == claim.messages().size();
-      if (!allSent || claims == settings.claimsPerPass()) {
-        return tally;
+  /** One pass's claims over the lanes it owns, in its transaction. */
+  private final class Pass {
+    private final DSLContext t;
+    private final List<Integer> owned;
+    private final Map<Integer, LaneTally> tallies;
+    private final List<Consumer<RelayerEventListener>> events;
+    private final BooleanSupplier claimAgain;
+    private final LongSupplier clock;
+
+    Pass(
+        DSLContext t,
+        List<Integer> owned,
+        Map<Integer, LaneTally> tallies,
+        List<Consumer<RelayerEventListener>> events,
+        BooleanSupplier claimAgain,
+        LongSupplier clock) {
+      this.t = t;
+      this.owned = owned;
+      this.tallies = tallies;
+      this.events = events;
+      this.claimAgain = claimAgain;
+      this.clock = clock;
+    }
+
+    /**
+     * Claims the owned lanes' rows, sends them, writes the outcomes; while a claim was sent in
+     * full, claims again the lanes that may have more, up to {@code claimsPerPass} claims and while
+     * {@code claimAgain} says so. Ends by renewing the leases and reading when each lane that has
+     * nothing more to send is next due.
+     */
+    void run() {
+      RelayerStore store = engine.store();
+      Set<Integer> active = new TreeSet<>(owned);
+      for (int claims = 1; ; claims++) {
+        long look = clock.getAsLong();
+        Claim claim = claim(active);
+        Set<Integer> found = lanesOf(claim.messages());
+        boolean cut = keysOf(claim.messages()) >= settings.keysPerPass();
+        for (Integer lane : List.copyOf(active)) {
+          if (found.contains(lane)) {
+            continue;
+          }
+          if (cut) {
+            // The key limit may have left this lane's heads out: look again.
+            tallies.get(lane).more = true;
+          } else {
+            tallies.get(lane).nothingDue(look);
+            active.remove(lane);
+          }
+        }
+        if (claim.isEmpty()) {
+          break;
+        }
+        SendOutcome sent = sender.send(claim, claim.expiresAt().minus(engine.sendTimeout()));
+        events.addAll(engine.complete(t, claim, sent, "lane"));
+        List<ClaimedMessage> notSent = sent.notAttempted();
+        store.unclaim(t, claim.token(), notSent.stream().map(ClaimedMessage::id).toList());
+        tally(claim, sent, found);
+        boolean allSent = sent.accepted().size() == claim.messages().size();
+        if (!allSent || claims == settings.claimsPerPass()) {
+          break;
+        }
+        long lookAgain = clock.getAsLong();
+        if (!claimAgain.getAsBoolean()) {
+          // Other lanes wait for a thread: ask whether a next pass would find work rather than
+          // assume that it would.
+          Set<Integer> due = store.lanesWithDueHead(t, active, engine.clock().instant());
+          for (Integer lane : active) {
+            if (due.contains(lane)) {
+              tallies.get(lane).more = true;
+            } else {
+              tallies.get(lane).nothingDue(lookAgain);
+            }
+          }
+          break;
+        }
       }
-      long look = clock.getAsLong();
-      if (!claimAgain.getAsBoolean()) {
-        // Other lanes wait for this thread: ask whether a next pass would find work rather than
-        // assume that it would.
-        tally.more = store.laneHasDueHead(t, lane, engine.clock().instant());
-        tally.nothingDueSince = tally.more ? OptionalLong.empty() : OptionalLong.of(look);
-        return tally;
+      Instant now = engine.clock().instant();
+      Set<Integer> idle = new TreeSet<>();
+      for (Integer lane : owned) {
+        if (!tallies.get(lane).more) {
+          idle.add(lane);
+        }
       }
-      // The lane's next rows, in this transaction: the sent rows are gone from its view.
-      claim = claim(t, lane);
-      if (claim.isEmpty()) {
+      List<LeaseRequest> held = owned.stream().map(LaneWorker.this::lease).toList();
+      Map<Integer, Instant> due = store.renewLeasesAndFindNextDue(t, held, idle, now);
+      due.forEach((lane, at) -> tallies.get(lane).dueIn = Duration.between(now, at));
+    }
+
+    /** Adds a sent claim's outcome to the tallies of {@code lanes}, the lanes of its rows. */
+    private void tally(Claim claim, SendOutcome sent, Set<Integer> lanes) {
+      for (Integer lane : lanes) {
+        LaneTally tally = tallies.get(lane);
         tally.more = false;
-        tally.nothingDueSince = OptionalLong.of(look);
-        return tally;
+        tally.nothingDueSince = OptionalLong.empty();
       }
+      for (ClaimedMessage m : claim.messages()) {
+        tallies.get(m.lane()).claimed++;
+      }
+      for (ClaimedMessage m : sent.accepted()) {
+        LaneTally tally = tallies.get(m.lane());
+        tally.sent++;
+        tally.more = true;
+      }
+      for (SendOutcome.Failure f : sent.failed()) {
+        tallies.get(f.message().lane()).failed++;
+      }
+      for (ClaimedMessage m : sent.exhausted()) {
+        tallies.get(m.lane()).failed++;
+      }
+      for (ClaimedMessage m : sent.notAttempted()) {
+        LaneTally tally = tallies.get(m.lane());
+        tally.givenBack++;
+        tally.more = true;
+      }
+    }
+
+    /** Claims the next rows of {@code lanes}: heads, and their runs on batch-order transports. */
+    private Claim claim(Set<Integer> lanes) {
+      Set<String> batching = engine.batchOrderTransports();
+      int followers = batching.isEmpty() ? 0 : settings.rowsPerKey() - 1;
+      return engine
+          .store()
+          .claimLane(
+              t,
+              new LaneClaim(
+                  lanes,
+                  settings.keysPerPass(),
+                  followers,
+                  batching,
+                  engine.clock().instant(),
+                  settings.claimDuration()));
     }
   }
 
-  /** Claims the next rows of {@code lane}: heads, and their runs on batch-order transports. */
-  private Claim claim(DSLContext t, int lane) {
-    Set<String> batching = engine.batchOrderTransports();
-    int followers = batching.isEmpty() ? 0 : settings.rowsPerKey() - 1;
-    return engine
-        .store()
-        .claimLane(
-            t,
-            new LaneClaim(
-                lane,
-                settings.keysPerPass(),
-                followers,
-                batching,
-                engine.clock().instant(),
-                settings.claimDuration()));
+  private static Set<Integer> lanesOf(List<ClaimedMessage> messages) {
+    Set<Integer> lanes = new TreeSet<>();
+    messages.forEach(m -> lanes.add(m.lane()));
+    return lanes;
   }
 
-  /** What the claims of one pass did, summed. */
-  private static final class Tally {
+  /** How many keys the rows belong to: a claim takes at most {@code keysPerPass}. */
+  private static int keysOf(List<ClaimedMessage> messages) {
+    Set<String> keys = new HashSet<>();
+    messages.forEach(m -> keys.add(m.lane() + "/" + m.orderingKey()));
+    return keys.size();
+  }
+
+  /** What a pass did in one lane, summed over its claims. */
+  private static final class LaneTally {
+    final boolean owner;
     int claimed;
     int sent;
     int failed;
     int givenBack;
     boolean more;
+    Duration dueIn;
     OptionalLong nothingDueSince = OptionalLong.empty();
-    final List<Consumer<RelayerEventListener>> events = new ArrayList<>();
 
-    void add(Claim claim, SendOutcome outcome, int givenBack) {
-      this.claimed += claim.messages().size();
-      this.sent += outcome.accepted().size();
-      this.failed += outcome.failed().size() + outcome.exhausted().size();
-      this.givenBack += givenBack;
+    LaneTally(boolean owner) {
+      this.owner = owner;
     }
-  }
 
-  /**
-   * Renews the lane's lease and reads when its earliest schedule or retry hold ends, in one
-   * statement.
-   */
-  private Optional<Duration> renewAndFindDueIn(DSLContext t, LeaseRequest lease, int lane) {
-    Instant now = engine.clock().instant();
-    return engine
-        .store()
-        .renewLeaseAndFindNextDue(t, lease, lane, now)
-        .map(due -> Duration.between(now, due));
+    void nothingDue(long look) {
+      more = false;
+      nothingDueSince = OptionalLong.of(look);
+    }
+
+    PassResult result(int lane) {
+      return new PassResult(
+          lane,
+          owner,
+          claimed,
+          sent,
+          failed,
+          givenBack,
+          more,
+          Optional.ofNullable(dueIn),
+          nothingDueSince);
+    }
   }
 
   /** Gives the lane's lease up if this owner holds it; true if it did. */
@@ -260,6 +340,4 @@ public final class LaneWorker {
     leases.observe(name, settings.owner(), false);
     return released;
   }
-
-  private record Step(PassResult result, List<Consumer<RelayerEventListener>> events) {}
 }

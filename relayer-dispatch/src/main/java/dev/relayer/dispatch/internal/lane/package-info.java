@@ -54,28 +54,37 @@
  *
  * <h2>One pass</h2>
  *
+ * <p>A pass serves one or more lanes of this instance's share: the lane a thread picked and every
+ * other lane ready to run at that moment (woken, due, or due for a poll; {@code LaneScheduler}).
+ * Its statements are those of a one-lane pass with a longer lane list, so under load the wake-ups
+ * that gather while a pass runs are served by the next pass together, at the cost of about one.
+ * Each lane keeps its own lease; a pass works only in the lanes whose lease it took.
+ *
  * <ol>
- *   <li>Begin a transaction; lock the lease row; proceed as owner (taking it over when expired).
- *   <li>Claim, in one statement, for each key of the lane whose head is pending, due and not held
- *       by a retry, the head — and on transports that declare {@code preservesBatchOrder()}, up to
- *       {@code rowsPerKey - 1} consecutive due rows after it bound for the same destination. Keys
- *       come oldest head first, at most {@code keysPerPass}. Rows are locked {@code SKIP LOCKED};
- *       per key only the unbroken prefix of locked rows is claimed, so a row is never claimed
- *       without every earlier row of its key.
+ *   <li>Begin a transaction; lock the lease rows; proceed as owner of each lane whose lease this
+ *       instance holds or that expired (taking it over), in one statement in the usual case.
+ *   <li>Claim, in one statement, for each key of those lanes whose head is pending, due and not
+ *       held by a retry, the head — and on transports that declare {@code preservesBatchOrder()},
+ *       up to {@code rowsPerKey - 1} consecutive due rows after it bound for the same destination.
+ *       Keys come oldest head first, at most {@code keysPerPass}. Rows are locked {@code SKIP
+ *       LOCKED}; per key only the unbroken prefix of locked rows is claimed, so a row is never
+ *       claimed without every earlier row of its key.
  *   <li>Send: heads of different keys may share a batch; consecutive rows of one key share a batch
  *       only on a batch-order transport, which stops at the first failure. A row is sent only after
  *       every earlier row of its key in the pass was accepted.
  *   <li>Complete, still in the transaction: delete accepted rows; hold a failed head until its
  *       backoff ends (its key waits, others do not); park a head that has used {@code maxAttempts};
  *       give back rows that were not attempted, refunding their attempt.
- *   <li>If every row of the claim was accepted, claim again (steps 2–4) in the same transaction —
- *       the deleted rows are gone from its view, so the claim takes each key's next rows — up to
- *       {@code claimsPerPass} claims in all, and only while no other lane of this instance waits
- *       for a thread. When one waits, the pass stops and asks, in one statement, whether the lane
- *       still has a due head; if so the lane runs again as soon as its turn comes. A crash before
- *       the commit repeats the sends of every claim of the pass, so {@code claimsPerPass} bounds
- *       them.
- *   <li>Renew the lease from {@code clock_timestamp()}; commit.
+ *   <li>If every row of the claim was accepted, claim again (steps 2–4) in the same transaction,
+ *       over the lanes that may have more (those the claim found rows in, and all of them when it
+ *       reached {@code keysPerPass} keys) — the deleted rows are gone from its view, so the claim
+ *       takes each key's next rows — up to {@code claimsPerPass} claims in all, and only while no
+ *       lane outside the running passes waits for a thread. When one waits, the pass stops and
+ *       asks, in one statement, which of its lanes still have a due head; those run again as soon
+ *       as their turn comes. A crash before the commit repeats the sends of every claim of the
+ *       pass, so {@code claimsPerPass} bounds them.
+ *   <li>Renew the leases from {@code clock_timestamp()} and read when each lane with nothing more
+ *       to send is next due, in one statement; commit.
  * </ol>
  *
  * <h2>What happens on each failure</h2>

@@ -1,11 +1,13 @@
 package dev.relayer.dispatch.internal.lane;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.dispatch.internal.lane.LaneScheduler.Reason;
 import dev.relayer.dispatch.internal.lane.LaneScheduler.Task;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -14,7 +16,7 @@ class LaneSchedulerTest {
 
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final LaneScheduler scheduler =
-      new LaneScheduler(4, Duration.ofSeconds(60), Duration.ofSeconds(10), nanos::get);
+      new LaneScheduler(4, 1, Duration.ofSeconds(60), Duration.ofSeconds(10), nanos::get);
 
   private Task next() throws InterruptedException {
     return scheduler.take(Duration.ZERO);
@@ -32,16 +34,70 @@ class LaneSchedulerTest {
   }
 
   @Test
-  void newlyAssignedLanesRunAtOnceAndNeverTwiceAtATime() throws InterruptedException {
+  void newlyAssignedLanesRunAtOnceInOnePassAndNeverTwiceAtATime() throws InterruptedException {
     scheduler.target(Set.of(1, 3));
     Task first = next();
-    Task second = next();
-    assertThat(Set.of(first.lane(), second.lane())).containsExactlyInAnyOrder(1, 3);
-    assertThat(first.reason()).isEqualTo(Reason.ACQUIRE);
-    scheduler.wake(first.lane());
+    assertThat(first).isEqualTo(new Task(List.of(1, 3), Reason.ACQUIRE));
+    scheduler.wake(1);
     assertThat(next()).as("both lanes are running").isNull();
-    scheduler.done(first, true, false, null, false);
-    assertThat(next()).isEqualTo(new Task(first.lane(), Reason.WAKEUP));
+    scheduler.done(first, 1, true, false, null, false);
+    assertThat(next()).isEqualTo(new Task(1, Reason.WAKEUP));
+    assertThat(scheduler.running(3)).as("lane 3's end is not recorded yet").isTrue();
+    scheduler.done(first, 3, true, false, null, false);
+    assertThat(scheduler.running(3)).isFalse();
+  }
+
+  @Test
+  void lanesReadyAtOnceJoinOnePassAndEachEndsOnItsOwn() throws InterruptedException {
+    scheduler.target(Set.of(0, 1, 2, 3));
+    settle();
+    scheduler.wake(2);
+    scheduler.wake(0);
+    Task task = next();
+    assertThat(task.lanes()).containsExactlyInAnyOrder(0, 2);
+    assertThat(task.reason()).isEqualTo(Reason.WAKEUP);
+    assertThat(next()).as("nothing else is ready").isNull();
+    assertThatThrownBy(() -> scheduler.done(task, 1, true, false, null, false))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lane 1 is not one of");
+
+    scheduler.done(task, 0, true, true, null, false);
+    scheduler.done(task, 2, true, false, Duration.ofSeconds(3), false);
+    assertThat(next()).isEqualTo(new Task(0, Reason.CONTINUE));
+  }
+
+  @Test
+  void aPassTakesAtMostItsThreadsShareOfTheAssignedLanes() throws InterruptedException {
+    LaneScheduler shared =
+        new LaneScheduler(8, 3, Duration.ofSeconds(60), Duration.ofSeconds(10), nanos::get);
+    shared.target(Set.of(0, 1, 2, 3, 4, 5, 6));
+    Task first = shared.take(Duration.ZERO);
+    Task second = shared.take(Duration.ZERO);
+    Task third = shared.take(Duration.ZERO);
+    assertThat(first.lanes()).containsExactly(0, 1, 2);
+    assertThat(second.lanes()).containsExactly(3, 4, 5);
+    assertThat(third.lanes()).containsExactly(6);
+    assertThat(shared.take(Duration.ZERO)).isNull();
+  }
+
+  @Test
+  void aDueLaneJoinsAWokenOneButARenewalRunsAlone() throws InterruptedException {
+    scheduler.target(Set.of(0, 1, 2, 3));
+    settle();
+    advance(Duration.ofSeconds(10));
+    Task renew = next();
+    assertThat(renew.reason()).isEqualTo(Reason.RENEW);
+    assertThat(renew.lanes()).as("a renewal takes no other lane").hasSize(1);
+    scheduler.done(renew, true, false, null, false);
+    settle();
+
+    scheduler.wake(0);
+    Task first = next();
+    assertThat(first).isEqualTo(new Task(0, Reason.WAKEUP));
+    scheduler.done(first, true, false, Duration.ofSeconds(1), false);
+    advance(Duration.ofSeconds(1));
+    scheduler.wake(2);
+    assertThat(next()).isEqualTo(new Task(List.of(2, 0), Reason.WAKEUP));
   }
 
   @Test
@@ -83,18 +139,17 @@ class LaneSchedulerTest {
     scheduler.wake(0);
     Task running = next();
     assertThat(running.lane()).isZero();
-    assertThat(scheduler.othersWaiting(0)).isFalse();
+    assertThat(scheduler.othersWaiting()).isFalse();
     scheduler.wake(0);
-    assertThat(scheduler.othersWaiting(0)).as("a wake-up of the running lane itself").isFalse();
+    assertThat(scheduler.othersWaiting()).as("a wake-up of the running lane itself").isFalse();
     scheduler.wake(1);
-    assertThat(scheduler.othersWaiting(0)).isTrue();
+    assertThat(scheduler.othersWaiting()).isTrue();
     Task other = next();
-    assertThat(scheduler.othersWaiting(0)).as("lane 1 runs now").isFalse();
+    assertThat(scheduler.othersWaiting()).as("lane 1 runs now").isFalse();
     scheduler.done(other, true, false, Duration.ofSeconds(3), false);
-    assertThat(scheduler.othersWaiting(0)).isFalse();
+    assertThat(scheduler.othersWaiting()).isFalse();
     advance(Duration.ofSeconds(3));
-    assertThat(scheduler.othersWaiting(0)).as("lane 1's retry hold ended").isTrue();
-    assertThat(scheduler.othersWaiting(1)).as("lane 0 is running").isFalse();
+    assertThat(scheduler.othersWaiting()).as("lane 1's retry hold ended").isTrue();
   }
 
   @Test
@@ -169,7 +224,7 @@ class LaneSchedulerTest {
   @Test
   void takeWaitsForAWakeUpAndReturnsNullOnceStopped() throws Exception {
     LaneScheduler real =
-        new LaneScheduler(2, Duration.ofSeconds(60), Duration.ofSeconds(10), System::nanoTime);
+        new LaneScheduler(2, 1, Duration.ofSeconds(60), Duration.ofSeconds(10), System::nanoTime);
     real.target(Set.of(0));
     real.done(real.take(Duration.ZERO), true, false, null, false);
     Thread waker =
