@@ -21,7 +21,8 @@ import java.util.function.Consumer;
  * @param leaseDuration how long the {@code lane/<n>} leases and the instance heartbeat last after
  *     each renewal; 1 s – 1 h, default 30 s. Both are renewed every third of it, and the lanes of a
  *     vanished instance are taken over after at most this long plus a third
- * @param keysPerPass most keys whose next rows one pass claims; 1–10,000, default 100
+ * @param keysPerPass most keys per lane whose next rows one claim takes (a claim over several lanes
+ *     takes up to this many times their number); 1–10,000, default 100
  * @param rowsPerKey most rows of one key one pass claims and sends as one run; 1–10,000, default
  *     100. Above 1 only on transports that declare {@code preservesBatchOrder()}; elsewhere each
  *     pass sends one row per key

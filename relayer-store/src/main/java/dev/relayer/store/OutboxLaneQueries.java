@@ -14,6 +14,7 @@ import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.firstValue;
 import static org.jooq.impl.DSL.greatest;
 import static org.jooq.impl.DSL.inline;
+import static org.jooq.impl.DSL.lateral;
 import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.param;
@@ -23,6 +24,7 @@ import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.selectCount;
 import static org.jooq.impl.DSL.selectOne;
 import static org.jooq.impl.DSL.sum;
+import static org.jooq.impl.DSL.unnest;
 import static org.jooq.impl.DSL.update;
 import static org.jooq.impl.DSL.when;
 import static org.jooq.impl.DSL.with;
@@ -89,7 +91,7 @@ final class OutboxLaneQueries {
     this.lanesWithDueHead =
         jdbc.render(
             DSL.with(heads)
-                .selectDistinct(O.LANE)
+                .selectDistinct(heads.field("lane", Integer.class))
                 .from(heads)
                 .join(O)
                 .on(O.ID.eq(heads.field("head_id", Long.class)))
@@ -102,20 +104,23 @@ final class OutboxLaneQueries {
                 .set(O.ATTEMPTS, greatest(O.ATTEMPTS.minus(inline(1)), inline(0)))
                 .where(O.ID.eq(any(IDS)))
                 .and(O.CLAIM_TOKEN.eq(OutboxJdbc.TOKEN)));
-    Field<OffsetDateTime> nextDue = min(greatest(O.DELIVER_AT, O.CLAIM_EXPIRES_AT));
-    Condition waiting =
-        O.LANE
-            .eq(any(LANES))
-            .and(O.STATUS.eq(inline(PENDING)))
-            .and(O.DELIVER_AT.gt(NOW).or(O.CLAIM_EXPIRES_AT.gt(NOW)));
-    this.nextDue = jdbc.render(select(O.LANE, nextDue).from(O).where(waiting).groupBy(O.LANE));
+    // Per lane asked, a subquery on that lane alone: see wantedLanes().
+    Table<?> wanted = wantedLanes();
+    Field<Integer> lane = wanted.field("lane", Integer.class);
+    Field<OffsetDateTime> nextDue =
+        field(
+            select(min(greatest(O.DELIVER_AT, O.CLAIM_EXPIRES_AT)))
+                .from(O)
+                .where(O.LANE.eq(lane))
+                .and(O.STATUS.eq(inline(PENDING)))
+                .and(O.DELIVER_AT.gt(NOW).or(O.CLAIM_EXPIRES_AT.gt(NOW))));
+    this.nextDue = jdbc.render(select(lane, nextDue).from(wanted));
     CommonTableExpression<Record1<String>> renewed =
         name("renewed")
             .fields("name")
             .as(LeaseQueries.renewal().returningResult(RELAYER_LEASES.NAME));
     // A data-modifying WITH runs whether or not the query reads it, and whatever it returns.
-    this.renewAndNextDue =
-        jdbc.render(with(renewed).select(O.LANE, nextDue).from(O).where(waiting).groupBy(O.LANE));
+    this.renewAndNextDue = jdbc.render(with(renewed).select(lane, nextDue).from(wanted));
     this.outsideLanes = jdbc.render(selectCount().from(O).where(O.LANE.ge(LANE)));
   }
 
@@ -125,21 +130,40 @@ final class OutboxLaneQueries {
    * rows of one key sit in two lanes (written under two lane counts), each lane has its own head.
    */
   private static CommonTableExpression<Record3<Integer, String, Long>> heads() {
+    Table<?> wanted = wantedLanes();
+    Field<Integer> lane = wanted.field("lane", Integer.class);
     RelayerOutbox parked = O.as("parked_row");
+    Table<?> keyHeads =
+        lateral(
+                select(O.ORDERING_KEY, min(O.ID).as("head_id"))
+                    .from(O)
+                    .where(O.LANE.eq(lane))
+                    .and(O.STATUS.eq(inline(PENDING)))
+                    .andNotExists(
+                        selectOne()
+                            .from(parked)
+                            .where(parked.LANE.eq(lane))
+                            .and(parked.STATUS.eq(inline(PARKED)))
+                            .and(parked.ORDERING_KEY.eq(O.ORDERING_KEY)))
+                    .groupBy(O.ORDERING_KEY))
+            .as("key_heads");
     return name("heads")
         .fields("lane", "ordering_key", "head_id")
         .as(
-            select(O.LANE, O.ORDERING_KEY, min(O.ID))
-                .from(O)
-                .where(O.LANE.eq(any(LANES)))
-                .and(O.STATUS.eq(inline(PENDING)))
-                .andNotExists(
-                    selectOne()
-                        .from(parked)
-                        .where(parked.LANE.eq(O.LANE))
-                        .and(parked.STATUS.eq(inline(PARKED)))
-                        .and(parked.ORDERING_KEY.eq(O.ORDERING_KEY)))
-                .groupBy(O.LANE, O.ORDERING_KEY));
+            select(lane, keyHeads.field(O.ORDERING_KEY), keyHeads.field("head_id", Long.class))
+                .from(wanted)
+                .crossJoin(keyHeads));
+  }
+
+  /**
+   * The lanes {@code :lanes} as a table {@code wanted(lane)}. A statement over several lanes reads
+   * each through a subquery (or {@code LATERAL} join) on {@code lane = wanted.lane}: the prepared
+   * statements run their generic plan, and for {@code lane = ANY(:lanes)} that plan estimates most
+   * of the table and reads all of it, unordered rows included, where one lane's rows are found
+   * through the pending index.
+   */
+  private static Table<?> wantedLanes() {
+    return unnest(LANES).as("wanted", "lane");
   }
 
   /**
@@ -353,11 +377,16 @@ final class OutboxLaneQueries {
       DSLContext dsl, RenderedStatement statement, Map<String, ?> values) {
     Map<Integer, Instant> due = new HashMap<>();
     jdbc.list(
-            dsl,
-            statement,
-            values,
-            row -> Map.entry(row.getInt(1), row.getObject(2, OffsetDateTime.class).toInstant()))
-        .forEach(entry -> due.put(entry.getKey(), entry.getValue()));
+        dsl,
+        statement,
+        values,
+        row -> {
+          OffsetDateTime at = row.getObject(2, OffsetDateTime.class);
+          if (at != null) {
+            due.put(row.getInt(1), at.toInstant());
+          }
+          return at;
+        });
     return due;
   }
 

@@ -186,9 +186,10 @@ public final class LaneWorker {
       Set<Integer> active = new TreeSet<>(owned);
       for (int claims = 1; ; claims++) {
         long look = clock.getAsLong();
-        Claim claim = claim(active);
+        int maxKeys = maxKeys(active);
+        Claim claim = claim(active, maxKeys);
         Set<Integer> found = lanesOf(claim.messages());
-        boolean cut = keysOf(claim.messages()) >= settings.keysPerPass();
+        boolean cut = keysOf(claim.messages()) >= maxKeys;
         for (Integer lane : List.copyOf(active)) {
           if (found.contains(lane)) {
             continue;
@@ -268,8 +269,17 @@ public final class LaneWorker {
       }
     }
 
+    /**
+     * The keys a claim over {@code lanes} takes at most: {@code keysPerPass} per lane, so that a
+     * claim over several lanes costs per message what one over a single lane does (choosing the
+     * heads reads every pending row of the lanes).
+     */
+    private int maxKeys(Set<Integer> lanes) {
+      return (int) Math.min(Integer.MAX_VALUE, (long) settings.keysPerPass() * lanes.size());
+    }
+
     /** Claims the next rows of {@code lanes}: heads, and their runs on batch-order transports. */
-    private Claim claim(Set<Integer> lanes) {
+    private Claim claim(Set<Integer> lanes, int maxKeys) {
       Set<String> batching = engine.batchOrderTransports();
       int followers = batching.isEmpty() ? 0 : settings.rowsPerKey() - 1;
       return engine
@@ -278,7 +288,7 @@ public final class LaneWorker {
               t,
               new LaneClaim(
                   lanes,
-                  settings.keysPerPass(),
+                  maxKeys,
                   followers,
                   batching,
                   engine.clock().instant(),

@@ -66,7 +66,8 @@
  *   <li>Claim, in one statement, for each key of those lanes whose head is pending, due and not
  *       held by a retry, the head — and on transports that declare {@code preservesBatchOrder()},
  *       up to {@code rowsPerKey - 1} consecutive due rows after it bound for the same destination.
- *       Keys come oldest head first, at most {@code keysPerPass}. Rows are locked {@code SKIP
+ *       Keys come oldest head first, at most {@code keysPerPass} per lane claimed. Each lane's
+ *       heads are found through the pending index on that lane alone. Rows are locked {@code SKIP
  *       LOCKED}; per key only the unbroken prefix of locked rows is claimed, so a row is never
  *       claimed without every earlier row of its key.
  *   <li>Send: heads of different keys may share a batch; consecutive rows of one key share a batch
@@ -77,12 +78,12 @@
  *       give back rows that were not attempted, refunding their attempt.
  *   <li>If every row of the claim was accepted, claim again (steps 2–4) in the same transaction,
  *       over the lanes that may have more (those the claim found rows in, and all of them when it
- *       reached {@code keysPerPass} keys) — the deleted rows are gone from its view, so the claim
- *       takes each key's next rows — up to {@code claimsPerPass} claims in all, and only while no
- *       lane outside the running passes waits for a thread. When one waits, the pass stops and
- *       asks, in one statement, which of its lanes still have a due head; those run again as soon
- *       as their turn comes. A crash before the commit repeats the sends of every claim of the
- *       pass, so {@code claimsPerPass} bounds them.
+ *       reached its key limit) — the deleted rows are gone from its view, so the claim takes each
+ *       key's next rows — up to {@code claimsPerPass} claims in all, and only while no lane outside
+ *       the running passes waits for a thread. When one waits, the pass stops and asks, in one
+ *       statement, which of its lanes still have a due head; those run again as soon as their turn
+ *       comes. A crash before the commit repeats the sends of every claim of the pass, so {@code
+ *       claimsPerPass} bounds them.
  *   <li>Renew the leases from {@code clock_timestamp()} and read when each lane with nothing more
  *       to send is next due, in one statement; commit.
  * </ol>
