@@ -27,7 +27,7 @@ import java.util.function.Consumer;
  *     100. Above 1 only on transports that declare {@code preservesBatchOrder()}; elsewhere each
  *     pass sends one row per key
  * @param claimsPerPass most claims one pass makes in its transaction: while a claim's rows were all
- *     sent, the pass claims the lane's next rows before it commits, so that a busy lane, or a key
+ *     sent, the pass claims its lanes' next rows before it commits, so that a busy lane, or a key
  *     with many rows on a transport that sends one row per key, costs one commit per this many
  *     claims; 1–1,000, default 10. A crash before the commit sends the pass's rows again, so this
  *     bounds, with {@code keysPerPass} and {@code rowsPerKey}, how many messages a crash repeats

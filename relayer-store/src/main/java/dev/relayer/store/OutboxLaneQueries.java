@@ -17,6 +17,7 @@ import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.lateral;
 import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.name;
+import static org.jooq.impl.DSL.orderBy;
 import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.partitionBy;
 import static org.jooq.impl.DSL.rowNumber;
@@ -193,15 +194,26 @@ final class OutboxLaneQueries {
     Field<Integer> hLane = heads.field("lane", Integer.class);
     Field<String> hKey = heads.field("ordering_key", String.class);
     Field<Long> hHead = heads.field("head_id", Long.class);
+    // Each row is looked up by its primary key from a LATERAL subquery that the planner may not
+    // pull up (OFFSET 0, FOR UPDATE, a window or a LIMIT): the statements run their generic plan,
+    // often made on a nearly empty table, and as a plain join that plan may scan every pending row
+    // once per head.
+    RelayerOutbox headRow = O.as("head_row");
+    Table<?> dueCheck =
+        lateral(
+                selectOne()
+                    .from(headRow)
+                    .where(headRow.ID.eq(hHead))
+                    .and(eligible(headRow))
+                    .offset(inline(0)))
+            .as("due_check");
     CommonTableExpression<Record3<Integer, String, Long>> dueHeads =
         name("due_heads")
             .fields("lane", "ordering_key", "head_id")
             .as(
                 select(hLane, hKey, hHead)
                     .from(heads)
-                    .join(O)
-                    .on(O.ID.eq(hHead))
-                    .where(eligible(O))
+                    .crossJoin(dueCheck)
                     .orderBy(hHead)
                     .limit(LIMIT));
     Field<Integer> dLane = dueHeads.field("lane", Integer.class);
@@ -221,19 +233,23 @@ final class OutboxLaneQueries {
     Field<Integer> cPos = candidates.field("pos", Integer.class);
 
     RelayerOutbox lockable = O.as("lockable");
+    Table<?> lockedRow =
+        lateral(
+                select(lockable.ID)
+                    .from(lockable)
+                    .where(lockable.ID.eq(cId))
+                    .and(lockable.LANE.eq(cLane))
+                    .and(eligible(lockable))
+                    .forUpdate()
+                    .skipLocked())
+            .as("locked_row");
     CommonTableExpression<Record4<Long, Integer, String, Integer>> locked =
         name("locked")
             .fields("id", "lane", "ordering_key", "pos")
             .as(
-                select(lockable.ID, cLane, cKey, cPos)
+                select(lockedRow.field(lockable.ID), cLane, cKey, cPos)
                     .from(candidates)
-                    .join(lockable)
-                    .on(lockable.ID.eq(cId))
-                    .where(lockable.LANE.eq(cLane))
-                    .and(eligible(lockable))
-                    .forUpdate()
-                    .of(lockable)
-                    .skipLocked());
+                    .crossJoin(lockedRow));
     Field<Long> lId = locked.field("id", Long.class);
     Field<Integer> lPos = locked.field("pos", Integer.class);
     Table<?> lockedRuns =
@@ -267,26 +283,30 @@ final class OutboxLaneQueries {
   private static Select<Record4<Long, Integer, String, Integer>> runs(
       Table<?> dueHeads, Field<Integer> dLane, Field<String> dKey, Field<Long> dHead) {
     Condition batching = O.TRANSPORT.eq(any(TRANSPORTS));
-    var byKey = partitionBy(O.LANE, O.ORDERING_KEY).orderBy(O.ID);
+    var byId = orderBy(O.ID);
+    // Per head, its key's rows from the head on: a LATERAL subquery on that lane and key (see
+    // claim()), read in id order and no further than rowsPerRun rows.
     Table<?> keyRows =
-        select(
-                O.ID,
-                O.LANE,
-                O.ORDERING_KEY,
-                rowNumber().over(byKey).as("pos"),
-                field(eligible(O)).as("eligible"),
-                field(
-                        batching
-                            .and(O.TRANSPORT.eq(firstValue(O.TRANSPORT).over(byKey)))
-                            .and(O.DESTINATION.eq(firstValue(O.DESTINATION).over(byKey))))
-                    .as("joins_run"))
-            .from(O)
-            .join(dueHeads)
-            .on(O.LANE.eq(dLane))
-            .and(O.ORDERING_KEY.eq(dKey))
-            .where(O.STATUS.eq(inline(PENDING)))
-            .and(O.ID.ge(dHead))
-            .asTable("key_rows");
+        lateral(
+                select(
+                        O.ID,
+                        O.LANE,
+                        O.ORDERING_KEY,
+                        rowNumber().over(byId).as("pos"),
+                        field(eligible(O)).as("eligible"),
+                        field(
+                                batching
+                                    .and(O.TRANSPORT.eq(firstValue(O.TRANSPORT).over(byId)))
+                                    .and(O.DESTINATION.eq(firstValue(O.DESTINATION).over(byId))))
+                            .as("joins_run"))
+                    .from(O)
+                    .where(O.LANE.eq(dLane))
+                    .and(O.ORDERING_KEY.eq(dKey))
+                    .and(O.STATUS.eq(inline(PENDING)))
+                    .and(O.ID.ge(dHead))
+                    .orderBy(O.ID)
+                    .limit(ROWS_PER_RUN))
+            .as("key_rows");
     Field<Long> kId = keyRows.field(O.ID);
     Field<Integer> kLane = keyRows.field(O.LANE);
     Field<String> kKey = keyRows.field(O.ORDERING_KEY);
@@ -306,7 +326,8 @@ final class OutboxLaneQueries {
                 kKey,
                 kPos,
                 sum(stops).over(partitionBy(kLane, kKey).orderBy(kId)).as("blocked"))
-            .from(keyRows)
+            .from(dueHeads)
+            .crossJoin(keyRows)
             .asTable("runs");
     return select(runs.field(kId), runs.field(kLane), runs.field(kKey), runs.field(kPos))
         .from(runs)
