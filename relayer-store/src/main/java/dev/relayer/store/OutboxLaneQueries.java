@@ -17,7 +17,6 @@ import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.lateral;
 import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.name;
-import static org.jooq.impl.DSL.orderBy;
 import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.partitionBy;
 import static org.jooq.impl.DSL.rowNumber;
@@ -195,7 +194,7 @@ final class OutboxLaneQueries {
     Field<String> hKey = heads.field("ordering_key", String.class);
     Field<Long> hHead = heads.field("head_id", Long.class);
     // Each row is looked up by its primary key from a LATERAL subquery that the planner may not
-    // pull up (OFFSET 0, FOR UPDATE, a window or a LIMIT): the statements run their generic plan,
+    // pull up (OFFSET 0, FOR UPDATE): the statements run their generic plan,
     // often made on a nearly empty table, and as a plain join that plan may scan every pending row
     // once per head.
     RelayerOutbox headRow = O.as("head_row");
@@ -210,7 +209,7 @@ final class OutboxLaneQueries {
     CommonTableExpression<Record3<Integer, String, Long>> dueHeads =
         name("due_heads")
             .fields("lane", "ordering_key", "head_id")
-            .as(
+            .asMaterialized(
                 select(hLane, hKey, hHead)
                     .from(heads)
                     .crossJoin(dueCheck)
@@ -283,30 +282,29 @@ final class OutboxLaneQueries {
   private static Select<Record4<Long, Integer, String, Integer>> runs(
       Table<?> dueHeads, Field<Integer> dLane, Field<String> dKey, Field<Long> dHead) {
     Condition batching = O.TRANSPORT.eq(any(TRANSPORTS));
-    var byId = orderBy(O.ID);
-    // Per head, its key's rows from the head on: a LATERAL subquery on that lane and key (see
-    // claim()), read in id order and no further than rowsPerRun rows.
+    var byKey = partitionBy(O.LANE, O.ORDERING_KEY).orderBy(O.ID);
+    // A join, not a lookup per head: no index leads with (lane, key), so a key's rows are found
+    // among its lane's pending rows. due_heads is materialized, so that a plan that joins it once
+    // per row does not compute the heads again each time.
     Table<?> keyRows =
-        lateral(
-                select(
-                        O.ID,
-                        O.LANE,
-                        O.ORDERING_KEY,
-                        rowNumber().over(byId).as("pos"),
-                        field(eligible(O)).as("eligible"),
-                        field(
-                                batching
-                                    .and(O.TRANSPORT.eq(firstValue(O.TRANSPORT).over(byId)))
-                                    .and(O.DESTINATION.eq(firstValue(O.DESTINATION).over(byId))))
-                            .as("joins_run"))
-                    .from(O)
-                    .where(O.LANE.eq(dLane))
-                    .and(O.ORDERING_KEY.eq(dKey))
-                    .and(O.STATUS.eq(inline(PENDING)))
-                    .and(O.ID.ge(dHead))
-                    .orderBy(O.ID)
-                    .limit(ROWS_PER_RUN))
-            .as("key_rows");
+        select(
+                O.ID,
+                O.LANE,
+                O.ORDERING_KEY,
+                rowNumber().over(byKey).as("pos"),
+                field(eligible(O)).as("eligible"),
+                field(
+                        batching
+                            .and(O.TRANSPORT.eq(firstValue(O.TRANSPORT).over(byKey)))
+                            .and(O.DESTINATION.eq(firstValue(O.DESTINATION).over(byKey))))
+                    .as("joins_run"))
+            .from(O)
+            .join(dueHeads)
+            .on(O.LANE.eq(dLane))
+            .and(O.ORDERING_KEY.eq(dKey))
+            .where(O.STATUS.eq(inline(PENDING)))
+            .and(O.ID.ge(dHead))
+            .asTable("key_rows");
     Field<Long> kId = keyRows.field(O.ID);
     Field<Integer> kLane = keyRows.field(O.LANE);
     Field<String> kKey = keyRows.field(O.ORDERING_KEY);
@@ -326,8 +324,7 @@ final class OutboxLaneQueries {
                 kKey,
                 kPos,
                 sum(stops).over(partitionBy(kLane, kKey).orderBy(kId)).as("blocked"))
-            .from(dueHeads)
-            .crossJoin(keyRows)
+            .from(keyRows)
             .asTable("runs");
     return select(runs.field(kId), runs.field(kLane), runs.field(kKey), runs.field(kPos))
         .from(runs)
