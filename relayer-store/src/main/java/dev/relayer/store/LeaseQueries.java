@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -196,7 +195,7 @@ final class LeaseQueries {
         jdbc.first(dsl, startPassAndKeep, values(requests), LeaseQueries::kept).orElseThrow();
     // The rest in name order: inserting a missing lease row waits for another transaction's
     // insert of the same name, and two passes that insert in one order cannot deadlock.
-    Map<String, LeaseOutcome> outcomes = new TreeMap<>();
+    Map<String, LeaseOutcome> outcomes = new HashMap<>();
     for (LeaseRequest request : requests) {
       if (kept.names().contains(request.name())) {
         outcomes.put(request.name(), new LeaseOutcome.Acquired(kept.expiresAt().toInstant()));

@@ -391,22 +391,24 @@ final class OutboxLaneQueries {
     return dueByLane(dsl, renewAndNextDue, values);
   }
 
+  /** Reads rows of (lane, next due or null); a lane with nothing waiting for time is left out. */
   private Map<Integer, Instant> dueByLane(
       DSLContext dsl, RenderedStatement statement, Map<String, ?> values) {
     Map<Integer, Instant> due = new HashMap<>();
-    jdbc.list(
-        dsl,
-        statement,
-        values,
-        row -> {
-          OffsetDateTime at = row.getObject(2, OffsetDateTime.class);
-          if (at != null) {
-            due.put(row.getInt(1), at.toInstant());
-          }
-          return at;
-        });
+    for (LaneDue row :
+        jdbc.list(
+            dsl,
+            statement,
+            values,
+            row -> new LaneDue(row.getInt(1), row.getObject(2, OffsetDateTime.class)))) {
+      if (row.at() != null) {
+        due.put(row.lane(), row.at().toInstant());
+      }
+    }
     return due;
   }
+
+  private record LaneDue(int lane, OffsetDateTime at) {}
 
   private static Integer[] lanes(Set<Integer> lanes) {
     return lanes.toArray(Integer[]::new);

@@ -13,6 +13,7 @@ import dev.relayer.store.RelayerStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -112,29 +113,12 @@ public final class LaneWorker {
       boolean renewOnly,
       BooleanSupplier claimAgain,
       LongSupplier clock) {
-    List<LeaseRequest> requests = lanes.stream().map(this::lease).toList();
-    Map<Integer, LaneTally> tallies = new LinkedHashMap<>();
-    List<Consumer<RelayerEventListener>> events = new ArrayList<>();
-    dsl.transaction(
-        tx -> {
-          tallies.clear();
-          events.clear();
-          DSLContext t = tx.dsl();
-          List<LeaseOutcome> outcomes = engine.store().startLeasedPass(t, requests);
-          for (int i = 0; i < lanes.size(); i++) {
-            tallies.put(lanes.get(i), new LaneTally(outcomes.get(i).acquired()));
-          }
-          List<Integer> owned = lanes.stream().filter(lane -> tallies.get(lane).owner).toList();
-          if (!owned.isEmpty() && !renewOnly) {
-            // Taking a lease has already restarted its expiry: a renew-only pass is done.
-            new Pass(t, owned, tallies, events, claimAgain, clock).run();
-          }
-        });
+    Pass pass = new Pass(claimAgain, clock);
+    dsl.transaction(tx -> pass.run(tx.dsl(), lanes, renewOnly));
     List<PassResult> results = new ArrayList<>(lanes.size());
-    for (int i = 0; i < lanes.size(); i++) {
-      int lane = lanes.get(i);
-      LaneTally tally = tallies.get(lane);
-      leases.observe(requests.get(i).name(), settings.owner(), tally.owner);
+    for (int lane : lanes) {
+      LaneTally tally = pass.tallies.get(lane);
+      leases.observe(lease(lane).name(), settings.owner(), tally.owner);
       results.add(tally.result(lane));
       if (tally.claimed > 0 && log.isDebugEnabled()) {
         log.debug(
@@ -147,32 +131,37 @@ public final class LaneWorker {
             tally.givenBack);
       }
     }
-    engine.emit(events);
+    engine.emit(pass.events);
     return results;
   }
 
-  /** One pass's claims over the lanes it owns, in its transaction. */
+  /** One pass: what it did per lane, and the events to emit once it committed. */
   private final class Pass {
-    private final DSLContext t;
-    private final List<Integer> owned;
-    private final Map<Integer, LaneTally> tallies;
-    private final List<Consumer<RelayerEventListener>> events;
     private final BooleanSupplier claimAgain;
     private final LongSupplier clock;
+    private final Map<Integer, LaneTally> tallies = new LinkedHashMap<>();
+    private final List<Consumer<RelayerEventListener>> events = new ArrayList<>();
 
-    Pass(
-        DSLContext t,
-        List<Integer> owned,
-        Map<Integer, LaneTally> tallies,
-        List<Consumer<RelayerEventListener>> events,
-        BooleanSupplier claimAgain,
-        LongSupplier clock) {
-      this.t = t;
-      this.owned = owned;
-      this.tallies = tallies;
-      this.events = events;
+    Pass(BooleanSupplier claimAgain, LongSupplier clock) {
       this.claimAgain = claimAgain;
       this.clock = clock;
+    }
+
+    /**
+     * In the pass's transaction {@code t}: takes the leases of {@code lanes}, then, unless {@code
+     * renewOnly}, claims and sends in the lanes whose lease it took.
+     */
+    void run(DSLContext t, List<Integer> lanes, boolean renewOnly) {
+      List<LeaseOutcome> outcomes =
+          engine.store().startLeasedPass(t, lanes.stream().map(LaneWorker.this::lease).toList());
+      for (int i = 0; i < lanes.size(); i++) {
+        tallies.put(lanes.get(i), new LaneTally(outcomes.get(i).acquired()));
+      }
+      List<Integer> owned = lanes.stream().filter(lane -> tallies.get(lane).owner).toList();
+      if (!owned.isEmpty() && !renewOnly) {
+        // Taking a lease has already restarted its expiry: a renew-only pass is done.
+        claimAndSend(t, owned);
+      }
     }
 
     /**
@@ -181,17 +170,17 @@ public final class LaneWorker {
      * {@code claimAgain} says so. Ends by renewing the leases and reading when each lane that has
      * nothing more to send is next due.
      */
-    void run() {
+    private void claimAndSend(DSLContext t, List<Integer> owned) {
       RelayerStore store = engine.store();
       Set<Integer> active = new TreeSet<>(owned);
       for (int claims = 1; ; claims++) {
         long look = clock.getAsLong();
         int maxKeys = maxKeys(active);
-        Claim claim = claim(active, maxKeys);
-        Set<Integer> found = lanesOf(claim.messages());
-        boolean cut = keysOf(claim.messages()) >= maxKeys;
+        Claim claim = claim(t, active, maxKeys);
+        Map<Integer, Set<String>> keys = keysByLane(claim.messages());
+        boolean cut = keys.values().stream().mapToInt(Set::size).sum() >= maxKeys;
         for (Integer lane : List.copyOf(active)) {
-          if (found.contains(lane)) {
+          if (keys.containsKey(lane)) {
             continue;
           }
           if (cut) {
@@ -207,9 +196,9 @@ public final class LaneWorker {
         }
         SendOutcome sent = sender.send(claim, claim.expiresAt().minus(engine.sendTimeout()));
         events.addAll(engine.complete(t, claim, sent, "lane"));
-        List<ClaimedMessage> notSent = sent.notAttempted();
-        store.unclaim(t, claim.token(), notSent.stream().map(ClaimedMessage::id).toList());
-        tally(claim, sent, found);
+        store.unclaim(
+            t, claim.token(), sent.notAttempted().stream().map(ClaimedMessage::id).toList());
+        tally(claim, sent, keys.keySet());
         boolean allSent = sent.accepted().size() == claim.messages().size();
         if (!allSent || claims == settings.claimsPerPass()) {
           break;
@@ -279,7 +268,7 @@ public final class LaneWorker {
     }
 
     /** Claims the next rows of {@code lanes}: heads, and their runs on batch-order transports. */
-    private Claim claim(Set<Integer> lanes, int maxKeys) {
+    private Claim claim(DSLContext t, Set<Integer> lanes, int maxKeys) {
       Set<String> batching = engine.batchOrderTransports();
       int followers = batching.isEmpty() ? 0 : settings.rowsPerKey() - 1;
       return engine
@@ -296,17 +285,15 @@ public final class LaneWorker {
     }
   }
 
-  private static Set<Integer> lanesOf(List<ClaimedMessage> messages) {
-    Set<Integer> lanes = new TreeSet<>();
-    messages.forEach(m -> lanes.add(m.lane()));
-    return lanes;
-  }
-
-  /** How many keys the rows belong to: a claim takes at most {@code keysPerPass}. */
-  private static int keysOf(List<ClaimedMessage> messages) {
-    Set<String> keys = new HashSet<>();
-    messages.forEach(m -> keys.add(m.lane() + "/" + m.orderingKey()));
-    return keys.size();
+  /**
+   * The ordering keys of {@code messages}, by lane: the lanes a claim found rows in, and how many
+   * keys.
+   */
+  private static Map<Integer, Set<String>> keysByLane(List<ClaimedMessage> messages) {
+    Map<Integer, Set<String>> keys = new HashMap<>();
+    messages.forEach(
+        m -> keys.computeIfAbsent(m.lane(), lane -> new HashSet<>()).add(m.orderingKey()));
+    return keys;
   }
 
   /** What a pass did in one lane, summed over its claims. */
