@@ -45,7 +45,11 @@ public final class AnchorScenario implements Scenario {
   /** Key of the combined enqueue+drain rate. */
   public static final String COMBINED_KEY = ID + ".combined.msgs";
 
+  /** Key of the combined rate with each enqueue in an explicit transaction. */
+  public static final String COMBINED_TX_KEY = ID + ".combinedtx.msgs";
+
   private static final String ENQUEUE_ONE = "enqueue-1.sql";
+  private static final String ENQUEUE_ONE_TX = "enqueue-1-tx.sql";
   private static final String ENQUEUE_TEN = "enqueue-10.sql";
   private static final String DRAIN = "drain.sql";
   private static final int DRAIN_BATCH = 100;
@@ -53,6 +57,7 @@ public final class AnchorScenario implements Scenario {
   private final Map<String, String> scripts =
       Map.of(
           ENQUEUE_ONE, resource(ENQUEUE_ONE),
+          ENQUEUE_ONE_TX, resource(ENQUEUE_ONE_TX),
           ENQUEUE_TEN, resource(ENQUEUE_TEN),
           DRAIN, resource(DRAIN));
 
@@ -87,6 +92,10 @@ public final class AnchorScenario implements Scenario {
         "- **combined**: single-row enqueue (`--producers` clients) and drain (`--drain-clients`"
             + " clients) run at the same time on an empty table for `--seconds`; rate = rows"
             + " enqueued and deleted / seconds (what is left is the backlog).",
+        "- **combined, enqueue in BEGIN … COMMIT**: the same, each enqueue an explicit"
+            + " transaction (`BEGIN`, the insert, `COMMIT`, each its own round trip; pgjdbc sends"
+            + " `BEGIN` with the first statement, so an application transaction over JDBC makes"
+            + " two).",
         "",
         "Scripts: `relayer-bench/src/main/resources/dev/relayer/bench/anchor/`.");
   }
@@ -123,7 +132,15 @@ public final class AnchorScenario implements Scenario {
       }
     }
     drain(context, pgbench, db, options);
-    combined(context, pgbench, db, options);
+    combined(context, pgbench, db, options, ENQUEUE_ONE, "combined", "combined enqueue+drain");
+    combined(
+        context,
+        pgbench,
+        db,
+        options,
+        ENQUEUE_ONE_TX,
+        "combinedtx",
+        "combined, enqueue in BEGIN … COMMIT");
   }
 
   private void drain(ScenarioContext context, Pgbench pgbench, ScenarioDatabase db, BenchOptions o)
@@ -151,14 +168,20 @@ public final class AnchorScenario implements Scenario {
   }
 
   private void combined(
-      ScenarioContext context, Pgbench pgbench, ScenarioDatabase db, BenchOptions o)
+      ScenarioContext context,
+      Pgbench pgbench,
+      ScenarioDatabase db,
+      BenchOptions o,
+      String enqueueScript,
+      String key,
+      String what)
       throws Exception {
     db.execute("TRUNCATE " + OutboxRows.TABLE);
     long seconds = Math.max(1, (long) Math.ceil(o.window().toMillis() / 1000.0));
     List<String> enqueueArgs = new ArrayList<>(common(o.producers()));
     enqueueArgs.addAll(List.of("-T", Long.toString(seconds)));
     enqueueArgs.addAll(payloadVariables());
-    enqueueArgs.addAll(List.of("-f", ENQUEUE_ONE));
+    enqueueArgs.addAll(List.of("-f", enqueueScript));
     List<String> drainArgs = new ArrayList<>(common(o.drainClients()));
     drainArgs.addAll(List.of("-T", Long.toString(seconds)));
     drainArgs.addAll(drainScript());
@@ -181,16 +204,13 @@ public final class AnchorScenario implements Scenario {
     long drained = enqueued.transactions() - backlog;
     String clients = o.producers() + "+" + o.drainClients() + " clients";
     context.record(
-        "combined.msgs",
-        "combined enqueue+drain (delivered), " + clients,
-        "msgs/s",
-        (double) drained / seconds);
+        key + ".msgs", what + " (delivered), " + clients, "msgs/s", (double) drained / seconds);
     context.record(
-        "combined.enqueue.msgs",
-        "combined: enqueued, " + clients,
+        key + ".enqueue.msgs",
+        what + ": enqueued, " + clients,
         "msgs/s",
         (double) enqueued.transactions() / seconds);
-    context.record("combined.backlog", "combined: rows left at the end", "rows", backlog);
+    context.record(key + ".backlog", what + ": rows left at the end", "rows", backlog);
   }
 
   private static List<String> common(int clients) {

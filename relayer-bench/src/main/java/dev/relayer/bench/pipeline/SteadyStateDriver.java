@@ -54,14 +54,17 @@ public final class SteadyStateDriver {
   private final ProducingSystem system;
   private final DeliveryProbe probe;
   private final BenchOptions options;
+  private final boolean countsCommits;
 
   private SteadyStateDriver(
       ScenarioContext context,
       String key,
       String label,
       ProducingSystem system,
-      DeliveryProbe probe) {
+      DeliveryProbe probe,
+      boolean countsCommits) {
     this.context = context;
+    this.countsCommits = countsCommits;
     this.key = key;
     this.label = label;
     this.system = system;
@@ -80,13 +83,26 @@ public final class SteadyStateDriver {
       ProducingSystem system,
       DeliveryProbe probe)
       throws Exception {
-    new SteadyStateDriver(context, key, label, system, probe).run();
+    new SteadyStateDriver(context, key, label, system, probe, true).run();
+  }
+
+  /**
+   * Measures only {@code system}'s capacity, without the load levels, and records it under {@code
+   * key} as {@link #run} does, except the commits per message: {@code system} may commit in
+   * auto-commit, which the pool's commit count does not see.
+   */
+  public static void runCapacity(
+      ScenarioContext context,
+      String key,
+      String label,
+      ProducingSystem system,
+      DeliveryProbe probe)
+      throws Exception {
+    new SteadyStateDriver(context, key, label, system, probe, false).recordCapacity();
   }
 
   private void run() throws Exception {
-    double capacity = capacity();
-    context.record(
-        key + ".capacity.msgs", label + ": capacity (saturated producers)", "msgs/s", capacity);
+    double capacity = recordCapacity();
     if (!(capacity > 0)) {
       context.note(label + ": nothing was delivered at saturation, so no load levels were run");
       return;
@@ -94,6 +110,13 @@ public final class SteadyStateDriver {
     for (int level : LEVELS) {
       level(level, capacity * level / 100.0);
     }
+  }
+
+  private double recordCapacity() throws Exception {
+    double capacity = capacity();
+    context.record(
+        key + ".capacity.msgs", label + ": capacity (saturated producers)", "msgs/s", capacity);
+    return capacity;
   }
 
   private double capacity() throws Exception {
@@ -132,13 +155,15 @@ public final class SteadyStateDriver {
           label + ": messages committed at saturation",
           "msgs/s",
           committedRate);
-      context.record(
-          key + ".capacity.commits",
-          label + ": database commits per message at saturation",
-          "commits",
-          committed1 == committed0
-              ? Double.NaN
-              : (double) (commits1 - commits0) / (committed1 - committed0));
+      if (countsCommits) {
+        context.record(
+            key + ".capacity.commits",
+            label + ": database commits per message at saturation",
+            "commits",
+            committed1 == committed0
+                ? Double.NaN
+                : (double) (commits1 - commits0) / (committed1 - committed0));
+      }
       long total = probe.committedCount();
       if (probe.awaitDelivered(total, options.timeout().toNanos()) < 0) {
         context.note(

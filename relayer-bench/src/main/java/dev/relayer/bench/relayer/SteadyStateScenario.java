@@ -4,6 +4,8 @@ import dev.relayer.bench.BenchOptions;
 import dev.relayer.bench.Scenario;
 import dev.relayer.bench.ScenarioContext;
 import dev.relayer.bench.anchor.AnchorScenario;
+import dev.relayer.bench.anchor.PlainJdbcOutbox;
+import dev.relayer.bench.db.OutboxRows;
 import dev.relayer.bench.peer.PeerScenario;
 import dev.relayer.bench.pipeline.DeliveryProbe;
 import dev.relayer.bench.pipeline.SteadyStateDriver;
@@ -22,6 +24,9 @@ public final class SteadyStateScenario implements Scenario {
 
   /** Scenario id. */
   public static final String ID = "steady";
+
+  private static final String CAPACITY_KEY = ID + ".steady.capacity.msgs";
+  private static final String JDBC_CAPACITY_KEY = ID + ".jdbc.capacity.msgs";
 
   @Override
   public String id() {
@@ -42,7 +47,13 @@ public final class SteadyStateScenario implements Scenario {
         + " default options run beside them, with the no-op `ProbeTransport`. A timed message"
         + " carries its sequence number in a `bench-seq` header; its commit is taken by a"
         + " transaction listener placed before Relayer's, its send when the transport sees it."
-        + " Capacity and levels as in *Method*.";
+        + " Capacity and levels as in *Method*.\n\n*Plain JDBC, the same writes* is the"
+        + " Java client's own floor for this workload, measured after Relayer on the emptied"
+        + " table with the same pool size and producers: each producer transaction is Relayer's"
+        + " on the wire (auto-commit off, one single-row `INSERT … RETURNING id`, `COMMIT`)"
+        + " written by hand, and `--drain-clients` threads run the pgbench drain's claim and"
+        + " fenced delete as prepared statements in auto-commit (a claim that finds nothing"
+        + " starts again at once, as pgbench does). Only its capacity is measured.";
   }
 
   @Override
@@ -50,14 +61,30 @@ public final class SteadyStateScenario implements Scenario {
     return List.of(
         new Ratio(
             "steady capacity / pgbench combined enqueue+drain",
-            ID + ".steady.capacity.msgs",
+            CAPACITY_KEY,
             AnchorScenario.COMBINED_KEY,
             "≥ 0.8"),
         new Ratio(
             "steady capacity / peer steady capacity",
-            ID + ".steady.capacity.msgs",
+            CAPACITY_KEY,
             PeerScenario.CAPACITY_KEY,
-            "≥ 3"));
+            "≥ 3"),
+        new Ratio(
+            "pgbench combined, enqueue in BEGIN … COMMIT / pgbench combined",
+            AnchorScenario.COMBINED_TX_KEY,
+            AnchorScenario.COMBINED_KEY,
+            "—"),
+        new Ratio(
+            "steady capacity / pgbench combined, enqueue in BEGIN … COMMIT",
+            CAPACITY_KEY,
+            AnchorScenario.COMBINED_TX_KEY,
+            "—"),
+        new Ratio(
+            "plain-JDBC capacity / pgbench combined",
+            JDBC_CAPACITY_KEY,
+            AnchorScenario.COMBINED_KEY,
+            "—"),
+        new Ratio("steady capacity / plain-JDBC capacity", CAPACITY_KEY, JDBC_CAPACITY_KEY, "—"));
   }
 
   @Override
@@ -86,6 +113,13 @@ public final class SteadyStateScenario implements Scenario {
         RelayerRig.started(pool, probe, o, DispatchOptions.defaults().queueCapacity())) {
       rig.startMaintenance(MaintenanceOptions.defaults());
       SteadyStateDriver.run(context, "steady", "Relayer steady state", rig::produce, probe);
+    }
+    context.database().execute("TRUNCATE " + OutboxRows.TABLE);
+    DeliveryProbe jdbcProbe = new DeliveryProbe();
+    DataSource jdbcPool = context.database().pool("jdbc", o.poolSize());
+    try (PlainJdbcOutbox floor = PlainJdbcOutbox.started(jdbcPool, jdbcProbe, o.drainClients())) {
+      SteadyStateDriver.runCapacity(
+          context, "jdbc", "Plain JDBC, the same writes", floor, jdbcProbe);
     }
   }
 }
