@@ -90,7 +90,6 @@ public final class BenchMain {
             machine,
             BurnDownDriver.METHOD + "\n\n" + SteadyStateDriver.METHOD,
             scenarios,
-            ScenarioCatalog.PENDING,
             results);
     Path out = options.out().toAbsolutePath();
     if (out.getParent() != null) {

@@ -33,7 +33,7 @@ import java.util.OptionalInt;
  * @param claimBatch Relayer's direct-dispatch {@code claimBatchSize}, when not its default
  * @param sweepBatch Relayer's sweeper {@code batchSize} in the sweeper burn-downs
  * @param backlogSizes rows already waiting in the backlog-scaling scenario
- * @param backlogRows rows timed on top of each backlog size
+ * @param backlogRows rows timed per path for each backlog size
  * @param laneKeys ordering-key counts of the ordered-lane burn-downs
  * @param laneRows rows waiting at the start of an ordered-lane burn-down
  * @param brokerMessages messages sent end to end per broker
@@ -117,7 +117,7 @@ public record BenchOptions(
           "  --sweep-batch N           Relayer's sweeper batchSize in sweeper burn-downs (100)",
           "  --backlog-sizes LIST      rows already waiting, backlog scaling",
           "                            (100000,1000000,10000000 / 1000,5000)",
-          "  --backlog-rows N          rows timed on top of each backlog (100000 / 500)",
+          "  --backlog-rows N          rows timed per path for each backlog size (300000 / 500)",
           "  --lane-keys LIST          ordering keys of the lane burn-downs (1,100,10000)",
           "  --lane-rows N             rows per lane burn-down (5000 / 500)",
           "  --broker-messages N       messages sent end to end per broker (20000 / 500)",
@@ -183,7 +183,7 @@ public record BenchOptions(
             o.longList(
                 "--backlog-sizes",
                 quick ? List.of(1_000L, 5_000L) : List.of(100_000L, 1_000_000L, 10_000_000L)),
-            o.longValue("--backlog-rows", quick ? 500 : 100_000, 1),
+            o.longValue("--backlog-rows", quick ? 500 : 300_000, 1),
             o.list("--lane-keys", List.of(1, 100, 10_000)),
             o.longValue("--lane-rows", quick ? 500 : 5_000, 1),
             o.longValue("--broker-messages", quick ? 500 : 20_000, 1),

@@ -15,19 +15,14 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Every scenario the harness knows, in report order, and the planned ones that are not built yet
- * (listed in the report so that a reader sees what was not measured).
+ * Every scenario the harness knows, in report order.
  *
- * <p>To add a scenario, implement {@link Scenario} and add it to {@link #AVAILABLE}; remove its
- * entry from {@link #PENDING}.
+ * <p>To add a scenario, implement {@link Scenario} and add it to {@link #AVAILABLE}.
  */
 final class ScenarioCatalog {
 
   /** Scenario factories by id, in report order. */
   static final Map<String, Function<BenchOptions, Scenario>> AVAILABLE = available();
-
-  /** Planned scenarios without an implementation yet, with the reason. */
-  static final Map<String, String> PENDING = pending();
 
   private ScenarioCatalog() {}
 
@@ -44,9 +39,6 @@ final class ScenarioCatalog {
         }
       } else if (AVAILABLE.containsKey(id)) {
         selected.add(AVAILABLE.get(id).apply(options));
-      } else if (PENDING.containsKey(id)) {
-        throw new IllegalArgumentException(
-            "scenario '" + id + "' is not built yet: " + PENDING.get(id));
       } else {
         throw new IllegalArgumentException(
             "unknown scenario '"
@@ -70,10 +62,5 @@ final class ScenarioCatalog {
     scenarios.put(LanesScenario.ID, o -> new LanesScenario());
     scenarios.put(BrokersScenario.ID, o -> new BrokersScenario());
     return scenarios;
-  }
-
-  private static Map<String, String> pending() {
-    Map<String, String> pending = new LinkedHashMap<>();
-    return pending;
   }
 }

@@ -28,13 +28,15 @@
  *       dev.relayer.bench.pipeline.DrainingSystem}) and the {@link
  *       dev.relayer.bench.pipeline.SteadyStateDriver} (for any {@link
  *       dev.relayer.bench.pipeline.ProducingSystem}).
- *   <li>{@link dev.relayer.bench.anchor} is scenario 1 (pgbench), {@link dev.relayer.bench.peer}
- *       scenario 6 (transaction-outbox).
+ *   <li>{@link dev.relayer.bench.anchor} is scenario 1 (pgbench) and the same writes over plain
+ *       JDBC ({@link dev.relayer.bench.anchor.PlainJdbcOutbox}, measured beside Relayer's steady
+ *       state); {@link dev.relayer.bench.peer} is scenario 6 (transaction-outbox).
  * </ul>
  *
  * <h2>Relayer's scenarios</h2>
  *
- * {@link dev.relayer.bench.relayer} holds scenarios 2–5. {@code RelayerRig} assembles Relayer as an
+ * {@link dev.relayer.bench.relayer} holds scenarios 2–5 and Relayer's scenarios for ordered lanes
+ * ({@code lanes}) and real brokers ({@code brokers}). {@code RelayerRig} assembles Relayer as an
  * application would (store, jOOQ {@code DSLContext} over the scenario's pool, dispatcher with the
  * after-commit listener, maintenance) with the no-op {@link
  * dev.relayer.bench.relayer.ProbeTransport}, which reports every accepted message to the probe.
@@ -43,8 +45,6 @@
  *
  * Implement {@link dev.relayer.bench.Scenario} in a package of its own, reuse the drivers where a
  * whole pipeline is measured, name the anchors it is compared with in {@link
- * dev.relayer.bench.Scenario#ratios()}, register it in {@code ScenarioCatalog} and drop it from the
- * catalog's pending list. Ordered lanes (1, 100 and 10,000 keys; commit-to-send with wake-ups) and
- * one scenario per broker are the planned ones.
+ * dev.relayer.bench.Scenario#ratios()} and register it in {@code ScenarioCatalog}.
  */
 package dev.relayer.bench;

@@ -35,12 +35,39 @@ public final class BurnDownDriver {
       DeliveryProbe probe,
       long rows)
       throws Exception {
+    measure(context, label, system, probe, rows, 0).record(context, key, label);
+  }
+
+  /**
+   * Drains {@code rows} waiting rows through {@code system} and returns the figures without
+   * recording them, for a scenario that adds up several burn-downs. The clock and the counts start
+   * once the sink has seen {@code untimedRows} rows (0: when delivery starts), so that a rate can
+   * leave out starting the system.
+   */
+  public static Timing measure(
+      ScenarioContext context,
+      String label,
+      DrainingSystem system,
+      DeliveryProbe probe,
+      long rows,
+      long untimedRows)
+      throws Exception {
     long baseline = probe.deliveredCount();
     long commits0 = context.database().commits();
     long timeout = context.options().timeout().toNanos();
     try (HeapWatcher heap = HeapWatcher.start()) {
       long start = System.nanoTime();
       system.startDraining();
+      long from = baseline;
+      if (untimedRows > 0 && probe.awaitDelivered(baseline + untimedRows, timeout) >= 0) {
+        long seen = probe.deliveredCount();
+        // A batch that delivered every row at once leaves nothing to time: keep the whole run.
+        if (seen < baseline + rows) {
+          from = seen;
+          start = System.nanoTime();
+          commits0 = context.database().commits();
+        }
+      }
       long end = probe.awaitDelivered(baseline + rows, timeout);
       long delivered = probe.deliveredCount() - baseline;
       double seconds;
@@ -55,13 +82,41 @@ public final class BurnDownDriver {
         seconds = (end - start) / 1e9;
       }
       long commits = context.database().commits() - commits0;
-      context.record(key + ".msgs", label, "msgs/s", Math.min(delivered, rows) / seconds);
+      long counted = Math.min(delivered, rows) - (from - baseline);
+      return new Timing(counted, delivered - (from - baseline), seconds, commits, heap.finish());
+    }
+  }
+
+  /**
+   * One or more burn-downs added up.
+   *
+   * @param timed rows counted in the rate (at most the rows each burn-down was asked for)
+   * @param delivered rows the sink saw while the clock ran
+   * @param seconds time from starting delivery until the last row was seen
+   * @param commits commits on the database's pools meanwhile
+   * @param heapMiB heap after GC, max, in MiB
+   */
+  public record Timing(long timed, long delivered, double seconds, long commits, double heapMiB) {
+
+    /** This burn-down and {@code other} together: counts and times added, the higher heap. */
+    public Timing plus(Timing other) {
+      return new Timing(
+          timed + other.timed,
+          delivered + other.delivered,
+          seconds + other.seconds,
+          commits + other.commits,
+          Math.max(heapMiB, other.heapMiB));
+    }
+
+    /** Records {@code <key>.msgs}, {@code .commits} and {@code .heap}. */
+    public void record(ScenarioContext context, String key, String label) {
+      context.record(key + ".msgs", label, "msgs/s", timed / seconds);
       context.record(
           key + ".commits",
           label + ": commits per message",
           "commits",
           delivered == 0 ? Double.NaN : (double) commits / delivered);
-      context.record(key + ".heap", label + ": heap after GC, max", "MiB", heap.finish());
+      context.record(key + ".heap", label + ": heap after GC, max", "MiB", heapMiB);
     }
   }
 }

@@ -6,6 +6,7 @@ import dev.relayer.bench.Scenario;
 import dev.relayer.bench.ScenarioContext;
 import dev.relayer.bench.db.OutboxRows;
 import dev.relayer.bench.db.ScenarioDatabase;
+import dev.relayer.bench.pipeline.BurnDownDriver;
 import dev.relayer.bench.report.Ratio;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,12 +16,17 @@ import javax.sql.DataSource;
 /**
  * Scenario 5, backlog scaling: with each of {@code --backlog-sizes} rows waiting, the rate of
  * draining {@code --backlog-rows} of them, by direct dispatch (the highest ids, claimed by id) and
- * then by the sweeper (the lowest ids: it walks the table from the start).
+ * then by the sweeper (the lowest ids: it walks the table from the start). A small backlog is
+ * drained in rounds of half of it per path, each on a freshly loaded table, so that every size is
+ * timed over about as many rows; each round's clock starts after its first tenth is delivered.
  */
 public final class BacklogScenario implements Scenario {
 
   /** Scenario id. */
   public static final String ID = "backlog";
+
+  /** The first 1/10 of each round's rows is delivered before the clock starts. */
+  private static final long UNTIMED_SHARE = 10;
 
   private final BenchOptions options;
 
@@ -41,10 +47,15 @@ public final class BacklogScenario implements Scenario {
   @Override
   public String description() {
     return "For each backlog size, a fresh table is loaded with that many rows and settled;"
-        + " then `--backlog-rows` of them (at most half the backlog) are drained by direct"
-        + " dispatch (the highest ids, fed as in scenario 3), then as many more by the sweeper"
-        + " alone (set up as in scenario 3; it starts from the lowest ids). The cost per message"
-        + " must not grow with the rows waiting behind it.";
+        + " then `--backlog-rows` of them are drained by direct dispatch (the highest ids, fed"
+        + " as in scenario 3), then as many more by the sweeper alone (set up as in scenario 3;"
+        + " it starts from the lowest ids). A backlog smaller than twice `--backlog-rows` is"
+        + " drained in rounds of half the backlog per path, each round on a table loaded afresh"
+        + " to the full size, so that every size is timed over about as many rows. In each"
+        + " round and path the clock starts when the first tenth of the round's rows has been"
+        + " delivered (starting the system and its first claims are left out, alike for every"
+        + " size); a size's rate is the rows delivered after that over the sum of the rounds'"
+        + " times. The cost per message must not grow with the rows waiting behind it.";
   }
 
   @Override
@@ -86,25 +97,45 @@ public final class BacklogScenario implements Scenario {
     db.installRelayerSchema();
     DataSource pool = db.pool("relayer", o.poolSize());
     for (long size : o.backlogSizes()) {
-      long rows = Math.min(o.backlogRows(), size / 2);
-      db.execute("TRUNCATE " + OutboxRows.TABLE);
-      OutboxRows.insertPending(db, size);
-      IdRange range = IdRange.of(db);
+      long perRound = Math.max(1, Math.min(o.backlogRows(), size / 2));
+      long rounds = (o.backlogRows() + perRound - 1) / perRound;
+      long untimed = perRound / UNTIMED_SHARE;
       String waiting = Format.number(size) + " waiting";
-      // Direct first: it claims exactly the ids it is fed (the highest). The sweeper, which keeps
-      // walking the table until it is stopped, then starts from the lowest ids.
-      BurnDownScenario.drainDirect(
-          context, pool, range, rows, key(size) + ".direct", "direct, " + waiting);
-      BurnDownScenario.drainSweeper(
-          context, pool, rows, key(size) + ".sweeper", "sweeper, " + waiting);
-      if (rows < o.backlogRows()) {
+      BurnDownDriver.Timing direct = null;
+      BurnDownDriver.Timing sweeper = null;
+      for (long round = 0; round < rounds; round++) {
+        db.execute("TRUNCATE " + OutboxRows.TABLE);
+        OutboxRows.insertPending(db, size);
+        IdRange range = IdRange.of(db);
+        // Direct first: it claims exactly the ids it is fed (the highest). The sweeper, which
+        // keeps walking the table until it is stopped, then starts from the lowest ids.
+        direct =
+            plus(
+                direct,
+                BurnDownScenario.timeDirect(
+                    context, pool, range, perRound, untimed, "direct, " + waiting));
+        sweeper =
+            plus(
+                sweeper,
+                BurnDownScenario.timeSweeper(
+                    context, pool, perRound, untimed, "sweeper, " + waiting));
+      }
+      direct.record(context, key(size) + ".direct", "direct, " + waiting);
+      sweeper.record(context, key(size) + ".sweeper", "sweeper, " + waiting);
+      if (rounds > 1) {
         context.note(
             waiting
                 + ": "
-                + rows
-                + " rows timed per path (half the backlog, less than --backlog-rows)");
+                + rounds
+                + " rounds of "
+                + perRound
+                + " rows per path (half the backlog each), each on a freshly loaded table");
       }
     }
+  }
+
+  private static BurnDownDriver.Timing plus(BurnDownDriver.Timing sum, BurnDownDriver.Timing next) {
+    return sum == null ? next : sum.plus(next);
   }
 
   private static String key(long size) {

@@ -117,7 +117,8 @@ public final class BrokersScenario implements Scenario {
   public List<Ratio> ratios() {
     return List.of(
         new Ratio("rabbitmq / noop", ID + ".rabbitmq.msgs", ID + ".noop.msgs", "—"),
-        new Ratio("nats / noop", ID + ".nats.msgs", ID + ".noop.msgs", "—"));
+        new Ratio("nats / noop", ID + ".nats.msgs", ID + ".noop.msgs", "—"),
+        new Ratio("kafka / noop", ID + ".kafka.msgs", ID + ".noop.msgs", "—"));
   }
 
   @Override

@@ -127,12 +127,27 @@ public final class BurnDownScenario implements Scenario {
   static void drainDirect(
       ScenarioContext context, DataSource pool, IdRange range, long rows, String key, String label)
       throws Exception {
+    timeDirect(context, pool, range, rows, 0, label).record(context, key, label);
+  }
+
+  /**
+   * Drains the last {@code rows} ids of {@code range} by direct dispatch; records nothing, and
+   * times from the {@code untimedRows}-th delivery (see {@link BurnDownDriver#measure}).
+   */
+  static BurnDownDriver.Timing timeDirect(
+      ScenarioContext context,
+      DataSource pool,
+      IdRange range,
+      long rows,
+      long untimedRows,
+      String label)
+      throws Exception {
     int queue = DispatchOptions.defaults().queueCapacity();
     DeliveryProbe probe = new DeliveryProbe();
     try (RelayerRig rig = RelayerRig.started(pool, probe, context.options(), queue);
         DirectFeeder feeder =
             new DirectFeeder(rig.dispatcher(), range.last() - rows + 1, range.last(), queue)) {
-      BurnDownDriver.run(context, key, label, feeder, probe, rows);
+      return BurnDownDriver.measure(context, label, feeder, probe, rows, untimedRows);
     }
   }
 
@@ -153,9 +168,20 @@ public final class BurnDownScenario implements Scenario {
   static void drainSweeper(
       ScenarioContext context, DataSource pool, long rows, String key, String label)
       throws Exception {
+    timeSweeper(context, pool, rows, 0, label).record(context, key, label);
+  }
+
+  /**
+   * Drains the first {@code rows} rows by the sweeper alone; records nothing, and times from the
+   * {@code untimedRows}-th delivery (see {@link BurnDownDriver#measure}).
+   */
+  static BurnDownDriver.Timing timeSweeper(
+      ScenarioContext context, DataSource pool, long rows, long untimedRows, String label)
+      throws Exception {
     DeliveryProbe probe = new DeliveryProbe();
     try (RelayerRig rig = RelayerRig.idle(pool, probe, context.options())) {
-      BurnDownDriver.run(context, key, label, new SweeperRun(rig, context.options()), probe, rows);
+      return BurnDownDriver.measure(
+          context, label, new SweeperRun(rig, context.options()), probe, rows, untimedRows);
     }
   }
 }

@@ -33,17 +33,11 @@ public final class MarkdownReport {
    * @param run how the run was made
    * @param machine the machine it ran on
    * @param scenarios the scenarios that ran, in their first repetition's order
-   * @param pending scenarios that exist on paper but not yet in the harness, id to reason
    * @param method how the pipeline scenarios measure, as Markdown
    * @param results every figure
    */
   public static String render(
-      RunInfo run,
-      MachineInfo machine,
-      String method,
-      List<Scenario> scenarios,
-      Map<String, String> pending,
-      Results results) {
+      RunInfo run, MachineInfo machine, String method, List<Scenario> scenarios, Results results) {
     StringBuilder md = new StringBuilder();
     md.append("## Results\n\n");
     md.append("Run started ")
@@ -75,13 +69,6 @@ public final class MarkdownReport {
     md.append("### Method\n\n").append(method).append("\n\n");
     for (Scenario scenario : scenarios) {
       section(md, scenario, results);
-    }
-    if (!pending.isEmpty()) {
-      md.append("### Not measured in this run\n\n");
-      for (Map.Entry<String, String> p : pending.entrySet()) {
-        md.append("- **").append(p.getKey()).append("**: ").append(p.getValue()).append('\n');
-      }
-      md.append('\n');
     }
     return md.toString();
   }
