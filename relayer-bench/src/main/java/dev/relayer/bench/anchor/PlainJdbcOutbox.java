@@ -1,6 +1,5 @@
 package dev.relayer.bench.anchor;
 
-import dev.relayer.bench.Payload;
 import dev.relayer.bench.db.OutboxRows;
 import dev.relayer.bench.pipeline.DeliveryProbe;
 import dev.relayer.bench.pipeline.ProducingSystem;
@@ -21,22 +20,16 @@ import javax.sql.DataSource;
  *
  * <p>Each {@link #produce} is the application transaction of Relayer's producers on the wire
  * (auto-commit off, one single-row {@code INSERT … RETURNING id} with the message id bound by the
- * client, {@code COMMIT}) on a pooled connection. Beside them, {@code drainClients} threads run the
- * anchor's drain ({@code drain.sql}) as prepared statements: claim up to 100 eligible rows after
- * the thread's keyset cursor ({@code FOR UPDATE SKIP LOCKED}, stamped with a fresh token, rows read
- * by the client), then delete them fenced by the token, each statement in auto-commit; a claim that
- * finds nothing starts the cursor again from 0 at once, as pgbench does. Every deleted row counts
- * as one delivery.
+ * client, {@code COMMIT}: {@link OutboxRows#insertInTransaction}) on a pooled connection. Beside
+ * them, {@code drainClients} threads run the anchor's drain ({@code drain.sql}) as prepared
+ * statements: claim up to 100 eligible rows after the thread's keyset cursor ({@code FOR UPDATE
+ * SKIP LOCKED}, stamped with a fresh token, rows read by the client), then delete them fenced by
+ * the token, each statement in auto-commit; a claim that finds nothing starts the cursor again from
+ * 0 at once, as pgbench does. Every deleted row counts as one delivery.
  */
 public final class PlainJdbcOutbox implements ProducingSystem, AutoCloseable {
 
   private static final int BATCH = 100;
-
-  private static final String INSERT =
-      "INSERT INTO "
-          + OutboxRows.TABLE
-          + " (message_id, transport, destination, message_type, headers, body)"
-          + " VALUES (?, ?, ?, ?, CAST(? AS jsonb), ?) RETURNING id";
 
   private static final String CLAIM =
       "WITH claimable AS ("
@@ -86,26 +79,7 @@ public final class PlainJdbcOutbox implements ProducingSystem, AutoCloseable {
 
   @Override
   public void produce(long seq) throws SQLException {
-    try (Connection connection = pool.getConnection()) {
-      connection.setAutoCommit(false);
-      try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
-        insert.setObject(1, UUID.randomUUID());
-        insert.setString(2, Payload.TRANSPORT);
-        insert.setString(3, Payload.DESTINATION);
-        insert.setString(4, Payload.MESSAGE_TYPE);
-        insert.setString(5, Payload.headersJson());
-        insert.setBytes(6, Payload.body());
-        try (ResultSet id = insert.executeQuery()) {
-          id.next();
-        }
-        connection.commit();
-      } catch (SQLException | RuntimeException e) {
-        connection.rollback();
-        throw e;
-      } finally {
-        connection.setAutoCommit(true);
-      }
-    }
+    OutboxRows.insertInTransaction(pool, 1);
     probe.committed(seq);
   }
 

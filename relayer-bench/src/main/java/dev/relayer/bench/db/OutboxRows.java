@@ -4,7 +4,11 @@ import dev.relayer.bench.Payload;
 import dev.relayer.store.Lanes;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Collections;
+import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * Bulk-loads pending unordered rows into Relayer's outbox table ({@code public.relayer_outbox}),
@@ -83,6 +87,63 @@ public final class OutboxRows {
       }
     }
     database.settle(TABLE);
+  }
+
+  /** The most rows {@link #insertInTransaction} writes at once. */
+  public static final int MAX_ROWS_IN_TRANSACTION = 10;
+
+  /** The hand-written insert of {@code n} rows at index {@code n}. */
+  private static final String[] INSERT_ROWS = insertStatements();
+
+  private static String[] insertStatements() {
+    String[] sql = new String[MAX_ROWS_IN_TRANSACTION + 1];
+    for (int n = 1; n <= MAX_ROWS_IN_TRANSACTION; n++) {
+      sql[n] =
+          "INSERT INTO "
+              + TABLE
+              + " (message_id, transport, destination, message_type, headers, body) VALUES "
+              + String.join(", ", Collections.nCopies(n, "(?, ?, ?, ?, CAST(? AS jsonb), ?)"))
+              + " RETURNING id";
+    }
+    return sql;
+  }
+
+  /**
+   * Inserts {@code rows} (1 to {@link #MAX_ROWS_IN_TRANSACTION}) unordered rows of the benchmark
+   * message in one transaction on a connection of {@code pool}, the way a hand-tuned JDBC client
+   * would: auto-commit off, one prepared multi-row {@code INSERT … RETURNING id} with the message
+   * ids bound by the client, {@code COMMIT}. The Java client's own floor beside Relayer's enqueue.
+   */
+  public static void insertInTransaction(DataSource pool, int rows) throws SQLException {
+    if (rows < 1 || rows > MAX_ROWS_IN_TRANSACTION) {
+      throw new IllegalArgumentException(
+          "rows must be 1 to " + MAX_ROWS_IN_TRANSACTION + ", was " + rows);
+    }
+    try (Connection connection = pool.getConnection()) {
+      connection.setAutoCommit(false);
+      try (PreparedStatement insert = connection.prepareStatement(INSERT_ROWS[rows])) {
+        int p = 1;
+        for (int i = 0; i < rows; i++) {
+          insert.setObject(p++, UUID.randomUUID());
+          insert.setString(p++, Payload.TRANSPORT);
+          insert.setString(p++, Payload.DESTINATION);
+          insert.setString(p++, Payload.MESSAGE_TYPE);
+          insert.setString(p++, Payload.headersJson());
+          insert.setBytes(p++, Payload.body());
+        }
+        try (ResultSet ids = insert.executeQuery()) {
+          while (ids.next()) {
+            ids.getLong(1);
+          }
+        }
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
   }
 
   /** Number of rows in the outbox table. */

@@ -1,7 +1,6 @@
 package dev.relayer.bench.relayer;
 
 import dev.relayer.bench.BenchOptions;
-import dev.relayer.bench.Payload;
 import dev.relayer.bench.Scenario;
 import dev.relayer.bench.ScenarioContext;
 import dev.relayer.bench.anchor.AnchorScenario;
@@ -12,17 +11,11 @@ import dev.relayer.bench.report.Ratio;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
 import java.math.BigDecimal;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -190,7 +183,11 @@ public final class EnqueueOverheadScenario implements Scenario {
                     10,
                     () -> app.transaction(tx -> store.enqueue(tx.dsl(), tenMessages()))),
                 new Variant(
-                    "tenjdbc", "10 rows, plain JDBC", "msgs/s", 10, () -> tenRowsOverJdbc(pool)));
+                    "tenjdbc",
+                    "10 rows, plain JDBC",
+                    "msgs/s",
+                    10,
+                    () -> OutboxRows.insertInTransaction(pool, 10)));
         // Interleaved slices, so that drift hits every variant alike.
         Map<Variant, ClosedLoopTimer.Timing> timings = new LinkedHashMap<>();
         Duration slice = o.window().dividedBy(SLICES);
@@ -240,42 +237,6 @@ public final class EnqueueOverheadScenario implements Scenario {
         .set(CUSTOMER, random.nextLong(1, 1_000_000))
         .set(AMOUNT, BigDecimal.valueOf(random.nextLong(100, 100_000), 2))
         .execute();
-  }
-
-  /** Relayer's columns for 10 unordered rows, written the way a hand-tuned client would. */
-  private static final String TEN_ROWS_SQL =
-      "INSERT INTO "
-          + OutboxRows.TABLE
-          + " (message_id, transport, destination, message_type, headers, body) VALUES "
-          + String.join(", ", Collections.nCopies(10, "(?, ?, ?, ?, CAST(? AS jsonb), ?)"))
-          + " RETURNING id";
-
-  private static void tenRowsOverJdbc(DataSource pool) throws SQLException {
-    try (Connection connection = pool.getConnection()) {
-      connection.setAutoCommit(false);
-      try (PreparedStatement insert = connection.prepareStatement(TEN_ROWS_SQL)) {
-        int p = 1;
-        for (int i = 0; i < 10; i++) {
-          insert.setObject(p++, UUID.randomUUID());
-          insert.setString(p++, Payload.TRANSPORT);
-          insert.setString(p++, Payload.DESTINATION);
-          insert.setString(p++, Payload.MESSAGE_TYPE);
-          insert.setString(p++, Payload.headersJson());
-          insert.setBytes(p++, Payload.body());
-        }
-        try (ResultSet ids = insert.executeQuery()) {
-          while (ids.next()) {
-            ids.getLong(1);
-          }
-        }
-        connection.commit();
-      } catch (SQLException | RuntimeException e) {
-        connection.rollback();
-        throw e;
-      } finally {
-        connection.setAutoCommit(true);
-      }
-    }
   }
 
   private static String clients(int n) {
