@@ -92,11 +92,14 @@ public final class BurnDownDriver {
    *
    * @param timed rows counted in the rate (at most the rows each burn-down was asked for)
    * @param delivered rows the sink saw while the clock ran
-   * @param seconds time from starting delivery until the last row was seen
+   * @param seconds time the clock ran, until the last row was seen
    * @param commits commits on the database's pools meanwhile
    * @param heapMiB heap after GC, max, in MiB
    */
   public record Timing(long timed, long delivered, double seconds, long commits, double heapMiB) {
+
+    /** No burn-down yet: what {@link #plus} starts from. */
+    public static final Timing NONE = new Timing(0, 0, 0, 0, 0);
 
     /** This burn-down and {@code other} together: counts and times added, the higher heap. */
     public Timing plus(Timing other) {

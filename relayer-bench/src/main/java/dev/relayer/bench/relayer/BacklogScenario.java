@@ -101,8 +101,8 @@ public final class BacklogScenario implements Scenario {
       long rounds = (o.backlogRows() + perRound - 1) / perRound;
       long untimed = perRound / UNTIMED_SHARE;
       String waiting = Format.number(size) + " waiting";
-      BurnDownDriver.Timing direct = null;
-      BurnDownDriver.Timing sweeper = null;
+      BurnDownDriver.Timing direct = BurnDownDriver.Timing.NONE;
+      BurnDownDriver.Timing sweeper = BurnDownDriver.Timing.NONE;
       for (long round = 0; round < rounds; round++) {
         db.execute("TRUNCATE " + OutboxRows.TABLE);
         OutboxRows.insertPending(db, size);
@@ -110,13 +110,11 @@ public final class BacklogScenario implements Scenario {
         // Direct first: it claims exactly the ids it is fed (the highest). The sweeper, which
         // keeps walking the table until it is stopped, then starts from the lowest ids.
         direct =
-            plus(
-                direct,
+            direct.plus(
                 BurnDownScenario.timeDirect(
                     context, pool, range, perRound, untimed, "direct, " + waiting));
         sweeper =
-            plus(
-                sweeper,
+            sweeper.plus(
                 BurnDownScenario.timeSweeper(
                     context, pool, perRound, untimed, "sweeper, " + waiting));
       }
@@ -132,10 +130,6 @@ public final class BacklogScenario implements Scenario {
                 + " rows per path (half the backlog each), each on a freshly loaded table");
       }
     }
-  }
-
-  private static BurnDownDriver.Timing plus(BurnDownDriver.Timing sum, BurnDownDriver.Timing next) {
-    return sum == null ? next : sum.plus(next);
   }
 
   private static String key(long size) {
