@@ -104,7 +104,7 @@ public final class PeerScenario implements Scenario {
     try (PeerOutbox outbox =
         new PeerOutbox(pool, steadyProbe, o.peerWorkers(), o.peerFlushBatch())) {
       outbox.startDraining();
-      SteadyStateDriver.run(context, "steady", "peer steady state", outbox, steadyProbe);
+      SteadyStateDriver.of(context, "steady", "peer steady state", outbox, steadyProbe).run();
     }
   }
 

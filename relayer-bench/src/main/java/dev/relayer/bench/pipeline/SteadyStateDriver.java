@@ -54,17 +54,14 @@ public final class SteadyStateDriver {
   private final ProducingSystem system;
   private final DeliveryProbe probe;
   private final BenchOptions options;
-  private final boolean countsCommits;
 
   private SteadyStateDriver(
       ScenarioContext context,
       String key,
       String label,
       ProducingSystem system,
-      DeliveryProbe probe,
-      boolean countsCommits) {
+      DeliveryProbe probe) {
     this.context = context;
-    this.countsCommits = countsCommits;
     this.key = key;
     this.label = label;
     this.system = system;
@@ -72,37 +69,28 @@ public final class SteadyStateDriver {
     this.options = context.options();
   }
 
-  /**
-   * Measures {@code system}'s capacity, then its latencies at {@link #LEVELS}, and records the
-   * figures under {@code key}.
-   */
-  public static void run(
+  /** A driver that records {@code system}'s figures under {@code key}, labelled {@code label}. */
+  public static SteadyStateDriver of(
       ScenarioContext context,
       String key,
       String label,
       ProducingSystem system,
-      DeliveryProbe probe)
-      throws Exception {
-    new SteadyStateDriver(context, key, label, system, probe, true).run();
+      DeliveryProbe probe) {
+    return new SteadyStateDriver(context, key, label, system, probe);
   }
 
   /**
-   * Measures only {@code system}'s capacity, without the load levels, and records it under {@code
-   * key} as {@link #run} does, except the commits per message: {@code system} may commit in
-   * auto-commit, which the pool's commit count does not see.
+   * Measures only the capacity, without the load levels, and records it as {@link #run} does,
+   * except the commits per message: the system may commit in auto-commit, which the pool's commit
+   * count does not see.
    */
-  public static void runCapacity(
-      ScenarioContext context,
-      String key,
-      String label,
-      ProducingSystem system,
-      DeliveryProbe probe)
-      throws Exception {
-    new SteadyStateDriver(context, key, label, system, probe, false).recordCapacity();
+  public void runCapacity() throws Exception {
+    recordCapacity(false);
   }
 
-  private void run() throws Exception {
-    double capacity = recordCapacity();
+  /** Measures the capacity, then the latencies at {@link #LEVELS}, and records the figures. */
+  public void run() throws Exception {
+    double capacity = recordCapacity(true);
     if (!(capacity > 0)) {
       context.note(label + ": nothing was delivered at saturation, so no load levels were run");
       return;
@@ -112,14 +100,14 @@ public final class SteadyStateDriver {
     }
   }
 
-  private double recordCapacity() throws Exception {
-    double capacity = capacity();
+  private double recordCapacity(boolean countCommits) throws Exception {
+    double capacity = capacity(countCommits);
     context.record(
         key + ".capacity.msgs", label + ": capacity (saturated producers)", "msgs/s", capacity);
     return capacity;
   }
 
-  private double capacity() throws Exception {
+  private double capacity(boolean countCommits) throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     List<Future<?>> producers = new ArrayList<>();
     ExecutorService pool = producerPool();
@@ -155,7 +143,7 @@ public final class SteadyStateDriver {
           label + ": messages committed at saturation",
           "msgs/s",
           committedRate);
-      if (countsCommits) {
+      if (countCommits) {
         context.record(
             key + ".capacity.commits",
             label + ": database commits per message at saturation",

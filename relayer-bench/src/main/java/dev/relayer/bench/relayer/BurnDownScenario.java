@@ -111,7 +111,7 @@ public final class BurnDownScenario implements Scenario {
   }
 
   /** Loads {@code rows} rows and drains them by direct dispatch; records under {@code key}. */
-  static void direct(
+  private static void direct(
       ScenarioContext context,
       ScenarioDatabase db,
       DataSource pool,
@@ -120,14 +120,7 @@ public final class BurnDownScenario implements Scenario {
       String label)
       throws Exception {
     OutboxRows.insertPending(db, rows);
-    drainDirect(context, pool, IdRange.of(db), rows, key, label);
-  }
-
-  /** Drains the last {@code rows} ids of {@code range} by direct dispatch. */
-  static void drainDirect(
-      ScenarioContext context, DataSource pool, IdRange range, long rows, String key, String label)
-      throws Exception {
-    timeDirect(context, pool, range, rows, 0, label).record(context, key, label);
+    timeDirect(context, pool, IdRange.of(db), rows, 0, label).record(context, key, label);
   }
 
   /**
@@ -152,7 +145,7 @@ public final class BurnDownScenario implements Scenario {
   }
 
   /** Loads {@code rows} rows and drains them by the sweeper alone; records under {@code key}. */
-  static void sweeper(
+  private static void sweeper(
       ScenarioContext context,
       ScenarioDatabase db,
       DataSource pool,
@@ -161,13 +154,6 @@ public final class BurnDownScenario implements Scenario {
       String label)
       throws Exception {
     OutboxRows.insertPending(db, rows);
-    drainSweeper(context, pool, rows, key, label);
-  }
-
-  /** Drains the first {@code rows} rows by the sweeper alone. */
-  static void drainSweeper(
-      ScenarioContext context, DataSource pool, long rows, String key, String label)
-      throws Exception {
     timeSweeper(context, pool, rows, 0, label).record(context, key, label);
   }
 

@@ -125,12 +125,13 @@ public final class LanesScenario implements Scenario {
     try (RelayerRig rig =
         RelayerRig.startedWith(pool, probe, o, new ProbeTransport(probe, 1000, false))) {
       rig.startLanes(LaneOptions.builder().listen(true).pollInterval(STEADY_POLL).build());
-      SteadyStateDriver.run(
-          context,
-          "steady",
-          "lanes steady state, " + STEADY_KEYS + " keys, wake-ups",
-          seq -> rig.produce(seq, "key-" + Math.floorMod(next.getAndIncrement(), STEADY_KEYS)),
-          probe);
+      SteadyStateDriver.of(
+              context,
+              "steady",
+              "lanes steady state, " + STEADY_KEYS + " keys, wake-ups",
+              seq -> rig.produce(seq, "key-" + Math.floorMod(next.getAndIncrement(), STEADY_KEYS)),
+              probe)
+          .run();
     }
   }
 }

@@ -112,14 +112,14 @@ public final class SteadyStateScenario implements Scenario {
     try (RelayerRig rig =
         RelayerRig.started(pool, probe, o, DispatchOptions.defaults().queueCapacity())) {
       rig.startMaintenance(MaintenanceOptions.defaults());
-      SteadyStateDriver.run(context, "steady", "Relayer steady state", rig::produce, probe);
+      SteadyStateDriver.of(context, "steady", "Relayer steady state", rig::produce, probe).run();
     }
     context.database().execute("TRUNCATE " + OutboxRows.TABLE);
     DeliveryProbe jdbcProbe = new DeliveryProbe();
     DataSource jdbcPool = context.database().pool("jdbc", o.poolSize());
     try (PlainJdbcOutbox floor = PlainJdbcOutbox.started(jdbcPool, jdbcProbe, o.drainClients())) {
-      SteadyStateDriver.runCapacity(
-          context, "jdbc", "Plain JDBC, the same writes", floor, jdbcProbe);
+      SteadyStateDriver.of(context, "jdbc", "Plain JDBC, the same writes", floor, jdbcProbe)
+          .runCapacity();
     }
   }
 }
