@@ -10,7 +10,10 @@ import dev.relayer.dispatch.internal.Sweeper;
 import dev.relayer.store.RelayerStore;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -52,6 +55,12 @@ public final class RelayerMaintenance implements AutoCloseable {
   private volatile boolean running;
   private final CountDownLatch stopSignal = new CountDownLatch(1);
   private Instant nextCleanup = Instant.MIN;
+
+  /**
+   * Room a sweeper claim leaves beyond the dispatcher's {@code sendTimeout}, for the claim's and
+   * the completion's database round trips.
+   */
+  static final Duration ROUND_TRIPS = Duration.ofSeconds(1);
 
   private RelayerMaintenance(
       RelayerDispatcher dispatcher, MaintenanceOptions options, String owner) {
@@ -102,8 +111,25 @@ public final class RelayerMaintenance implements AutoCloseable {
       RelayerDispatcher dispatcher, MaintenanceOptions options, String owner) {
     Objects.requireNonNull(dispatcher, "dispatcher");
     Objects.requireNonNull(options, "options");
+    List<String> problems = new ArrayList<>();
     if (owner == null || owner.isBlank()) {
-      throw new InvalidInputException("maintenance owner must not be blank");
+      problems.add("maintenance owner must not be blank");
+    }
+    Duration sendTimeout = dispatcher.options().sendTimeout();
+    Duration least = sendTimeout.plus(ROUND_TRIPS);
+    if (options.claimDuration().compareTo(least) < 0) {
+      problems.add(
+          "maintenance claimDuration ("
+              + Durations.format(options.claimDuration())
+              + ") must be at least the dispatcher's sendTimeout ("
+              + Durations.format(sendTimeout)
+              + ") plus "
+              + Durations.format(ROUND_TRIPS)
+              + " for the database round trips; a sweeper claim that lapses before its send can"
+              + " end spends attempts without sending");
+    }
+    if (!problems.isEmpty()) {
+      throw new InvalidInputException(problems);
     }
     return new RelayerMaintenance(dispatcher, options, owner);
   }

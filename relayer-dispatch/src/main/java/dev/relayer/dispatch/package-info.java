@@ -24,10 +24,36 @@
  * after attempt n is drawn between half and all of {@code min(backoffMax, backoffInitial ·
  * 2^(n-1))}. A row that has used {@code maxAttempts} claims moves to the dead table with reason
  * {@code max-attempts} (or {@code unknown-transport}) and an error fingerprint; an ordered head is
- * parked instead. Claims that expire without an answer count as attempts, so a message that crashes
- * its sender ends dead after {@code maxAttempts} claims instead of looping forever. (Not so on
- * ordered lanes: a lane pass commits its claims with their outcomes, so a crash rolls the attempt
- * back too.)
+ * parked instead. Claims that expire without an answer count as attempts.
+ *
+ * <h2>Crashes during a send</h2>
+ *
+ * A message that kills the process sending it (the OOM killer on a huge body, a native crash in a
+ * client library, a pod killed mid-send) ends dead — or, ordered, parks its key — after {@code
+ * maxAttempts} claims, and the messages around it are delivered. Every path gets there:
+ *
+ * <ul>
+ *   <li>Direct dispatch commits its claim before it sends, and the claim marks its rows in flight
+ *       ({@code RelayerStore.IN_FLIGHT} in {@code last_error}); every completion overwrites the
+ *       mark or deletes the row, so a row that keeps it is one whose sender stopped mid-send.
+ *   <li>The sweeper and the lanes never send a marked row together with others: each is claimed
+ *       alone (stamped, marked, committed), sent and completed, those with the fewest attempts
+ *       first, so a crash costs only the row that caused it an attempt.
+ *   <li>Their usual pass commits its claims with its outcomes, so a crash in it leaves nothing
+ *       behind. The instance that then takes over the expired lease knows that much ({@code
+ *       LeaseOutcome#takenOver}): the sweeper walks its whole traversal, and a lane its next {@code
+ *       claimsPerPass} claims, committing and marking each claim before its send. The dead pass's
+ *       rows are reached wherever they were, each further crash is counted, and from then on the
+ *       culprit is sent alone.
+ * </ul>
+ *
+ * Such a message is therefore sent at most {@code maxAttempts} times when direct dispatch sent it
+ * first, and at most {@code maxAttempts + 1} times when a sweeper or lane pass did (its first crash
+ * cannot be attributed); the claim after the last attempt moves it unsent, with the error {@code
+ * claimed N times without completing} and the in-flight mark as its last error. The careful
+ * traversal costs a stamp and a commit per page and only follows a takeover; a marked row costs two
+ * short transactions of its own. Transient send failures overwrite the mark with their error, so
+ * rows retried after a broker outage still go out in batches.
  *
  * <h2>Leases</h2>
  *
@@ -61,12 +87,12 @@
  * locked rows until the pass ends; sent rows are deleted by id, and the rows that were not sent get
  * the claim's token, expiry and attempt before their failure, hold or move to the dead table is
  * written — the same end state a stamped claim leaves, without writing a new version of every row
- * it sends. The traversal state is in memory; a new leader starts from the beginning. A pass that
- * claimed a full {@code batchSize} page and sent all of it is followed at once by the next, so a
- * backlog (a burst that overflowed the hand-off queue, an outage's worth of rows) drains at the
- * sweeper's full rate; any other pass waits {@code sweepInterval} before the next, so an idle or
- * failing sweeper stays quiet; cleanup runs after a sweep when {@code cleanupInterval} has passed,
- * under its own lease.
+ * it sends. The traversal state is in memory; a new leader starts from the beginning (after a
+ * takeover, careful until it wraps: see above). A pass that claimed a full {@code batchSize} page
+ * and sent all of it is followed at once by the next, so a backlog (a burst that overflowed the
+ * hand-off queue, an outage's worth of rows) drains at the sweeper's full rate; any other pass
+ * waits {@code sweepInterval} before the next, so an idle or failing sweeper stays quiet; cleanup
+ * runs after a sweep when {@code cleanupInterval} has passed, under its own lease.
  *
  * <h2>Connections</h2>
  *

@@ -159,8 +159,8 @@ class FailuresIT {
   }
 
   @Test
-  void aMessageThatKillsItsSenderEndsDeadInsteadOfLoopingForever() {
-    // Every claim expires without an answer (the sender "dies"): attempts still count.
+  void aRowWhoseClaimsLapsedMaxAttemptsTimesIsMovedToTheDeadRowsWithoutAnotherSend() {
+    // Three claims that lapsed without an outcome (PoisonMessageIT makes real senders die).
     long id = fx.dsl.transactionResult(tx -> fx.store.enqueue(tx.dsl(), message("killer")));
     for (int i = 0; i < 3; i++) {
       fx.store.claimByIds(

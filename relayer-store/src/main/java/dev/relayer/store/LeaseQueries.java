@@ -33,6 +33,8 @@ import org.jooq.Field;
 import org.jooq.Param;
 import org.jooq.Record1;
 import org.jooq.Record2;
+import org.jooq.Record3;
+import org.jooq.Table;
 import org.jooq.UpdateConditionStep;
 import org.jooq.UpdateResultStep;
 import org.jooq.impl.DSL;
@@ -70,23 +72,28 @@ final class LeaseQueries {
     this.jdbc = jdbc;
     RelayerLeases locked = L.as("locked");
     // Every lease named in :names whose row no other transaction holds, that :owner holds or that
-    // has expired, taken over; returns the names taken and their new expiry.
-    UpdateResultStep<Record2<String, OffsetDateTime>> keep =
+    // has expired, taken over; returns the names taken, their new expiry and whether another
+    // owner held them (the locked row's owner is read before the update).
+    Table<Record2<String, String>> before =
+        select(locked.NAME, locked.OWNER)
+            .from(locked)
+            .where(locked.NAME.eq(any(NAMES)))
+            .forUpdate()
+            .skipLocked()
+            .asTable("before");
+    Field<String> beforeName = before.field(locked.NAME);
+    Field<String> beforeOwner = before.field(locked.OWNER);
+    UpdateResultStep<Record3<String, OffsetDateTime, Boolean>> keep =
         update(L)
             .set(L.OWNER, OWNER)
             .set(L.EXPIRES_AT, EXPIRY)
-            .where(
-                L.NAME.in(
-                    select(locked.NAME)
-                        .from(locked)
-                        .where(locked.NAME.eq(any(NAMES)))
-                        .forUpdate()
-                        .skipLocked()))
+            .from(before)
+            .where(L.NAME.eq(beforeName))
             .and(L.OWNER.eq(OWNER).or(L.EXPIRES_AT.le(clock())))
-            .returningResult(L.NAME, L.EXPIRES_AT);
+            .returningResult(L.NAME, L.EXPIRES_AT, DSL.field(beforeOwner.ne(OWNER)));
     this.keep = jdbc.render(keep);
-    CommonTableExpression<Record2<String, OffsetDateTime>> kept =
-        name("kept").fields("name", "expires_at").as(keep);
+    CommonTableExpression<Record3<String, OffsetDateTime, Boolean>> kept =
+        name("kept").fields("name", "expires_at", "taken_over").as(keep);
     // An aggregate without GROUP BY returns one row even when nothing was kept, so the settings
     // are always made.
     this.startPassAndKeep =
@@ -96,7 +103,8 @@ final class LeaseQueries {
                     arrayAgg(kept.field(0, String.class)),
                     min(kept.field(1, OffsetDateTime.class)),
                     TransactionSettings.NO_FLUSH_WAIT,
-                    TransactionSettings.GENERIC_PLANS)
+                    TransactionSettings.GENERIC_PLANS,
+                    arrayAgg(kept.field(0, String.class)).filterWhere(kept.field(2, Boolean.class)))
                 .from(kept));
     this.lockRow =
         jdbc.render(
@@ -180,8 +188,15 @@ final class LeaseQueries {
     Map<String, Object> values = values(request);
     // The usual case in one statement: the row exists, no other transaction holds it, and this
     // owner holds the lease or it has expired.
-    Optional<OffsetDateTime> kept =
-        jdbc.first(dsl, keep, values, row -> row.getObject(2, OffsetDateTime.class));
+    Optional<LeaseOutcome.Acquired> kept =
+        jdbc.first(
+            dsl,
+            keep,
+            values,
+            row ->
+                new LeaseOutcome.Acquired(
+                    row.getObject(2, OffsetDateTime.class).toInstant(),
+                    row.getBoolean(3) ? LeaseOutcome.How.TAKEN_OVER : LeaseOutcome.How.KEPT));
     return tryAcquire(dsl, request, values, kept);
   }
 
@@ -198,7 +213,13 @@ final class LeaseQueries {
     Map<String, LeaseOutcome> outcomes = new HashMap<>();
     for (LeaseRequest request : requests) {
       if (kept.names().contains(request.name())) {
-        outcomes.put(request.name(), new LeaseOutcome.Acquired(kept.expiresAt().toInstant()));
+        outcomes.put(
+            request.name(),
+            new LeaseOutcome.Acquired(
+                kept.expiresAt().toInstant(),
+                kept.takenOver().contains(request.name())
+                    ? LeaseOutcome.How.TAKEN_OVER
+                    : LeaseOutcome.How.KEPT));
       }
     }
     requests.stream()
@@ -211,18 +232,26 @@ final class LeaseQueries {
     return requests.stream().map(request -> outcomes.get(request.name())).toList();
   }
 
-  /** The names the keep took over and the earliest of their new expiries. */
-  private record Kept(Set<String> names, OffsetDateTime expiresAt) {}
+  /**
+   * The names the keep took, the earliest of their new expiries, and the names among them that
+   * another owner held until they expired.
+   */
+  private record Kept(Set<String> names, OffsetDateTime expiresAt, Set<String> takenOver) {}
 
   private static Kept kept(ResultSet row) throws SQLException {
-    Array names = row.getArray(1);
+    Set<String> names = names(row.getArray(1));
+    if (names.isEmpty()) {
+      return new Kept(Set.of(), null, Set.of());
+    }
+    return new Kept(names, row.getObject(2, OffsetDateTime.class), names(row.getArray(5)));
+  }
+
+  private static Set<String> names(Array names) throws SQLException {
     if (names == null) {
-      return new Kept(Set.of(), null);
+      return Set.of();
     }
     try {
-      return new Kept(
-          new HashSet<>(List.of((String[]) names.getArray())),
-          row.getObject(2, OffsetDateTime.class));
+      return new HashSet<>(List.of((String[]) names.getArray()));
     } finally {
       names.free();
     }
@@ -233,9 +262,9 @@ final class LeaseQueries {
       DSLContext dsl,
       LeaseRequest request,
       Map<String, Object> values,
-      Optional<OffsetDateTime> kept) {
+      Optional<LeaseOutcome.Acquired> kept) {
     if (kept.isPresent()) {
-      return new LeaseOutcome.Acquired(kept.get().toInstant());
+      return kept.get();
     }
     Optional<Locked> current = lockRow(dsl, values);
     if (current.isEmpty()) {
@@ -246,7 +275,7 @@ final class LeaseQueries {
       }
       Optional<OffsetDateTime> inserted = expiry(dsl, insert, values);
       if (inserted.isPresent()) {
-        return new LeaseOutcome.Acquired(inserted.get().toInstant());
+        return new LeaseOutcome.Acquired(inserted.get().toInstant(), LeaseOutcome.How.CREATED);
       }
       current = lockRow(dsl, values);
       if (current.isEmpty()) {
@@ -257,7 +286,9 @@ final class LeaseQueries {
     if (!request.owner().equals(row.owner()) && !row.expired()) {
       return new LeaseOutcome.HeldByOther(row.owner(), row.expiresAt().toInstant());
     }
-    return new LeaseOutcome.Acquired(expiry(dsl, takeOver, values).orElseThrow().toInstant());
+    return new LeaseOutcome.Acquired(
+        expiry(dsl, takeOver, values).orElseThrow().toInstant(),
+        request.owner().equals(row.owner()) ? LeaseOutcome.How.KEPT : LeaseOutcome.How.TAKEN_OVER);
   }
 
   private record Locked(String owner, OffsetDateTime expiresAt, boolean expired) {}

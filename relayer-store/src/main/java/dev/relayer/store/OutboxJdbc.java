@@ -9,6 +9,7 @@ import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.select;
+import static org.jooq.impl.DSL.update;
 
 import dev.relayer.jooq.generated.tables.RelayerOutbox;
 import java.time.Instant;
@@ -29,6 +30,7 @@ import org.jooq.Field;
 import org.jooq.Param;
 import org.jooq.Query;
 import org.jooq.Record1;
+import org.jooq.Record2;
 import org.jooq.impl.DSL;
 
 /**
@@ -67,6 +69,7 @@ final class OutboxJdbc {
   private static final Param<Long> UP_TO_ID = param("upToId", Long.class);
   private static final Param<OffsetDateTime> CREATED_BEFORE =
       param("createdBefore", OffsetDateTime.class);
+  private static final Param<String> IN_FLIGHT = param("inFlight", String.class);
 
   /** Most lock calls one statement carries (PostgreSQL allows 1664 select-list entries). */
   private static final int LOCKS_PER_STATEMENT = 500;
@@ -80,6 +83,7 @@ final class OutboxJdbc {
   private final RenderedStatement lockPage;
   private final RenderedStatement deleteFenced;
   private final RenderedStatement deleteLocked;
+  private final RenderedStatement markInFlight;
 
   /** Inserts by {@link InsertShape}, rendered on first use. */
   private final Map<InsertShape, RenderedStatement> inserts = new ConcurrentHashMap<>();
@@ -90,7 +94,10 @@ final class OutboxJdbc {
   OutboxJdbc(StoreJdbc jdbc) {
     this.jdbc = jdbc;
     this.keyLocks = jdbc.calls("pg_advisory_xact_lock", Integer.class, Integer.class);
-    this.claimByIds = jdbc.render(claim(O.ID.eq(any(IDS)).and(O.LANE.isNull())));
+    // Direct dispatch commits its claim before it sends: the claim marks its rows in flight, so
+    // that a row whose sender dies keeps the mark and the sweeper sends it alone (see
+    // RelayerStore.IN_FLIGHT).
+    this.claimByIds = jdbc.render(claimInFlight(O.ID.eq(any(IDS)).and(O.LANE.isNull())));
     this.claimPage = jdbc.render(claim(page()));
     this.lockPage =
         jdbc.render(
@@ -105,6 +112,12 @@ final class OutboxJdbc {
     this.deleteFenced =
         jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))).and(O.CLAIM_TOKEN.eq(TOKEN)));
     this.deleteLocked = jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))));
+    this.markInFlight =
+        jdbc.render(
+            update(O)
+                .set(O.LAST_ERROR, IN_FLIGHT)
+                .where(O.ID.eq(any(IDS)))
+                .and(O.CLAIM_TOKEN.eq(TOKEN)));
   }
 
   /** Pending, due and not under a live claim or retry hold at {@link #NOW}, on {@code table}. */
@@ -142,6 +155,36 @@ final class OutboxJdbc {
                     .forUpdate()
                     .skipLocked());
     return stamp(claimable);
+  }
+
+  /**
+   * {@link #claim}, marking the rows in flight ({@link #IN_FLIGHT}); the rows come back with the
+   * {@code last_error} they had before.
+   */
+  private static Query claimInFlight(Condition which) {
+    CommonTableExpression<Record2<Long, String>> claimable =
+        name("claimable")
+            .fields("id", "last_error")
+            .as(
+                select(O.ID, O.LAST_ERROR)
+                    .from(O)
+                    .where(which)
+                    .and(eligible(O))
+                    .orderBy(O.ID)
+                    .limit(LIMIT)
+                    .forUpdate()
+                    .skipLocked());
+    List<Field<?>> returned = new ArrayList<>(CLAIMED);
+    returned.set(returned.indexOf(O.LAST_ERROR), claimable.field("last_error", String.class));
+    return DSL.with(claimable)
+        .update(O)
+        .set(O.CLAIM_TOKEN, TOKEN)
+        .set(O.CLAIM_EXPIRES_AT, EXPIRES_AT)
+        .set(O.ATTEMPTS, O.ATTEMPTS.plus(inline(1)))
+        .set(O.LAST_ERROR, IN_FLIGHT)
+        .from(claimable)
+        .where(O.ID.eq(claimable.field("id", Long.class)))
+        .returningResult(returned);
   }
 
   /**
@@ -300,6 +343,7 @@ final class OutboxJdbc {
     Map<String, Object> values = claimValues(request.now(), token, expiresAt);
     values.put(IDS.getParamName(), request.ids().toArray(Long[]::new));
     values.put(LIMIT.getParamName(), request.ids().size());
+    values.put(IN_FLIGHT.getParamName(), RelayerStore.IN_FLIGHT);
     return new Claim(token, expiresAt, claimed(jdbc, dsl, claimByIds, values, 0));
   }
 
@@ -351,6 +395,23 @@ final class OutboxJdbc {
         dsl,
         statement,
         Map.of(IDS.getParamName(), ids.toArray(Long[]::new), TOKEN.getParamName(), token));
+  }
+
+  /** Marks rows still under {@code token} in flight ({@link RelayerStore#IN_FLIGHT}). */
+  int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids) {
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    return jdbc.update(
+        dsl,
+        markInFlight,
+        Map.of(
+            IDS.getParamName(),
+            ids.toArray(Long[]::new),
+            TOKEN.getParamName(),
+            token,
+            IN_FLIGHT.getParamName(),
+            RelayerStore.IN_FLIGHT));
   }
 
   int deleteLocked(DSLContext dsl, Collection<Long> ids) {

@@ -40,6 +40,18 @@ public final class RelayerStore {
   /** Longest {@code last_error} kept, in characters. */
   public static final int MAX_ERROR_LENGTH = 2000;
 
+  /**
+   * The {@code last_error} of a row whose claim was committed before its send and whose outcome was
+   * never recorded: its sender stopped (most likely died) during the send. Claims that commit
+   * before they send ({@link #claimByIds}, {@link #markInFlight}) write it; every completion
+   * overwrites it (a failure's error) or removes the row. A row that carries it is suspect: the
+   * passes send it alone, with its claim committed first, so that a message that kills its sender
+   * spends an attempt on every crash and ends dead or parked after {@code maxAttempts}, and never
+   * takes other messages down with it.
+   */
+  public static final String IN_FLIGHT =
+      "claimed and sent, but no outcome was recorded: the sender stopped during the send";
+
   private final StoreOptions options;
   private final StoreDsl mapping;
   private final OutboxJdbc outbox;
@@ -344,6 +356,20 @@ public final class RelayerStore {
   public int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
     int deleted = outbox.deleteFenced(dsl, token, ids);
     return checkAtMost("deleteFenced", deleted, ids.size());
+  }
+
+  /**
+   * Marks rows still under {@code token} in flight ({@link #IN_FLIGHT}), for a claim that commits
+   * before its send; returns how many.
+   */
+  public int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids) {
+    int marked = outbox.markInFlight(dsl, token, ids);
+    return checkAtMost("markInFlight", marked, ids.size());
+  }
+
+  /** Whether {@code message} was in flight when its sender stopped (see {@link #IN_FLIGHT}). */
+  public static boolean wasInFlight(ClaimedMessage message) {
+    return IN_FLIGHT.equals(message.lastError());
   }
 
   /**

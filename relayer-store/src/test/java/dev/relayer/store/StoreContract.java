@@ -657,6 +657,41 @@ abstract class StoreContract {
   }
 
   @Test
+  void aLeaseTakenFromAnExpiredOwnerSaysSoAndOneNewKeptOrReleasedDoesNot() throws Exception {
+    Duration second = Duration.ofSeconds(1);
+    LeaseRequest a = new LeaseRequest("sweeper", "instance-a", second);
+    LeaseRequest b = new LeaseRequest("sweeper", "instance-b", second);
+    LeaseRequest laneA = new LeaseRequest("lane/0", "instance-a", second);
+    LeaseRequest laneB = new LeaseRequest("lane/0", "instance-b", second);
+    LeaseRequest otherB = new LeaseRequest("lane/1", "instance-b", second);
+
+    LeaseOutcome created = dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), a));
+    assertThat(created.takenOver()).as("a new lease row").isFalse();
+    assertThat(created.newlyAcquired()).isTrue();
+    LeaseOutcome kept = dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), a));
+    assertThat(kept.takenOver()).as("kept by its owner").isFalse();
+    assertThat(kept.newlyAcquired()).isFalse();
+    assertThat(dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), laneA)).acquired())
+        .isTrue();
+    Thread.sleep(1200);
+    LeaseOutcome taken = dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), b));
+    assertThat(taken.acquired()).isTrue();
+    assertThat(taken.takenOver()).as("a's lease expired: a died or stalled").isTrue();
+    assertThat(taken.newlyAcquired()).isTrue();
+    assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), b)).takenOver())
+        .as("b keeps its own lease")
+        .isFalse();
+    List<LeaseOutcome> several =
+        dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), List.of(laneB, otherB)));
+    assertThat(several).extracting(LeaseOutcome::takenOver).containsExactly(true, false);
+
+    assertThat(store.releaseLease(dsl, "sweeper", "instance-b")).isTrue();
+    assertThat(dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), a)).takenOver())
+        .as("a released lease is taken afresh")
+        .isFalse();
+  }
+
+  @Test
   void concurrentPassesOfManyOwnersNeverOverlap() throws Exception {
     int owners = 4;
     Set<String> inside = ConcurrentHashMap.newKeySet();

@@ -3,16 +3,22 @@ package dev.relayer.dispatch.internal;
 import dev.relayer.dispatch.SweepResult;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.Claim;
+import dev.relayer.store.ClaimByIds;
 import dev.relayer.store.ClaimPage;
+import dev.relayer.store.ClaimedMessage;
 import dev.relayer.store.LeaseOutcome;
 import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.RelayerStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One sweep pass: under the {@code sweeper} lease, claim the next keyset page of unordered rows
@@ -25,21 +31,43 @@ import org.jooq.DSLContext;
  * could see it. Rows that are not sent get the stamp (token, expiry, one more attempt) at
  * completion.
  *
+ * <p>Crashes: a pass that dies during its send leaves nothing behind, so it cannot say which row
+ * killed it. Three things make such a message end dead instead of looping:
+ *
+ * <ul>
+ *   <li>a pass that acquires the lease without already holding it (its row was created, or taken
+ *       from an expired owner) commits that before it claims, so the lease row names every owner
+ *       that may die sending;
+ *   <li>a pass that takes the lease over from an owner whose lease expired (it died or stalled
+ *       mid-pass) runs <em>careful</em> until its traversal wraps: each page's claim is stamped,
+ *       marked {@linkplain RelayerStore#IN_FLIGHT in flight} and committed before the send, so a
+ *       crash now costs the page's rows an attempt and marks them;
+ *   <li>rows marked in flight (by a careful page, or by direct dispatch, whose claims always commit
+ *       first) are never sent with others: after the page's own transaction, each is claimed alone
+ *       (stamped, marked, committed), sent and completed, the ones with fewest attempts first. A
+ *       crash then costs only the row that caused it an attempt, its page-mates go out, and after
+ *       {@code maxAttempts} claims the row is moved to the dead table unsent.
+ * </ul>
+ *
  * <p>Traversal: the end of a traversal ({@code upTo}) is the highest pending unordered id when it
  * began; the cursor moves up to it page by page and wraps to the start after an empty page. New
  * traffic lands above {@code upTo} and cannot starve rows behind the cursor. The traversal state
- * lives in this instance only; a new leader starts from the beginning.
+ * lives in this instance only; a new leader starts from the beginning, and after a takeover it
+ * walks careful until its first wrap, so it reaches the dead leader's page wherever it was.
  */
 public final class Sweeper {
 
   /** Name of the sweeper's lease. */
   public static final String LEASE = "sweeper";
 
+  private static final Logger log = LoggerFactory.getLogger(Sweeper.class);
+
   private final DeliveryEngine engine;
   private final Settings settings;
   private final LeaseTracker leases;
   private long cursor;
   private long upTo = -1;
+  private boolean careful;
 
   /** What a pass needs besides the engine. */
   public record Settings(
@@ -59,57 +87,25 @@ public final class Sweeper {
     return new LeaseRequest(LEASE, settings.owner(), settings.leaseDuration());
   }
 
-  /** Runs one pass on {@code dsl} (one transaction, one connection). */
+  /**
+   * Runs one pass on {@code dsl}: one transaction and one connection, plus short transactions of
+   * their own for a careful page's completion and each suspect row.
+   */
   public synchronized SweepResult pass(DSLContext dsl) {
-    RelayerStore store = engine.store();
-    Step step =
-        dsl.transactionResult(
-            tx -> {
-              DSLContext t = tx.dsl();
-              LeaseOutcome outcome = store.startLeasedPass(t, lease());
-              if (!outcome.acquired()) {
-                return Step.NOT_LEADER;
-              }
-              long end = upTo;
-              long from = cursor;
-              if (end < 0) {
-                OptionalLong highest = store.highestPendingUnorderedId(t);
-                if (highest.isEmpty()) {
-                  store.renewLease(t, lease());
-                  return new Step(true, 0, -1, 0, 0, List.of(), true);
-                }
-                end = highest.getAsLong();
-                from = 0;
-              }
-              Instant now = engine.clock().instant();
-              Claim claim =
-                  store.lockPage(
-                      t,
-                      new ClaimPage(
-                          from,
-                          end,
-                          now.minus(settings.recoveryDelay()),
-                          settings.batchSize(),
-                          now,
-                          settings.claimDuration()));
-              if (claim.isEmpty()) {
-                store.renewLease(t, lease());
-                return new Step(true, 0, -1, 0, 0, List.of(), true);
-              }
-              SendOutcome sent = engine.send(claim);
-              List<Consumer<RelayerEventListener>> events =
-                  engine.complete(t, claim, sent, "sweeper");
-              store.renewLease(t, lease());
-              long last = claim.messages().get(claim.messages().size() - 1).id();
-              return new Step(
-                  true, last, end, claim.messages().size(), sent.accepted().size(), events, false);
-            });
+    Step step = dsl.transactionResult(tx -> page(tx.dsl()));
+    if (step == Step.NEWLY_ACQUIRED) {
+      // The lease row now names this owner: a crash from here on leaves a lease that expires
+      // under its name, which the next leader sees.
+      step = dsl.transactionResult(tx -> page(tx.dsl()));
+    }
     leases.observe(LEASE, settings.owner(), step.leader());
     if (!step.leader()) {
       cursor = 0;
       upTo = -1;
+      careful = false;
       return new SweepResult(false, 0, 0, false);
     }
+    careful = step.careful() && !step.wrapped();
     if (step.wrapped()) {
       cursor = 0;
       upTo = -1;
@@ -118,17 +114,167 @@ public final class Sweeper {
       upTo = step.upTo();
     }
     engine.emit(step.events());
-    return new SweepResult(true, step.claimed(), step.sent(), step.wrapped());
+    int claimed = step.claimed();
+    int sent = step.sent();
+    if (step.committed() != null) {
+      sent += sendCommitted(dsl, step.committed());
+    }
+    for (ClaimedMessage suspect : step.suspects()) {
+      Claim alone = claimAlone(dsl, suspect.id());
+      if (alone == null) {
+        break; // the lease is gone
+      }
+      claimed += alone.messages().size();
+      sent += sendCommitted(dsl, alone);
+    }
+    return new SweepResult(true, claimed, sent, step.wrapped());
   }
 
+  /**
+   * In the pass transaction {@code t}: takes the lease, locks the next page, and either sends and
+   * completes it there (the usual case) or, when careful, stamps and marks it to be sent once the
+   * transaction committed. Rows marked in flight are left for {@link #claimAlone}.
+   */
+  private Step page(DSLContext t) {
+    RelayerStore store = engine.store();
+    LeaseOutcome outcome = store.startLeasedPass(t, lease());
+    if (!outcome.acquired()) {
+      return Step.NOT_LEADER;
+    }
+    if (outcome.newlyAcquired()) {
+      if (outcome.takenOver()) {
+        log.warn(
+            "store={} sweeper lease taken over from an owner whose lease expired; the traversal"
+                + " commits each claim before its send until it wraps",
+            store.displayName());
+        careful = true;
+      }
+      cursor = 0;
+      upTo = -1;
+      return Step.NEWLY_ACQUIRED;
+    }
+    boolean carefulPage = careful;
+    long end = upTo;
+    long from = cursor;
+    if (end < 0) {
+      OptionalLong highest = store.highestPendingUnorderedId(t);
+      if (highest.isEmpty()) {
+        store.renewLease(t, lease());
+        return Step.wrapped(carefulPage);
+      }
+      end = highest.getAsLong();
+      from = 0;
+    }
+    Instant now = engine.clock().instant();
+    Claim claim =
+        store.lockPage(
+            t,
+            new ClaimPage(
+                from,
+                end,
+                now.minus(settings.recoveryDelay()),
+                settings.batchSize(),
+                now,
+                settings.claimDuration()));
+    if (claim.isEmpty()) {
+      store.renewLease(t, lease());
+      return Step.wrapped(carefulPage);
+    }
+    List<ClaimedMessage> suspects = new ArrayList<>();
+    List<ClaimedMessage> others = new ArrayList<>();
+    for (ClaimedMessage m : claim.messages()) {
+      (RelayerStore.wasInFlight(m) ? suspects : others).add(m);
+    }
+    suspects.sort(
+        Comparator.comparingInt(ClaimedMessage::attempts).thenComparingLong(ClaimedMessage::id));
+    long last = claim.messages().get(claim.messages().size() - 1).id();
+    Claim page = new Claim(claim.token(), claim.expiresAt(), others, true);
+    if (carefulPage) {
+      List<Long> ids = others.stream().map(ClaimedMessage::id).toList();
+      store.stampLocked(t, page, ids);
+      store.markInFlight(t, page.token(), ids);
+      store.renewLease(t, lease());
+      Claim committed = others.isEmpty() ? null : new Claim(page.token(), page.expiresAt(), others);
+      return new Step(true, true, last, end, others.size(), 0, List.of(), committed, suspects);
+    }
+    int sent = 0;
+    List<Consumer<RelayerEventListener>> events = List.of();
+    if (!others.isEmpty()) {
+      SendOutcome outcomes = engine.send(page);
+      events = engine.complete(t, page, outcomes, "sweeper");
+      sent = outcomes.accepted().size();
+    }
+    store.renewLease(t, lease());
+    return new Step(true, false, last, end, others.size(), sent, events, null, suspects);
+  }
+
+  /**
+   * Claims the row {@code id} alone in its own committed transaction under the lease, marked in
+   * flight; {@code null} when the lease is no longer this owner's, an empty claim when the row is
+   * gone or no longer claimable.
+   */
+  private Claim claimAlone(DSLContext dsl, long id) {
+    RelayerStore store = engine.store();
+    return dsl.transactionResult(
+        tx -> {
+          DSLContext t = tx.dsl();
+          if (!store.startLeasedPass(t, lease()).acquired()) {
+            return null;
+          }
+          Claim claim =
+              store.claimByIds(
+                  t,
+                  new ClaimByIds(List.of(id), engine.clock().instant(), settings.claimDuration()));
+          store.renewLease(t, lease());
+          return claim;
+        });
+  }
+
+  /** Sends a claim that is already committed and completes it in a transaction of its own. */
+  private int sendCommitted(DSLContext dsl, Claim claim) {
+    if (claim.isEmpty()) {
+      return 0;
+    }
+    SendOutcome outcome = engine.send(claim);
+    RelayerStore store = engine.store();
+    engine.emit(
+        dsl.transactionResult(
+            tx -> {
+              store.commitWithoutFlushWait(tx.dsl());
+              return engine.complete(tx.dsl(), claim, outcome, "sweeper");
+            }));
+    return outcome.accepted().size();
+  }
+
+  /**
+   * What the pass transaction did.
+   *
+   * @param committed a careful page's claim, stamped and marked in that transaction, to send after
+   *     it committed; {@code null} when there is none
+   * @param suspects rows marked in flight that the page left alone, in the order to send them
+   */
   private record Step(
       boolean leader,
+      boolean careful,
       long cursor,
       long upTo,
       int claimed,
       int sent,
       List<Consumer<RelayerEventListener>> events,
-      boolean wrapped) {
-    static final Step NOT_LEADER = new Step(false, 0, -1, 0, 0, List.of(), false);
+      Claim committed,
+      List<ClaimedMessage> suspects) {
+    static final Step NOT_LEADER = new Step(false, false, 0, -1, 0, 0, List.of(), null, List.of());
+
+    /** The lease was created or taken over; the pass commits that before it claims anything. */
+    static final Step NEWLY_ACQUIRED =
+        new Step(true, false, 0, -1, 0, 0, List.of(), null, List.of());
+
+    static Step wrapped(boolean careful) {
+      return new Step(true, careful, 0, -1, 0, 0, List.of(), null, List.of());
+    }
+
+    boolean wrapped() {
+      return upTo < 0;
+    }
   }
 }

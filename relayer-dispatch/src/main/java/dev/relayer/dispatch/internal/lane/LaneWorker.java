@@ -53,6 +53,13 @@ public final class LaneWorker {
   private final LeaseTracker leases;
   private final OrderedSender sender;
 
+  /**
+   * Lanes taken over from an owner that stopped renewing, with how many careful steps each has
+   * left: that owner may have died sending any of its pass's claims, so as many steps as a pass
+   * makes claims commit their claim before the send.
+   */
+  private final Map<Integer, Integer> careful = new java.util.concurrent.ConcurrentHashMap<>();
+
   /** What a pass needs besides the engine. */
   public record Settings(
       String owner,
@@ -113,8 +120,24 @@ public final class LaneWorker {
       boolean renewOnly,
       BooleanSupplier claimAgain,
       LongSupplier clock) {
-    Pass pass = new Pass(claimAgain, clock);
-    dsl.transaction(tx -> pass.run(tx.dsl(), lanes, renewOnly));
+    Pass first = new Pass(claimAgain, clock);
+    dsl.transaction(tx -> first.run(tx.dsl(), lanes, renewOnly));
+    Pass pass = first;
+    if (first.newlyAcquired && !renewOnly) {
+      // The lease rows now name this owner: a crash from here on leaves leases that expire under
+      // its name, which the next owner sees.
+      Pass second = new Pass(claimAgain, clock);
+      dsl.transaction(tx -> second.run(tx.dsl(), lanes, false));
+      pass = second;
+    }
+    engine.emit(pass.events);
+    pass.events.clear();
+    for (int lane : lanes) {
+      LaneTally tally = pass.tallies.get(lane);
+      if (!renewOnly && tally.owner && (careful.containsKey(lane) || tally.suspects)) {
+        carefulSteps(dsl, lane, tally, pass.events);
+      }
+    }
     List<PassResult> results = new ArrayList<>(lanes.size());
     for (int lane : lanes) {
       LaneTally tally = pass.tallies.get(lane);
@@ -142,6 +165,9 @@ public final class LaneWorker {
     private final Map<Integer, LaneTally> tallies = new LinkedHashMap<>();
     private final List<Consumer<RelayerEventListener>> events = new ArrayList<>();
 
+    /** Whether a lease of the pass was created or taken over: it claims nothing then. */
+    private boolean newlyAcquired;
+
     Pass(BooleanSupplier claimAgain, LongSupplier clock) {
       this.claimAgain = claimAgain;
       this.clock = clock;
@@ -155,10 +181,25 @@ public final class LaneWorker {
       List<LeaseOutcome> outcomes =
           engine.store().startLeasedPass(t, lanes.stream().map(LaneWorker.this::lease).toList());
       for (int i = 0; i < lanes.size(); i++) {
-        tallies.put(lanes.get(i), new LaneTally(outcomes.get(i).acquired()));
+        int lane = lanes.get(i);
+        LeaseOutcome outcome = outcomes.get(i);
+        tallies.put(lane, new LaneTally(outcome.acquired()));
+        newlyAcquired |= outcome.newlyAcquired();
+        if (outcome.takenOver()) {
+          log.warn(
+              "store={} lane={} lease taken over from an owner whose lease expired; the next {}"
+                  + " claims commit before their send",
+              engine.store().displayName(),
+              lane,
+              settings.claimsPerPass());
+          careful.put(lane, settings.claimsPerPass());
+        }
       }
-      List<Integer> owned = lanes.stream().filter(lane -> tallies.get(lane).owner).toList();
-      if (!owned.isEmpty() && !renewOnly) {
+      List<Integer> owned =
+          lanes.stream()
+              .filter(lane -> tallies.get(lane).owner && !careful.containsKey(lane))
+              .toList();
+      if (!owned.isEmpty() && !renewOnly && !newlyAcquired) {
         // Taking a lease has already restarted its expiry: a renew-only pass is done.
         claimAndSend(t, owned);
       }
@@ -191,6 +232,10 @@ public final class LaneWorker {
             active.remove(lane);
           }
         }
+        if (claim.isEmpty()) {
+          break;
+        }
+        claim = withoutSuspects(t, claim, active);
         if (claim.isEmpty()) {
           break;
         }
@@ -228,6 +273,37 @@ public final class LaneWorker {
       List<LeaseRequest> held = owned.stream().map(LaneWorker.this::lease).toList();
       Map<Integer, Instant> due = store.renewLeasesAndFindNextDue(t, held, idle, now);
       due.forEach((lane, at) -> tallies.get(lane).dueIn = Duration.between(now, at));
+    }
+
+    /**
+     * Gives back, in the pass transaction, the keys of {@code claim} whose head was marked in
+     * flight (its sender stopped during the send) so that they are not sent with others; their
+     * lanes get careful steps after the commit, and leave {@code active}.
+     */
+    private Claim withoutSuspects(DSLContext t, Claim claim, Set<Integer> active) {
+      Set<String> suspectKeys = new HashSet<>();
+      Set<String> seen = new HashSet<>();
+      for (ClaimedMessage m : claim.messages()) {
+        if (seen.add(m.orderingKey()) && RelayerStore.wasInFlight(m)) {
+          suspectKeys.add(m.orderingKey());
+        }
+      }
+      if (suspectKeys.isEmpty()) {
+        return claim;
+      }
+      List<Long> givenBack = new ArrayList<>();
+      List<ClaimedMessage> kept = new ArrayList<>();
+      for (ClaimedMessage m : claim.messages()) {
+        if (suspectKeys.contains(m.orderingKey())) {
+          givenBack.add(m.id());
+          tallies.get(m.lane()).suspects = true;
+          active.remove(m.lane());
+        } else {
+          kept.add(m);
+        }
+      }
+      engine.store().unclaim(t, claim.token(), givenBack);
+      return new Claim(claim.token(), claim.expiresAt(), kept);
     }
 
     /** Adds a sent claim's outcome to the tallies of {@code lanes}, the lanes of its rows. */
@@ -306,6 +382,7 @@ public final class LaneWorker {
     boolean more;
     Duration dueIn;
     OptionalLong nothingDueSince = OptionalLong.empty();
+    boolean suspects;
 
     LaneTally(boolean owner) {
       this.owner = owner;
@@ -328,6 +405,109 @@ public final class LaneWorker {
           Optional.ofNullable(dueIn),
           nothingDueSince);
     }
+  }
+
+  /**
+   * Steps whose claims commit before their send, for {@code lane} after its pass transaction: in a
+   * careful lane (taken over), the heads that are not suspect as one group per step; then, one at a
+   * time, the heads marked in flight, fewest attempts first. Each step claims the lane's heads
+   * under its lease, keeps the ones it sends (marked in flight), gives the rest back, commits,
+   * sends and completes in a transaction of its own. A crash in a step thus costs an attempt of the
+   * rows it sent and no others; a head out of attempts is parked unsent.
+   */
+  private void carefulSteps(
+      DSLContext dsl, int lane, LaneTally tally, List<Consumer<RelayerEventListener>> events) {
+    RelayerStore store = engine.store();
+    for (int step = 0; step < settings.claimsPerPass() + settings.keysPerPass(); step++) {
+      boolean groupStep = careful.containsKey(lane);
+      boolean[] headsLeft = {false};
+      Claim claim =
+          dsl.transactionResult(
+              tx -> {
+                DSLContext t = tx.dsl();
+                if (!store.startLeasedPass(t, lease(lane)).acquired()) {
+                  return null;
+                }
+                Claim heads =
+                    store.claimLane(
+                        t,
+                        new LaneClaim(
+                            Set.of(lane),
+                            settings.keysPerPass(),
+                            0,
+                            Set.of(),
+                            engine.clock().instant(),
+                            settings.claimDuration()));
+                List<ClaimedMessage> chosen = chooseCarefully(heads.messages(), groupStep);
+                headsLeft[0] = chosen.size() < heads.messages().size();
+                Set<Long> chosenIds = new HashSet<>();
+                chosen.forEach(m -> chosenIds.add(m.id()));
+                store.unclaim(
+                    t,
+                    heads.token(),
+                    heads.messages().stream()
+                        .map(ClaimedMessage::id)
+                        .filter(id -> !chosenIds.contains(id))
+                        .toList());
+                store.markInFlight(t, heads.token(), chosenIds);
+                store.renewLease(t, lease(lane));
+                return new Claim(heads.token(), heads.expiresAt(), chosen);
+              });
+      if (claim == null || claim.isEmpty()) {
+        // Nothing left to send carefully: the lane's other heads, if any, go in its next pass.
+        careful.remove(lane);
+        tally.more = headsLeft[0];
+        return;
+      }
+      SendOutcome sent = sender.send(claim, claim.expiresAt().minus(engine.sendTimeout()));
+      events.addAll(
+          dsl.transactionResult(
+              tx -> {
+                DSLContext t = tx.dsl();
+                store.commitWithoutFlushWait(t);
+                List<Consumer<RelayerEventListener>> done = engine.complete(t, claim, sent, "lane");
+                store.unclaim(
+                    t,
+                    claim.token(),
+                    sent.notAttempted().stream().map(ClaimedMessage::id).toList());
+                return done;
+              }));
+      tally.claimed += claim.messages().size();
+      tally.sent += sent.accepted().size();
+      tally.failed += sent.failed().size() + sent.exhausted().size();
+      tally.givenBack += sent.notAttempted().size();
+      tally.more = true;
+      tally.nothingDueSince = OptionalLong.empty();
+      if (groupStep
+          && careful.computeIfPresent(lane, (l, left) -> left > 1 ? left - 1 : null) == null) {
+        log.info(
+            "store={} lane={} careful claims done; the lane's passes send in batches again",
+            store.displayName(),
+            lane);
+      }
+    }
+  }
+
+  /**
+   * The heads a careful step sends: in a group step the heads not marked in flight, if any;
+   * otherwise the one marked head with the fewest attempts (the oldest of those); none when no head
+   * is marked and this is not a group step.
+   */
+  private static List<ClaimedMessage> chooseCarefully(
+      List<ClaimedMessage> heads, boolean groupStep) {
+    List<ClaimedMessage> fresh = new ArrayList<>();
+    ClaimedMessage suspect = null;
+    for (ClaimedMessage m : heads) {
+      if (!RelayerStore.wasInFlight(m)) {
+        fresh.add(m);
+      } else if (suspect == null || m.attempts() < suspect.attempts()) {
+        suspect = m;
+      }
+    }
+    if (groupStep && !fresh.isEmpty()) {
+      return fresh;
+    }
+    return suspect == null ? List.of() : List.of(suspect);
   }
 
   /** Gives the lane's lease up if this owner holds it; true if it did. */

@@ -1,0 +1,212 @@
+package dev.relayer.it;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.NewMessage;
+import dev.relayer.store.RelayerStore;
+import dev.relayer.testkit.RelayerSchemaInstaller;
+import dev.relayer.testkit.TestDatabase;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A message whose send halts the JVM (the OOM killer, a native crash, a pod killed mid-send), on
+ * each path: real child processes die in {@code Runtime.halt} inside the transport's {@code send},
+ * and new ones are started until the message has run out of attempts. See {@link PoisonSenderMain}.
+ */
+class PoisonMessageIT {
+
+  private static final int MAX_ATTEMPTS = 3;
+
+  private TestDatabase db;
+  private DSLContext dsl;
+  private Path sink;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    db = TestDatabase.create();
+    RelayerSchemaInstaller.applyScript(db.dataSource(), SchemaOptions.defaults());
+    dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+    sink = Files.createTempFile("relayer-poison-sink", ".log");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    Files.deleteIfExists(sink);
+    db.close();
+  }
+
+  @Test
+  void aMessageThatHaltsDirectDispatchSpendsAnAttemptPerCrashAndEndsDeadWhileItsBatchMatesGoOut()
+      throws Exception {
+    CliProcess direct = child("direct");
+    assertThat(direct.exitCode()).as("died sending: %s", direct.err()).isEqualTo(137);
+    assertThat(
+            dsl.fetch("select attempts, last_error from relayer_outbox")
+                .getValues("last_error", String.class))
+        .as("direct dispatch committed its claim before it sent")
+        .hasSize(5)
+        .containsOnly(RelayerStore.IN_FLIGHT);
+
+    int crashes = 1 + runUntilDone("sweeper");
+
+    assertThat(crashes).as("one crash per attempt").isEqualTo(MAX_ATTEMPTS);
+    assertPoisonDeadAndTheRestDelivered(4);
+  }
+
+  @Test
+  void aMessageThatHaltsTheSweeperEndsDeadAndTheRowsAroundItAreDelivered() throws Exception {
+    RelayerStore store = RelayerStore.create(PoisonSenderMain.storeOptions("sweeper"));
+    List<NewMessage> messages = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      messages.add(PoisonMessageIT.message(i == 14 ? PoisonSenderMain.POISON : "OrderPlaced"));
+    }
+    dsl.transaction(tx -> store.enqueue(tx.dsl(), messages));
+
+    int crashes = runUntilDone("sweeper");
+
+    // The first crash comes from a pass whose claim was its transaction's row locks: it rolled
+    // back whole and cannot be counted. The next leader took the lease over and committed its
+    // claims before sending, so every later crash counts.
+    assertThat(crashes).isBetween(MAX_ATTEMPTS, MAX_ATTEMPTS + 1);
+    assertPoisonDeadAndTheRestDelivered(24);
+  }
+
+  @Test
+  void aMessageThatHaltsItsLaneParksItsKeyAndEveryOtherKeyOfTheLaneIsDeliveredInOrder()
+      throws Exception {
+    RelayerStore store = RelayerStore.create(PoisonSenderMain.storeOptions("lanes"));
+    List<NewMessage> messages = new ArrayList<>();
+    for (int round = 0; round < 3; round++) {
+      for (int key = 0; key < 5; key++) {
+        messages.add(PoisonSenderMain.message("OrderPlaced", "key-" + key));
+      }
+      messages.add(
+          PoisonSenderMain.message(
+              round == 1 ? PoisonSenderMain.POISON : "OrderPlaced", PoisonSenderMain.POISON_KEY));
+    }
+    dsl.transaction(tx -> store.enqueue(tx.dsl(), messages));
+
+    int crashes = runUntilDone("lanes");
+
+    assertThat(crashes).isBetween(MAX_ATTEMPTS, MAX_ATTEMPTS + 1);
+    Record parked = dsl.fetchOne("select * from relayer_outbox where status = 'parked'");
+    assertThat(parked).as("the poison message parks its key").isNotNull();
+    assertThat(parked.get("message_type", String.class)).isEqualTo(PoisonSenderMain.POISON);
+    assertThat(parked.get("last_error", String.class)).contains("without completing");
+    assertThat(
+            dsl.fetchValue(
+                "select count(*) from relayer_outbox where ordering_key = ?",
+                PoisonSenderMain.POISON_KEY))
+        .as("the poison and the row behind it wait for an operator")
+        .isEqualTo(2L);
+    assertThat(dsl.fetchCount(DSL.table("relayer_outbox"))).isEqualTo(2);
+    assertThat(dsl.fetchCount(DSL.table("relayer_outbox_dead"))).isZero();
+
+    List<UUID> accepted = accepted();
+    Map<String, List<UUID>> written = byKey(messages);
+    for (int key = 0; key < 5; key++) {
+      List<UUID> rows = written.get("key-" + key);
+      assertThat(firstDeliveries(accepted, rows)).as("key-%s in order", key).isEqualTo(rows);
+    }
+    List<UUID> poisoned = written.get(PoisonSenderMain.POISON_KEY);
+    assertThat(accepted).contains(poisoned.get(0)).doesNotContain(poisoned.get(2));
+    assertThat(poisonSends()).isEqualTo(crashes);
+  }
+
+  /** Runs {@code mode} children until one exits 0; returns how many died sending poison. */
+  private int runUntilDone(String mode) throws Exception {
+    int crashes = 0;
+    for (int run = 0; run < MAX_ATTEMPTS + 4; run++) {
+      CliProcess child = child(mode);
+      if (child.exitCode() == 0) {
+        return crashes;
+      }
+      assertThat(child.exitCode()).as("died sending: %s", child.err()).isEqualTo(137);
+      crashes++;
+    }
+    throw new AssertionError("the poison message was still pending after " + crashes + " crashes");
+  }
+
+  private void assertPoisonDeadAndTheRestDelivered(int good) throws Exception {
+    assertThat(dsl.fetchCount(DSL.table("relayer_outbox"))).as("outbox drained").isZero();
+    List<Record> dead = dsl.fetch("select * from relayer_outbox_dead");
+    assertThat(dead).as("only the poison message is dead").hasSize(1);
+    assertThat(dead.get(0).get("message_type", String.class)).isEqualTo(PoisonSenderMain.POISON);
+    assertThat(dead.get(0).get("last_error", String.class))
+        .startsWith("claimed " + (MAX_ATTEMPTS + 1) + " times without completing")
+        .contains(RelayerStore.IN_FLIGHT);
+    UUID poison = dead.get(0).get("message_id", UUID.class);
+    assertThat(accepted()).doesNotContain(poison);
+    assertThat(poisonSends()).isLessThanOrEqualTo(MAX_ATTEMPTS + 1);
+    assertThat(new java.util.HashSet<>(accepted()))
+        .as("every other message reached the broker")
+        .hasSize(good);
+  }
+
+  private static NewMessage message(String type) {
+    return PoisonSenderMain.message(type, null);
+  }
+
+  private CliProcess child(String mode) throws Exception {
+    return CliProcess.run(
+        List.of(
+            CliProcess.java().toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            PoisonSenderMain.class.getName(),
+            db.jdbcUrl(),
+            db.user(),
+            sink.toString(),
+            mode,
+            Integer.toString(MAX_ATTEMPTS)),
+        Map.of(),
+        null);
+  }
+
+  private List<UUID> accepted() throws Exception {
+    return lines("accepted ");
+  }
+
+  private long poisonSends() throws Exception {
+    return lines("poison ").size();
+  }
+
+  private List<UUID> lines(String prefix) throws Exception {
+    return Files.readAllLines(sink, UTF_8).stream()
+        .filter(line -> line.startsWith(prefix))
+        .map(line -> UUID.fromString(line.substring(prefix.length())))
+        .toList();
+  }
+
+  /** Every key's message ids in the order they were written (one transaction: id order). */
+  private static Map<String, List<UUID>> byKey(List<NewMessage> messages) {
+    Map<String, List<UUID>> keys = new java.util.HashMap<>();
+    messages.forEach(
+        m -> keys.computeIfAbsent(m.orderingKey(), k -> new ArrayList<>()).add(m.messageId()));
+    return keys;
+  }
+
+  private static List<UUID> firstDeliveries(List<UUID> accepted, List<UUID> rows) {
+    List<UUID> first = new ArrayList<>();
+    for (UUID id : accepted) {
+      if (rows.contains(id) && !first.contains(id)) {
+        first.add(id);
+      }
+    }
+    return first;
+  }
+}

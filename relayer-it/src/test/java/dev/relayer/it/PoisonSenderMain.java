@@ -1,0 +1,205 @@
+package dev.relayer.it;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import dev.relayer.api.spi.OutgoingMessage;
+import dev.relayer.api.spi.SendResult;
+import dev.relayer.api.spi.Transport;
+import dev.relayer.api.spi.TransportBatch;
+import dev.relayer.dispatch.DispatchOptions;
+import dev.relayer.dispatch.LaneOptions;
+import dev.relayer.dispatch.MaintenanceOptions;
+import dev.relayer.dispatch.RelayerDispatcher;
+import dev.relayer.dispatch.RelayerLanes;
+import dev.relayer.dispatch.RelayerMaintenance;
+import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.NewMessage;
+import dev.relayer.store.RelayerStore;
+import dev.relayer.store.StoreOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * A dispatcher process whose broker (a file) dies with it on a poison message: the transport
+ * appends {@code accepted <message id>} for each message of a batch until it meets one of type
+ * {@value #POISON}, appends {@code poison <message id>} and halts the JVM (exit code 137), as the
+ * OOM killer or a native crash in a client library would. It reports nothing for the batch.
+ *
+ * <p>Arguments: JDBC URL, user, sink file, mode, {@code maxAttempts}. Modes:
+ *
+ * <ul>
+ *   <li>{@code direct}: only direct dispatch runs; the process writes {@link #directBatch} in one
+ *       application transaction, whose hand-off sends it, and waits to die;
+ *   <li>{@code sweeper}: only maintenance runs (recovery delay 0); exits 0 once the outbox is
+ *       empty;
+ *   <li>{@code lanes}: only ordered lanes run, on a store with one lane; exits 0 once a key is
+ *       parked and no key but {@value #POISON_KEY} has a pending row.
+ * </ul>
+ */
+public final class PoisonSenderMain {
+
+  /** The message type that halts the JVM sending it. */
+  static final String POISON = "Poison";
+
+  /** The ordering key of the poison message in {@code lanes} mode. */
+  static final String POISON_KEY = "poisoned";
+
+  static final Duration LEASE = Duration.ofSeconds(1);
+
+  private PoisonSenderMain() {}
+
+  /** What {@code direct} mode writes: five messages, the third of them poison. */
+  static List<NewMessage> directBatch() {
+    List<NewMessage> messages = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      messages.add(message(i == 2 ? POISON : "OrderPlaced", null));
+    }
+    return messages;
+  }
+
+  static NewMessage message(String type, String key) {
+    NewMessage.Builder builder =
+        NewMessage.builder()
+            .transport("file")
+            .destination("orders")
+            .messageType(type)
+            .body("{}".getBytes(UTF_8));
+    return key == null ? builder.build() : builder.orderingKey(key).build();
+  }
+
+  static StoreOptions storeOptions(String mode) {
+    return mode.equals("lanes")
+        ? new StoreOptions(SchemaOptions.defaults(), 1)
+        : StoreOptions.defaults();
+  }
+
+  public static void main(String[] args) throws Exception {
+    PGSimpleDataSource dataSource = new PGSimpleDataSource();
+    dataSource.setURL(args[0]);
+    dataSource.setUser(args[1]);
+    Path sink = Path.of(args[2]);
+    String mode = args[3];
+    int maxAttempts = Integer.parseInt(args[4]);
+    DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES);
+    RelayerStore store = RelayerStore.create(storeOptions(mode));
+    RelayerDispatcher dispatcher =
+        RelayerDispatcher.builder(store, dsl)
+            .transport(new HaltingFileTransport(sink))
+            .options(
+                DispatchOptions.builder()
+                    .claimDuration(Duration.ofSeconds(3))
+                    .sendTimeout(Duration.ofSeconds(1))
+                    .maxAttempts(maxAttempts)
+                    .backoffInitial(Duration.ofMillis(10))
+                    .backoffMax(Duration.ofMillis(50))
+                    .build())
+            .build();
+    switch (mode) {
+      case "direct" -> {
+        dispatcher.start();
+        DSLContext app =
+            DSL.using(dsl.configuration().deriveAppending(dispatcher.transactionListener()));
+        app.transaction(tx -> store.enqueue(tx.dsl(), directBatch()));
+        TimeUnit.SECONDS.sleep(30);
+        System.exit(3); // direct dispatch never sent the poison message
+      }
+      case "sweeper" -> {
+        RelayerMaintenance maintenance =
+            RelayerMaintenance.create(
+                dispatcher,
+                MaintenanceOptions.builder()
+                    .recoveryDelay(Duration.ZERO)
+                    .sweepInterval(Duration.ofMillis(100))
+                    .leaseDuration(LEASE)
+                    .claimDuration(Duration.ofSeconds(3))
+                    .build());
+        maintenance.start();
+        waitUntil(dsl, "select count(*) = 0 from relayer_outbox");
+        maintenance.close();
+      }
+      case "lanes" -> {
+        RelayerLanes lanes =
+            RelayerLanes.builder(dispatcher)
+                .options(
+                    LaneOptions.builder()
+                        .leaseDuration(LEASE)
+                        .pollInterval(Duration.ofMillis(100))
+                        .build())
+                .build();
+        lanes.start();
+        waitUntil(
+            dsl,
+            "select count(*) filter (where status = 'pending' and ordering_key <> '"
+                + POISON_KEY
+                + "') = 0 and count(*) filter (where status = 'parked') > 0 from relayer_outbox");
+        lanes.close();
+      }
+      default -> throw new IllegalArgumentException("unknown mode " + mode);
+    }
+    dispatcher.close();
+    System.exit(0);
+  }
+
+  private static void waitUntil(DSLContext dsl, String condition) throws InterruptedException {
+    for (int i = 0; i < 600; i++) {
+      if (Boolean.TRUE.equals(dsl.fetchValue(condition))) {
+        return;
+      }
+      TimeUnit.MILLISECONDS.sleep(100);
+    }
+    System.exit(4); // never converged
+  }
+
+  /** The file "broker": records what it accepts and dies on a poison message. */
+  private static final class HaltingFileTransport implements Transport {
+    private final Path sink;
+
+    HaltingFileTransport(Path sink) {
+      this.sink = sink;
+    }
+
+    @Override
+    public String name() {
+      return "file";
+    }
+
+    @Override
+    public int maxBatchSize() {
+      return 10;
+    }
+
+    @Override
+    public synchronized List<SendResult> send(TransportBatch batch) throws Exception {
+      StringBuilder lines = new StringBuilder();
+      for (OutgoingMessage m : batch.messages()) {
+        if (m.messageType().equals(POISON)) {
+          lines.append("poison ").append(m.messageId()).append('\n');
+          append(lines);
+          Runtime.getRuntime().halt(137);
+        }
+        lines.append("accepted ").append(m.messageId()).append('\n');
+      }
+      append(lines);
+      return batch.messages().stream().map(m -> SendResult.accepted()).toList();
+    }
+
+    private void append(CharSequence lines) throws Exception {
+      Files.writeString(
+          sink,
+          lines,
+          UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND,
+          StandardOpenOption.SYNC);
+    }
+  }
+}
