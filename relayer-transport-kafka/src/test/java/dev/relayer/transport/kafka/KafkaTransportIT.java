@@ -107,6 +107,29 @@ public class KafkaTransportIT extends TransportContract {
   }
 
   @Test
+  void aRecordWithoutAKeyOnACompactedTopicIsRejectedForGood() throws Exception {
+    Transport transport = open(shared.openTransport());
+    String topic = shared.createTopic(1, Map.of("cleanup.policy", "compact"));
+    OutgoingMessage keyed =
+        new OutgoingMessage(UUID.randomUUID(), "t", Map.of(), "a".getBytes(UTF_8), "k-1", null);
+    OutgoingMessage unkeyed =
+        new OutgoingMessage(UUID.randomUUID(), "t", Map.of(), "b".getBytes(UTF_8), null, null);
+
+    List<SendResult> results =
+        transport.send(new TransportBatch(topic, List.of(keyed, unkeyed), TIMEOUT));
+
+    assertThat(results.get(1).isPermanent()).as("result %s", results.get(1)).isTrue();
+    assertThat(results.get(1).error()).contains("InvalidRecordException");
+    // The broker refuses the whole produce request it came in; a record sharing it is retried.
+    assertThat(results.get(0).isPermanent()).as("result %s", results.get(0)).isFalse();
+    if (!results.get(0).isAccepted()) {
+      assertThat(transport.send(new TransportBatch(topic, List.of(keyed), TIMEOUT)))
+          .singleElement()
+          .satisfies(r -> assertThat(r.isAccepted()).as("retried alone: %s", r).isTrue());
+    }
+  }
+
+  @Test
   void aRecordOverTheProducersMaxRequestSizeIsRejectedForGoodAlone() throws Exception {
     Transport transport = open(shared.openTransport());
     String topic = shared.createDestination();
