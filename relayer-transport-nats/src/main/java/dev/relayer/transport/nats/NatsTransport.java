@@ -240,7 +240,13 @@ public final class NatsTransport implements Transport {
     if (!problems.isEmpty()) {
       return SendResult.rejected("not sent: " + String.join("; ", problems));
     }
-    long size = message.body().length + (long) headers(message).serializedLength();
+    long size;
+    try {
+      size = message.body().length + (long) headers(message).serializedLength();
+    } catch (IllegalArgumentException e) {
+      // The client's own header rules, should they be stricter than NatsHeaderRules.
+      return SendResult.rejected("not sent: " + e.getMessage());
+    }
     if (maxPayload > 0 && size > maxPayload) {
       return SendResult.rejected(
           "not sent: body and headers are "
