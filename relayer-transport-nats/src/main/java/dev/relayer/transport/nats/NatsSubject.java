@@ -61,7 +61,8 @@ final class NatsSubject {
       }
     }
     int limit = maxControlLine - CONTROL_LINE_OVERHEAD;
-    int bytes = subject.getBytes(UTF_8).length;
+    // A UTF-16 char is at most 3 bytes of UTF-8: encode only a subject that might be too long.
+    int bytes = subject.length() * 3 <= limit ? 0 : subject.getBytes(UTF_8).length;
     if (bytes > limit) {
       return "it is "
           + bytes

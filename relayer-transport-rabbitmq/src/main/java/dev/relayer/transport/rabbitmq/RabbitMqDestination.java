@@ -1,7 +1,5 @@
 package dev.relayer.transport.rabbitmq;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
 import dev.relayer.api.InvalidInputException;
 
 /**
@@ -44,12 +42,12 @@ record RabbitMqDestination(String exchange, String routingKey) {
     if (exchange.isEmpty() && routingKey.isEmpty()) {
       return "destination '/' names the default exchange without a routing key; write '/queue'";
     }
-    if (exchange.getBytes(UTF_8).length > MAX_NAME_BYTES) {
+    if (AmqpFields.utf8Length(exchange) > MAX_NAME_BYTES) {
       return "destination '"
           + AmqpFields.abbreviate(destination)
           + "': the exchange name is longer than 255 bytes";
     }
-    if (routingKey.getBytes(UTF_8).length > MAX_NAME_BYTES) {
+    if (AmqpFields.utf8Length(routingKey) > MAX_NAME_BYTES) {
       return "destination '"
           + AmqpFields.abbreviate(destination)
           + "': the routing key is longer than 255 bytes";
