@@ -232,6 +232,7 @@ public class KafkaTransportIT extends TransportContract {
 
     assertThat(elapsed).isLessThan(timeout.plusSeconds(1));
     assertThat(results).hasSize(3).noneMatch(SendResult::isAccepted);
+    assertThat(results).as("no metadata is retried").noneMatch(SendResult::isPermanent);
     assertThat(results.get(0).error())
         .contains("no metadata for topic 'orders'")
         .contains(unreachableAddress());
