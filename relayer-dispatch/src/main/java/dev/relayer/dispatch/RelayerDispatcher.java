@@ -7,6 +7,7 @@ import dev.relayer.dispatch.internal.Backoff;
 import dev.relayer.dispatch.internal.DeliveryEngine;
 import dev.relayer.dispatch.internal.DirectDispatcher;
 import dev.relayer.dispatch.internal.Events;
+import dev.relayer.dispatch.internal.SendabilityCheck;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.RelayerStore;
 import java.time.Clock;
@@ -43,6 +44,12 @@ import org.slf4j.LoggerFactory;
  * whose hand-off is lost (queue full, process died) are delivered by {@link RelayerMaintenance}'s
  * sweeper after its recovery delay.
  *
+ * <p>From the moment it is built until it is closed, the dispatcher checks every message {@code
+ * store} enqueues for one of its transports ({@link Transport#problems}): a message the transport
+ * can never carry (a destination its broker's naming rules forbid, a header it cannot encode) makes
+ * the enqueue throw {@link InvalidInputException} naming the field, and nothing is written. A
+ * message naming a transport it does not know is written unchecked.
+ *
  * <p>{@link #start()} is idempotent; {@link #close()} stops taking work, waits up to {@code
  * shutdownTimeout} for in-flight sends, and is safe before start and twice. Close the maintenance
  * worker before the dispatcher it uses.
@@ -58,6 +65,7 @@ public final class RelayerDispatcher implements AutoCloseable {
   private final DeliveryEngine engine;
   private final DirectDispatcher direct;
   private final AfterCommitHandoff handoff;
+  private final SendabilityCheck sendability;
   private final List<Consumer<Set<Integer>>> laneWakeups = new CopyOnWriteArrayList<>();
   private final Object lifecycle = new Object();
   private boolean started;
@@ -87,7 +95,9 @@ public final class RelayerDispatcher implements AutoCloseable {
             options.workers(),
             options.queueCapacity());
     this.handoff = new AfterCommitHandoff(this::handOver);
+    this.sendability = new SendabilityCheck(builder.transports);
     store.addEnqueueListener(handoff);
+    store.addEnqueueCheck(sendability);
   }
 
   /** A builder for a dispatcher over {@code store}, using {@code dsl} for its own transactions. */
@@ -187,6 +197,7 @@ public final class RelayerDispatcher implements AutoCloseable {
       closed = true;
     }
     store.removeEnqueueListener(handoff);
+    store.removeEnqueueCheck(sendability);
     direct.stop(options.shutdownTimeout());
     engine.close();
     log.info("Relayer dispatcher stopped: store={}", store.displayName());

@@ -19,9 +19,15 @@
  *
  * <h2>Failures</h2>
  *
- * A failed send keeps the token and sets {@code claim_expires_at} to the retry instant: the claim
- * pair doubles as the retry hold, so a row in backoff is simply "under a live claim". The delay
- * after attempt n is drawn between half and all of {@code min(backoffMax, backoffInitial ·
+ * A send the transport rejects for good ({@code SendResult.rejected}, or an {@code
+ * InvalidInputException} thrown from {@code send} for its batch) is not retried: the row moves to
+ * the dead table at once with reason {@code rejected} and the transport's error (an ordered head is
+ * parked at once). A dispatcher also refuses, at enqueue, a message its transport reports it can
+ * never carry ({@code Transport.problems}); see {@link dev.relayer.dispatch.RelayerDispatcher}.
+ *
+ * <p>A failed send keeps the token and sets {@code claim_expires_at} to the retry instant: the
+ * claim pair doubles as the retry hold, so a row in backoff is simply "under a live claim". The
+ * delay after attempt n is drawn between half and all of {@code min(backoffMax, backoffInitial ·
  * 2^(n-1))}. A row that has used {@code maxAttempts} claims moves to the dead table with reason
  * {@code max-attempts} (or {@code unknown-transport}) and an error fingerprint; an ordered head is
  * parked instead. Claims that expire without an answer count as attempts.

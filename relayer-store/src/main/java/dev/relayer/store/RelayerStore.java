@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -62,6 +63,7 @@ public final class RelayerStore {
   private final int advisoryNamespace;
   private final String laneChannel;
   private final List<EnqueueListener> listeners = new CopyOnWriteArrayList<>();
+  private final List<EnqueueCheck> checks = new CopyOnWriteArrayList<>();
 
   private RelayerStore(StoreOptions options) {
     this.options = options;
@@ -105,6 +107,20 @@ public final class RelayerStore {
     listeners.remove(listener);
   }
 
+  /**
+   * Registers a check run on every message {@link #enqueue} is given, before any SQL: when a check
+   * reports problems, the enqueue throws {@link InvalidInputException} listing them (prefixed with
+   * {@code messages[i]} when several messages were given) and writes nothing.
+   */
+  public void addEnqueueCheck(EnqueueCheck check) {
+    checks.add(Objects.requireNonNull(check, "check"));
+  }
+
+  /** Unregisters a check added with {@link #addEnqueueCheck}. */
+  public void removeEnqueueCheck(EnqueueCheck check) {
+    checks.remove(check);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Writing
   // ---------------------------------------------------------------------------------------------
@@ -119,7 +135,8 @@ public final class RelayerStore {
    * input order. Ordered messages first take a transaction-scoped advisory lock on (store, key), so
    * that within a key, id order is commit order even when transactions race; then, unless lane
    * notifications are off, one {@code pg_notify} per lane that received ordered rows goes out on
-   * {@link #laneChannel()} when the transaction commits.
+   * {@link #laneChannel()} when the transaction commits. Messages that an {@link EnqueueCheck}
+   * refuses make the call throw {@link InvalidInputException} before any SQL.
    */
   public List<Long> enqueue(DSLContext dsl, List<NewMessage> messages) {
     Objects.requireNonNull(dsl, "dsl");
@@ -132,6 +149,7 @@ public final class RelayerStore {
         throw new InvalidInputException("messages[" + i + "] must not be null");
       }
     }
+    checkSendable(messages);
     Set<Integer> lanes = new TreeSet<>();
     for (NewMessage message : messages) {
       if (message.ordered()) {
@@ -147,6 +165,24 @@ public final class RelayerStore {
     }
     notifyListeners(dsl, messages, ids, lanes);
     return ids;
+  }
+
+  private void checkSendable(List<NewMessage> messages) {
+    if (checks.isEmpty()) {
+      return;
+    }
+    Set<String> problems = new LinkedHashSet<>();
+    for (int i = 0; i < messages.size(); i++) {
+      String prefix = messages.size() == 1 ? "" : "messages[" + i + "]: ";
+      for (EnqueueCheck check : checks) {
+        for (String problem : check.problems(messages.get(i))) {
+          problems.add(prefix + problem);
+        }
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new InvalidInputException(List.copyOf(problems));
+    }
   }
 
   private void notifyListeners(

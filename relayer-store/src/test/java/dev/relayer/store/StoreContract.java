@@ -170,6 +170,39 @@ abstract class StoreContract {
   }
 
   @Test
+  void enqueueRefusesWhatAnEnqueueCheckReportsAndWritesNothingEvenOnAutocommit() {
+    EnqueueCheck check =
+        message ->
+            message.destination().startsWith("bad")
+                ? List.of("destination '" + message.destination() + "' is refused")
+                : List.of();
+    store.addEnqueueCheck(check);
+    try {
+      NewMessage bad = StoreFixture.message().destination("bad.one").build();
+      // dsl is on autocommit: a statement run before the check would stay.
+      assertThatThrownBy(
+              () -> store.enqueue(dsl, List.of(unordered(), bad, ordered("k1"), bad, unordered())))
+          .isInstanceOfSatisfying(
+              InvalidInputException.class,
+              e ->
+                  assertThat(e.problems())
+                      .containsExactly(
+                          "messages[1]: destination 'bad.one' is refused",
+                          "messages[3]: destination 'bad.one' is refused"));
+      assertThatThrownBy(() -> store.enqueue(dsl, bad))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessage("destination 'bad.one' is refused");
+      assertThat(outboxCount()).isZero();
+      store.enqueue(dsl, unordered());
+      assertThat(outboxCount()).isEqualTo(1);
+    } finally {
+      store.removeEnqueueCheck(check);
+    }
+    store.enqueue(dsl, StoreFixture.message().destination("bad.two").build());
+    assertThat(outboxCount()).as("a removed check no longer runs").isEqualTo(2);
+  }
+
+  @Test
   void claimByIdsTakesOnlyEligibleUnorderedRows() {
     Instant now = now();
     long due = store.enqueue(dsl, unordered());

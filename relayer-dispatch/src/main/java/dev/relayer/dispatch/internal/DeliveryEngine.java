@@ -1,5 +1,6 @@
 package dev.relayer.dispatch.internal;
 
+import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.spi.OutgoingMessage;
 import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
@@ -41,6 +42,15 @@ public final class DeliveryEngine implements AutoCloseable {
 
   /** Reason stored for rows that ran out of attempts. */
   public static final String MAX_ATTEMPTS = "max-attempts";
+
+  /**
+   * Reason stored for rows the transport rejected for good ({@link SendResult#rejected(String)}, or
+   * an {@link InvalidInputException} thrown from its {@code send}).
+   */
+  public static final String REJECTED = "rejected";
+
+  /** Reason of a failure that is retried. */
+  static final String SEND_FAILED = "send-failed";
 
   /** Reason stored for rows naming a transport that is not registered. */
   public static final String UNKNOWN_TRANSPORT = "unknown-transport";
@@ -199,7 +209,10 @@ public final class DeliveryEngine implements AutoCloseable {
           failed);
       return;
     } catch (ExecutionException e) {
-      failAll(chunk, SendResult.describe(e.getCause()), failed);
+      Throwable cause = e.getCause();
+      String reason = cause instanceof InvalidInputException ? REJECTED : SEND_FAILED;
+      chunk.forEach(
+          m -> failed.add(new SendOutcome.Failure(m, reason, SendResult.describe(cause))));
       return;
     } catch (InterruptedException e) {
       call.cancel(true);
@@ -226,20 +239,21 @@ public final class DeliveryEngine implements AutoCloseable {
         accepted.add(chunk.get(i));
       } else {
         String error = result == null ? "transport returned no result" : result.error();
-        failed.add(new SendOutcome.Failure(chunk.get(i), "send-failed", error));
+        String reason = result != null && result.isPermanent() ? REJECTED : SEND_FAILED;
+        failed.add(new SendOutcome.Failure(chunk.get(i), reason, error));
       }
     }
   }
 
   private static void failAll(
       List<ClaimedMessage> chunk, String error, List<SendOutcome.Failure> failed) {
-    chunk.forEach(m -> failed.add(new SendOutcome.Failure(m, "send-failed", error)));
+    chunk.forEach(m -> failed.add(new SendOutcome.Failure(m, SEND_FAILED, error)));
   }
 
   /**
    * Writes the outcome under the claim's token: deletes accepted rows, holds failed ones for their
-   * backoff, buries rows out of attempts (an ordered head is parked instead). Returns the events to
-   * emit once the caller's transaction has committed.
+   * backoff, buries rows the transport rejected for good and rows out of attempts (an ordered head
+   * is parked instead). Returns the events to emit once the caller's transaction has committed.
    */
   public List<Consumer<RelayerEventListener>> complete(
       DSLContext tx, Claim claim, SendOutcome outcome, String component) {
@@ -284,7 +298,9 @@ public final class DeliveryEngine implements AutoCloseable {
     }
     for (SendOutcome.Failure failure : outcome.failed()) {
       ClaimedMessage m = failure.message();
-      if (m.attempts() >= maxAttempts) {
+      if (failure.permanent()) {
+        bury(tx, token, m, REJECTED, failure.error(), now, component, emitted);
+      } else if (m.attempts() >= maxAttempts) {
         String reason =
             UNKNOWN_TRANSPORT.equals(failure.reason()) ? UNKNOWN_TRANSPORT : MAX_ATTEMPTS;
         bury(tx, token, m, reason, failure.error(), now, component, emitted);
@@ -312,11 +328,12 @@ public final class DeliveryEngine implements AutoCloseable {
     if (m.orderingKey() != null) {
       if (store.park(tx, token, m.id(), error, now)) {
         log.warn(
-            "store={} lane={} id={} key={} parked after {} attempts: {}",
+            "store={} lane={} id={} key={} parked ({}) after {} attempts: {}",
             store.displayName(),
             m.lane(),
             m.id(),
             m.orderingKey(),
+            reason,
             m.attempts(),
             error);
         emitted.add(l -> l.parked(event, error));

@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * What became of a claim's rows after the sends: accepted by the broker, failed (to retry, or to
- * bury when out of attempts), exhausted before any send (a claim expired too often), or not
- * attempted because the claim was about to lapse.
+ * bury when rejected for good or out of attempts), exhausted before any send (a claim expired too
+ * often), or not attempted because the claim was about to lapse.
  */
 public record SendOutcome(
     List<ClaimedMessage> accepted,
@@ -14,8 +14,18 @@ public record SendOutcome(
     List<ClaimedMessage> exhausted,
     List<ClaimedMessage> notAttempted) {
 
-  /** A row whose send failed. */
-  public record Failure(ClaimedMessage message, String reason, String error) {}
+  /**
+   * A row whose send failed; {@code reason} is {@link DeliveryEngine#REJECTED} when the transport
+   * rejected it for good, {@link DeliveryEngine#UNKNOWN_TRANSPORT} when no transport of its name is
+   * registered, otherwise {@code send-failed}.
+   */
+  public record Failure(ClaimedMessage message, String reason, String error) {
+
+    /** Whether the row must not be retried: it goes dead (an ordered head: parks) at once. */
+    public boolean permanent() {
+      return DeliveryEngine.REJECTED.equals(reason);
+    }
+  }
 
   public SendOutcome {
     accepted = List.copyOf(accepted);

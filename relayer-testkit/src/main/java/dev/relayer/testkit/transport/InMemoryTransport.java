@@ -19,8 +19,8 @@ import java.util.function.Predicate;
 
 /**
  * A transport that keeps what it is sent in memory, for tests. It records every message it accepted
- * (and every attempt, accepted or not), and can be scripted to reject messages, to fail whole
- * batches, or to hang past the claim.
+ * (and every attempt, accepted or not), and can be scripted to reject messages (for now or for
+ * good), to refuse messages at enqueue, to fail whole batches, or to hang past the claim.
  *
  * <p>Thread-safe. Scripts apply to every later call until changed.
  */
@@ -35,8 +35,14 @@ public final class InMemoryTransport implements Transport {
   private final List<Delivery> deliveries = new CopyOnWriteArrayList<>();
   private final List<Delivery> attempts = new CopyOnWriteArrayList<>();
   private final AtomicInteger batches = new AtomicInteger();
-  private volatile Predicate<OutgoingMessage> rejects = message -> false;
-  private volatile String rejectError = "rejected by InMemoryTransport";
+  private static final Rejection NONE = new Rejection(message -> false, "", false);
+
+  /** Which messages fail, with what error, and whether for good. */
+  private record Rejection(Predicate<OutgoingMessage> matches, String error, boolean permanent) {}
+
+  private volatile Rejection rejection = NONE;
+  private volatile Predicate<OutgoingMessage> forbidden = message -> false;
+  private volatile String forbiddenProblem = "forbidden by InMemoryTransport";
   private volatile RuntimeException batchFailure;
   private volatile Duration hang = Duration.ZERO;
   private volatile CountDownLatch gate;
@@ -85,11 +91,46 @@ public final class InMemoryTransport implements Transport {
     return preservesBatchOrder;
   }
 
-  /** Rejects every message matching {@code predicate} with {@code error}; others are accepted. */
+  /**
+   * Fails every message matching {@code predicate} with {@code error} ({@link
+   * SendResult#failed(String)}: retried); others are accepted.
+   */
   public InMemoryTransport reject(Predicate<OutgoingMessage> predicate, String error) {
-    this.rejectError = Objects.requireNonNull(error, "error");
-    this.rejects = Objects.requireNonNull(predicate, "predicate");
+    return reject(predicate, error, false);
+  }
+
+  /**
+   * Rejects every message matching {@code predicate} for good with {@code error} ({@link
+   * SendResult#rejected(String)}: never retried); others are accepted.
+   */
+  public InMemoryTransport rejectPermanently(Predicate<OutgoingMessage> predicate, String error) {
+    return reject(predicate, error, true);
+  }
+
+  private InMemoryTransport reject(
+      Predicate<OutgoingMessage> predicate, String error, boolean permanently) {
+    this.rejection =
+        new Rejection(
+            Objects.requireNonNull(predicate, "predicate"),
+            Objects.requireNonNull(error, "error"),
+            permanently);
     return this;
+  }
+
+  /**
+   * Reports {@code problem} from {@link #problems} for every message matching {@code predicate}, so
+   * that a dispatcher refuses it at enqueue, and rejects such messages for good if they are sent
+   * anyway. Cleared by {@link #behaveNormally()}.
+   */
+  public InMemoryTransport forbid(Predicate<OutgoingMessage> predicate, String problem) {
+    this.forbiddenProblem = Objects.requireNonNull(problem, "problem");
+    this.forbidden = Objects.requireNonNull(predicate, "predicate");
+    return this;
+  }
+
+  @Override
+  public List<String> problems(String destination, OutgoingMessage message) {
+    return forbidden.test(message) ? List.of(forbiddenProblem) : List.of();
   }
 
   /** Accepts only messages matching {@code predicate}; the others fail. */
@@ -125,9 +166,10 @@ public final class InMemoryTransport implements Transport {
     return this;
   }
 
-  /** Accepts everything again: clears rejections, batch failures, hangs and the gate. */
+  /** Accepts everything again: clears rejections, forbidden messages, failures, hangs, the gate. */
   public InMemoryTransport behaveNormally() {
-    rejects = message -> false;
+    rejection = NONE;
+    forbidden = message -> false;
     batchFailure = null;
     hang = Duration.ZERO;
     openGate();
@@ -146,6 +188,7 @@ public final class InMemoryTransport implements Transport {
       Thread.sleep(currentHang.toMillis());
     }
     RuntimeException failure = batchFailure;
+    Rejection currentRejection = rejection;
     Instant now = Instant.now();
     for (OutgoingMessage message : batch.messages()) {
       attempts.add(new Delivery(batch.destination(), message, now));
@@ -158,9 +201,15 @@ public final class InMemoryTransport implements Transport {
     for (OutgoingMessage message : batch.messages()) {
       if (failed && preservesBatchOrder) {
         results.add(SendResult.failed("not sent: an earlier message of the batch failed"));
-      } else if (rejects.test(message)) {
+      } else if (forbidden.test(message)) {
         failed = true;
-        results.add(SendResult.failed(rejectError));
+        results.add(SendResult.rejected(forbiddenProblem));
+      } else if (currentRejection.matches().test(message)) {
+        failed = true;
+        results.add(
+            currentRejection.permanent()
+                ? SendResult.rejected(currentRejection.error())
+                : SendResult.failed(currentRejection.error()));
       } else {
         deliveries.add(new Delivery(batch.destination(), message, now));
         results.add(SendResult.accepted());

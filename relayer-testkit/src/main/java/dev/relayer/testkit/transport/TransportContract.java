@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.spi.OutgoingMessage;
 import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
@@ -55,6 +56,27 @@ public abstract class TransportContract {
 
   /** Text that errors of {@link #openUnreachableTransport()} must contain, e.g. its host:port. */
   protected abstract String unreachableAddress();
+
+  /**
+   * A destination the broker's naming rules forbid, which the transport must reject for good (an
+   * {@link InvalidInputException} from {@code send}, or every message {@link
+   * SendResult#rejected(String) rejected}) and report from {@link Transport#problems}.
+   */
+  protected abstract String malformedDestination();
+
+  /**
+   * Whether the transport reports a message sent to {@link BrokerFixture#unroutableDestination()}
+   * as rejected for good ({@code true}) or as a failure to retry ({@code false}).
+   */
+  protected abstract boolean rejectsUnroutableForGood();
+
+  /**
+   * Whether the transport reports a message refused by {@link
+   * BrokerFixture#createDestinationRejectingBodiesOver} as rejected for good ({@code true}: the
+   * broker will never take a body that large there) or as a failure to retry ({@code false}: for
+   * example a full queue, which may drain).
+   */
+  protected abstract boolean rejectsOversizedBodiesForGood();
 
   /** The timeout the suite gives an ordinary batch. Default 10 s. */
   protected Duration batchTimeout() {
@@ -187,8 +209,16 @@ public abstract class TransportContract {
 
     Outcome outcome = send(transport, destination, batch, batchTimeout());
 
+    assertThat(outcome.results().get(2).isPermanent())
+        .as(
+            "the refused message is rejected for good (error: %s)",
+            outcome.results().get(2).error())
+        .isEqualTo(rejectsOversizedBodiesForGood());
     if (transport.preservesBatchOrder()) {
       outcome.assertResults(5, Set.of(2, 3, 4));
+      assertThat(outcome.results().subList(3, 5))
+          .as("messages not sent after the refused one are retried")
+          .noneMatch(SendResult::isPermanent);
       List<ConsumedMessage> consumed = broker().consume(destination, 5, Duration.ofSeconds(2));
       assertThat(receivedIds(consumed)).containsExactlyElementsOf(sentIds(batch.subList(0, 2)));
     } else {
@@ -208,6 +238,35 @@ public abstract class TransportContract {
     Outcome outcome = send(transport, broker().unroutableDestination(), batch, batchTimeout());
 
     outcome.assertAllFailed(batch.size());
+    assertThat(outcome.permanentCount())
+        .as("messages rejected for good; errors: %s", outcome.errors())
+        .isEqualTo(rejectsUnroutableForGood() ? batch.size() : 0);
+  }
+
+  @Test
+  void aMalformedDestinationIsRejectedForGoodAndReportedAsAProblem() throws Exception {
+    Transport transport = open(broker().openTransport());
+    List<OutgoingMessage> batch = messages(3);
+
+    Outcome outcome = send(transport, malformedDestination(), batch, batchTimeout());
+
+    outcome.assertAllFailed(batch.size());
+    assertThat(outcome.permanentCount())
+        .as("messages rejected for good; errors: %s", outcome.errors())
+        .isEqualTo(batch.size());
+    assertThat(transport.problems(malformedDestination(), batch.get(0)))
+        .isNotEmpty()
+        .allSatisfy(problem -> assertThat(problem).contains("destination"));
+  }
+
+  @Test
+  void ordinaryMessagesHaveNoProblems() throws Exception {
+    Transport transport = open(broker().openTransport());
+    String destination = broker().createDestination();
+
+    for (OutgoingMessage message : messages(3)) {
+      assertThat(transport.problems(destination, message)).isEmpty();
+    }
   }
 
   @Test
@@ -233,6 +292,7 @@ public abstract class TransportContract {
 
       outcome.assertAllFailed(3);
       outcome.assertWithin(outageBatchTimeout().plus(timeoutSlack()));
+      assertThat(outcome.permanentCount()).as("an unreachable broker is retried").isZero();
       assertThat(outcome.errors())
           .as("attempt %d: errors name the broker", attempt)
           .allSatisfy(error -> assertThat(error).contains(unreachableAddress()));
@@ -256,6 +316,9 @@ public abstract class TransportContract {
             .isZero();
         during.assertWithin(outageBatchTimeout().plus(timeoutSlack()));
         assertThat(during.errors()).allSatisfy(error -> assertThat(error).isNotBlank());
+        assertThat(during.permanentCount())
+            .as("attempt %d while the broker is down: rejected for good", attempt)
+            .isZero();
       }
     } finally {
       fixture.start();
@@ -392,6 +455,17 @@ public abstract class TransportContract {
           .filter(result -> !result.isAccepted())
           .map(SendResult::error)
           .collect(Collectors.toList());
+    }
+
+    /**
+     * Messages rejected for good: every message when {@code send} threw {@link
+     * InvalidInputException}, else those whose result {@link SendResult#isPermanent()}.
+     */
+    public long permanentCount() {
+      if (thrown != null) {
+        return thrown instanceof InvalidInputException ? size : 0;
+      }
+      return results.stream().filter(SendResult::isPermanent).count();
     }
 
     public long acceptedCount() {

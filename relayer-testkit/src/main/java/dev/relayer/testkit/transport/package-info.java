@@ -2,7 +2,8 @@
  * Transports for tests, and the contract every broker transport passes.
  *
  * <p>{@link dev.relayer.testkit.transport.InMemoryTransport} keeps what it is sent in memory and
- * can be scripted to reject, fail or hang, for testing the dispatcher without a broker.
+ * can be scripted to reject (for now or for good), to refuse messages at enqueue, to fail or to
+ * hang, for testing the dispatcher without a broker.
  *
  * <p>{@link dev.relayer.testkit.transport.TransportContract} is an abstract JUnit 5 class. A
  * transport module's integration test extends it and supplies two {@link
@@ -16,15 +17,20 @@
  *   <li>a batch is sent and every message is reported accepted, one result per message in order;
  *   <li>batches sent from several threads at once on one transport all arrive;
  *   <li>id, type, headers and body survive the trip to a real consumer;
- *   <li>a message the broker rejects fails on its own; its neighbours are accepted, unless the
- *       transport declares {@link dev.relayer.api.spi.Transport#preservesBatchOrder()}, in which
- *       case everything after the first failure fails and is not delivered;
- *   <li>a batch to a destination nothing routes to fails, message by message;
+ *   <li>a message the broker rejects fails on its own, for good or to be retried as the transport
+ *       declares for its broker; its neighbours are accepted, unless the transport declares {@link
+ *       dev.relayer.api.spi.Transport#preservesBatchOrder()}, in which case everything after the
+ *       first failure fails (to be retried) and is not delivered;
+ *   <li>a batch to a destination nothing routes to fails, message by message, for good or to be
+ *       retried as the transport declares;
+ *   <li>a destination the broker's naming rules forbid is rejected for good, and {@link
+ *       dev.relayer.api.spi.Transport#problems} reports it naming the destination; ordinary
+ *       messages have no problems;
  *   <li>with order declared, a batch arrives in batch order;
  *   <li>a broker that cannot be reached fails the batch within its timeout, with an error naming
- *       the broker's address;
- *   <li>a broker stopped mid-run fails batches within their timeout, and once it is back the same
- *       transport instance sends again without being rebuilt;
+ *       the broker's address, to be retried (never rejected for good);
+ *   <li>a broker stopped mid-run fails batches within their timeout, to be retried, and once it is
+ *       back the same transport instance sends again without being rebuilt;
  *   <li>{@code close()} delivers what was accepted, is safe twice, and a closed transport fails
  *       batches instead of hanging.
  * </ul>

@@ -18,6 +18,15 @@ final class KafkaTopic {
    * @throws InvalidInputException naming the destination otherwise
    */
   static String check(String destination) {
+    String problem = problem(destination);
+    if (problem != null) {
+      throw new InvalidInputException(problem);
+    }
+    return destination;
+  }
+
+  /** What makes {@code destination} unusable as a topic, as a sentence naming it, or null. */
+  static String problem(String destination) {
     String problem = null;
     if (destination.isEmpty()) {
       problem = "it is empty";
@@ -28,10 +37,14 @@ final class KafkaTopic {
     } else if (!LEGAL.matcher(destination).matches()) {
       problem = "topic names use only a-z, A-Z, 0-9, '.', '_' and '-'";
     }
-    if (problem != null) {
-      throw new InvalidInputException(
-          "destination '" + destination + "' is not a Kafka topic: " + problem);
-    }
-    return destination;
+    return problem == null
+        ? null
+        : "destination '" + abbreviate(destination) + "' is not a Kafka topic: " + problem;
+  }
+
+  private static String abbreviate(String text) {
+    return text.length() <= 40
+        ? text
+        : text.substring(0, 40) + "…(" + text.length() + " characters)";
   }
 }

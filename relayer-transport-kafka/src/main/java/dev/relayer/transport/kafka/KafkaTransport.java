@@ -28,7 +28,11 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -163,6 +167,7 @@ public final class KafkaTransport implements Transport {
     AtomicReferenceArray<Future<RecordMetadata>> futures =
         new AtomicReferenceArray<>(messages.size());
     AtomicReferenceArray<String> notSent = new AtomicReferenceArray<>(messages.size());
+    AtomicReferenceArray<SendResult> rejected = new AtomicReferenceArray<>(messages.size());
     boolean handedOver =
         runUntil(
             deadline,
@@ -175,6 +180,11 @@ public final class KafkaTransport implements Transport {
                 try {
                   future = producer.send(record(topic, messages.get(i)));
                 } catch (KafkaException | IllegalStateException e) {
+                  if (isPermanent(e)) {
+                    // This record alone cannot be sent (for example it does not serialize).
+                    rejected.set(i, SendResult.rejected("not sent: " + describe(e)));
+                    continue;
+                  }
                   for (int j = i; j < messages.size(); j++) {
                     notSent.set(j, "not sent: " + describe(e));
                   }
@@ -197,6 +207,8 @@ public final class KafkaTransport implements Transport {
       Future<RecordMetadata> future = futures.get(i);
       if (future != null) {
         results.add(await(future, deadline, timeout));
+      } else if (handedOver && rejected.get(i) != null) {
+        results.add(rejected.get(i));
       } else {
         // After a timeout the interrupted hand-off may still be writing; its errors are not ours.
         String error = handedOver ? notSent.get(i) : null;
@@ -229,9 +241,9 @@ public final class KafkaTransport implements Transport {
             } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
               return; // the batch timed out; the caller reports the rest
             } catch (ExecutionException e) {
-              outcome = SendResult.failed(describe(e.getCause() == null ? e : e.getCause()));
+              outcome = failure(e.getCause() == null ? e : e.getCause(), "");
             } catch (KafkaException | IllegalStateException e) {
-              outcome = SendResult.failed("not sent: " + describe(e));
+              outcome = failure(e, "not sent: ");
             }
             outcomes.set(i, outcome);
             if (!outcome.isAccepted()) {
@@ -304,8 +316,29 @@ public final class KafkaTransport implements Transport {
     } catch (TimeoutException e) {
       return SendResult.failed(noAcknowledgement(timeout));
     } catch (ExecutionException e) {
-      return SendResult.failed(describe(e.getCause() == null ? e : e.getCause()));
+      return failure(e.getCause() == null ? e : e.getCause(), "");
     }
+  }
+
+  /** {@code cause} as a result: rejected for good when Kafka will never take the record. */
+  private SendResult failure(Throwable cause, String prefix) {
+    String error = prefix + describe(cause);
+    return isPermanent(cause) ? SendResult.rejected(error) : SendResult.failed(error);
+  }
+
+  /**
+   * Whether {@code cause} says the record can never be written as it is: larger than the producer's
+   * {@code max.request.size} or the topic's {@code max.message.bytes} ({@link
+   * RecordTooLargeException}), an illegal topic ({@link InvalidTopicException}), a record the
+   * broker refuses as invalid ({@link InvalidRecordException}, for example a record without a key
+   * on a compacted topic), or one that does not serialize ({@link SerializationException}).
+   * Timeouts, missing metadata and every other error are retried.
+   */
+  private static boolean isPermanent(Throwable cause) {
+    return cause instanceof RecordTooLargeException
+        || cause instanceof InvalidTopicException
+        || cause instanceof InvalidRecordException
+        || cause instanceof SerializationException;
   }
 
   /** The error of a record whose send already failed on missing metadata, else {@code null}. */
@@ -347,6 +380,18 @@ public final class KafkaTransport implements Transport {
         new RecordHeader(MESSAGE_ID_HEADER, message.messageId().toString().getBytes(UTF_8)));
     headers.add(new RecordHeader(MESSAGE_TYPE_HEADER, message.messageType().getBytes(UTF_8)));
     return new ProducerRecord<>(topic, null, null, message.orderingKey(), message.body(), headers);
+  }
+
+  /**
+   * A destination that is not a legal topic name (1 to 249 characters of {@code [a-zA-Z0-9._-]},
+   * not {@code .} or {@code ..}): the dispatcher refuses such a message at enqueue, and {@link
+   * #send} rejects the batch for good. Kafka headers and keys carry any text, so nothing else is
+   * checked; a record over {@code max.request.size} is rejected when it is sent.
+   */
+  @Override
+  public List<String> problems(String destination, OutgoingMessage message) {
+    String problem = KafkaTopic.problem(destination);
+    return problem == null ? List.of() : List.of(problem);
   }
 
   /**

@@ -7,7 +7,10 @@
  * null} for an unordered message, so the producer's partitioner spreads those), value = the body,
  * headers = the message's headers (UTF-8) plus {@code relayer-message-id} (the message id) and
  * {@code relayer-message-type}. Records with the same ordering key land in the same partition. An
- * illegal topic name fails the whole batch with {@link dev.relayer.api.InvalidInputException}.
+ * illegal topic name rejects the whole batch for good with {@link
+ * dev.relayer.api.InvalidInputException}, and {@link
+ * dev.relayer.transport.kafka.KafkaTransport#problems} reports it, so that a dispatcher refuses
+ * such messages at enqueue.
  *
  * <h2>What a batch does</h2>
  *
@@ -17,8 +20,11 @@
  *
  * <ul>
  *   <li>acknowledged by the partition leader after the in-sync replicas have it: accepted;
- *   <li>rejected (for example a record larger than the topic's {@code max.message.bytes}, or not
- *       authorized): failed with Kafka's error, on its own;
+ *   <li>refused: on its own, with Kafka's error — rejected for good when Kafka will never take the
+ *       record ({@code RecordTooLargeException}: over {@code max.request.size} or the topic's
+ *       {@code max.message.bytes}; {@code InvalidRecordException}, for example no key on a
+ *       compacted topic, where the broker refuses the whole produce request and the records that
+ *       shared it fail, to be retried), failed otherwise (for example not authorized);
  *   <li>no acknowledgement before the timeout: failed. The producer keeps the record until {@code
  *       delivery.timeout.ms} and may still write it, so it can be delivered twice — delivery is at
  *       least once, and consumers deduplicate on {@code relayer-message-id}.

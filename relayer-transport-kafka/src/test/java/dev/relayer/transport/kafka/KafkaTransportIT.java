@@ -89,6 +89,79 @@ public class KafkaTransportIT extends TransportContract {
     return "127.0.0.1:" + closedPort;
   }
 
+  @Override
+  protected String malformedDestination() {
+    return "orders created!";
+  }
+
+  /** A missing topic is no metadata within the timeout: the topic may yet be created. */
+  @Override
+  protected boolean rejectsUnroutableForGood() {
+    return false;
+  }
+
+  /** RecordTooLargeException: the topic's max.message.bytes does not change by itself. */
+  @Override
+  protected boolean rejectsOversizedBodiesForGood() {
+    return true;
+  }
+
+  @Test
+  void aRecordWithoutAKeyOnACompactedTopicIsRejectedForGood() throws Exception {
+    Transport transport = open(shared.openTransport());
+    String topic = shared.createTopic(1, Map.of("cleanup.policy", "compact"));
+    OutgoingMessage keyed =
+        new OutgoingMessage(UUID.randomUUID(), "t", Map.of(), "a".getBytes(UTF_8), "k-1", null);
+    OutgoingMessage unkeyed =
+        new OutgoingMessage(UUID.randomUUID(), "t", Map.of(), "b".getBytes(UTF_8), null, null);
+
+    List<SendResult> results =
+        transport.send(new TransportBatch(topic, List.of(keyed, unkeyed), TIMEOUT));
+
+    assertThat(results.get(1).isPermanent()).as("result %s", results.get(1)).isTrue();
+    assertThat(results.get(1).error()).contains("InvalidRecordException");
+    // The broker refuses the whole produce request it came in; a record sharing it is retried.
+    assertThat(results.get(0).isPermanent()).as("result %s", results.get(0)).isFalse();
+    if (!results.get(0).isAccepted()) {
+      assertThat(transport.send(new TransportBatch(topic, List.of(keyed), TIMEOUT)))
+          .singleElement()
+          .satisfies(r -> assertThat(r.isAccepted()).as("retried alone: %s", r).isTrue());
+    }
+  }
+
+  @Test
+  void aRecordOverTheProducersMaxRequestSizeIsRejectedForGoodAlone() throws Exception {
+    Transport transport = open(shared.openTransport());
+    String topic = shared.createDestination();
+    List<OutgoingMessage> batch = new ArrayList<>(messages(3));
+    OutgoingMessage plain = batch.get(1);
+    batch.set(
+        1,
+        new OutgoingMessage(
+            plain.messageId(),
+            plain.messageType(),
+            Map.of(),
+            new byte[2 * 1024 * 1024],
+            null,
+            null));
+
+    List<SendResult> results = transport.send(new TransportBatch(topic, batch, TIMEOUT));
+
+    assertThat(results).hasSize(3);
+    assertThat(results.get(1).isPermanent()).as("result %s", results.get(1)).isTrue();
+    assertThat(results.get(1).error())
+        .contains("RecordTooLargeException")
+        .contains("max.request.size");
+    assertThat(results.get(0).isAccepted()).isTrue();
+    if (transport.preservesBatchOrder()) {
+      assertThat(results.get(2).isAccepted() || results.get(2).isPermanent()).isFalse();
+    } else {
+      assertThat(results.get(2).isAccepted()).isTrue();
+    }
+    int delivered = transport.preservesBatchOrder() ? 1 : 2;
+    assertThat(shared.records(topic, r -> r.size() >= 3, Duration.ofSeconds(3))).hasSize(delivered);
+  }
+
   @Test
   void theRecordKeyIsTheOrderingKeyAndNullWhenUnordered() throws Exception {
     Transport transport = open(shared.openTransport());
@@ -159,6 +232,7 @@ public class KafkaTransportIT extends TransportContract {
 
     assertThat(elapsed).isLessThan(timeout.plusSeconds(1));
     assertThat(results).hasSize(3).noneMatch(SendResult::isAccepted);
+    assertThat(results).as("no metadata is retried").noneMatch(SendResult::isPermanent);
     assertThat(results.get(0).error())
         .contains("no metadata for topic 'orders'")
         .contains(unreachableAddress());

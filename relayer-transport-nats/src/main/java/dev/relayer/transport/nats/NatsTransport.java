@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -60,6 +61,12 @@ public final class NatsTransport implements Transport {
 
   /** JetStream's deduplication header, set to the Relayer message id. */
   public static final String MESSAGE_ID_HEADER = "Nats-Msg-Id";
+
+  /**
+   * JetStream API errors that say the stream will never take this message: {@code 10054} message
+   * size exceeds the stream's maximum, {@code 10097} header size exceeds the maximum.
+   */
+  private static final Set<Integer> PERMANENT_API_ERRORS = Set.of(10054, 10097);
 
   private static final Logger log = LoggerFactory.getLogger(NatsTransport.class);
 
@@ -122,17 +129,18 @@ public final class NatsTransport implements Transport {
     if (closed) {
       throw new RelayerException("NATS transport '" + name + "' is closed");
     }
-    String subject = NatsSubject.check(batch.destination());
+    String subject = NatsSubject.check(batch.destination(), options.getMaxControlLine());
     List<OutgoingMessage> messages = batch.messages();
     if (messages.isEmpty()) {
       return List.of();
     }
-    JetStream jetStream = link(deadline, batch.timeout()).jetStream();
+    Link current = link(deadline, batch.timeout());
+    long maxPayload = current.connection().getServerInfo().getMaxPayload();
 
     List<SendResult> results =
         orderedBatches
-            ? publishOrdered(jetStream, subject, messages, deadline, batch.timeout())
-            : publishPipelined(jetStream, subject, messages, deadline, batch.timeout());
+            ? publishOrdered(current.jetStream(), subject, messages, maxPayload, deadline, batch)
+            : publishPipelined(current.jetStream(), subject, messages, maxPayload, deadline, batch);
     log.debug(
         "transport={} subject={} sent={} accepted={}",
         name,
@@ -142,29 +150,53 @@ public final class NatsTransport implements Transport {
     return results;
   }
 
+  /**
+   * A subject the client cannot publish on, a header or message type NATS headers cannot carry
+   * ({@link NatsHeaderRules}) — also checked by the dispatcher at enqueue; the body and headers
+   * together are checked against the server's {@code max_payload} when the batch is sent.
+   */
+  @Override
+  public List<String> problems(String destination, OutgoingMessage message) {
+    String subjectProblem = NatsSubject.problem(destination, options.getMaxControlLine());
+    List<String> headerProblems = NatsHeaderRules.problems(message);
+    if (subjectProblem == null) {
+      return headerProblems;
+    }
+    List<String> problems = new ArrayList<>(headerProblems.size() + 1);
+    problems.add(subjectProblem);
+    problems.addAll(headerProblems);
+    return problems;
+  }
+
   /** Publishes every message, then collects the acknowledgements. */
   private static List<SendResult> publishPipelined(
       JetStream jetStream,
       String subject,
       List<OutgoingMessage> messages,
+      long maxPayload,
       long deadline,
-      Duration timeout)
+      TransportBatch batch)
       throws InterruptedException {
     List<CompletableFuture<PublishAck>> acks = new ArrayList<>(messages.size());
-    String[] errors = new String[messages.size()];
+    SendResult[] unsent = new SendResult[messages.size()];
     for (int i = 0; i < messages.size(); i++) {
+      acks.add(null);
+      OutgoingMessage message = messages.get(i);
+      SendResult refused = unsendable(message, maxPayload);
+      if (refused != null) {
+        unsent[i] = refused;
+        continue;
+      }
       try {
-        acks.add(publish(jetStream, subject, messages.get(i)));
+        acks.set(i, publish(jetStream, subject, message));
       } catch (RuntimeException e) {
-        acks.add(null);
-        errors[i] = notSent(e);
+        unsent[i] = SendResult.failed(notSent(e));
       }
     }
     List<SendResult> results = new ArrayList<>(messages.size());
     for (int i = 0; i < messages.size(); i++) {
       CompletableFuture<PublishAck> ack = acks.get(i);
-      results.add(
-          ack == null ? SendResult.failed(errors[i]) : await(ack, deadline, timeout, subject));
+      results.add(ack == null ? unsent[i] : await(ack, deadline, batch.timeout(), subject));
     }
     return results;
   }
@@ -174,8 +206,9 @@ public final class NatsTransport implements Transport {
       JetStream jetStream,
       String subject,
       List<OutgoingMessage> messages,
+      long maxPayload,
       long deadline,
-      Duration timeout)
+      TransportBatch batch)
       throws InterruptedException {
     List<SendResult> results = new ArrayList<>(messages.size());
     for (OutgoingMessage message : messages) {
@@ -183,15 +216,46 @@ public final class NatsTransport implements Transport {
       if (!results.isEmpty() && !results.get(results.size() - 1).isAccepted()) {
         result = SendResult.failed("not sent: an earlier message of this ordered batch failed");
       } else {
-        try {
-          result = await(publish(jetStream, subject, message), deadline, timeout, subject);
-        } catch (RuntimeException e) {
-          result = SendResult.failed(notSent(e));
+        result = unsendable(message, maxPayload);
+        if (result == null) {
+          try {
+            result =
+                await(publish(jetStream, subject, message), deadline, batch.timeout(), subject);
+          } catch (RuntimeException e) {
+            result = SendResult.failed(notSent(e));
+          }
         }
       }
       results.add(result);
     }
     return results;
+  }
+
+  /**
+   * The message rejected for good when NATS cannot carry it: a header or message type its headers
+   * cannot hold, or a body and headers over the server's {@code max_payload}; else {@code null}.
+   */
+  private static SendResult unsendable(OutgoingMessage message, long maxPayload) {
+    List<String> problems = NatsHeaderRules.problems(message);
+    if (!problems.isEmpty()) {
+      return SendResult.rejected("not sent: " + String.join("; ", problems));
+    }
+    long size;
+    try {
+      size = message.body().length + (long) headers(message).serializedLength();
+    } catch (IllegalArgumentException e) {
+      // The client's own header rules, should they be stricter than NatsHeaderRules.
+      return SendResult.rejected("not sent: " + e.getMessage());
+    }
+    if (maxPayload > 0 && size > maxPayload) {
+      return SendResult.rejected(
+          "not sent: body and headers are "
+              + size
+              + " bytes; the NATS server takes at most "
+              + maxPayload
+              + " (max_payload)");
+    }
+    return null;
   }
 
   private static CompletableFuture<PublishAck> publish(
@@ -220,8 +284,24 @@ public final class NatsTransport implements Transport {
       return SendResult.failed(
           "no JetStream publish acknowledgement within the batch timeout of " + timeout);
     } catch (ExecutionException e) {
-      return SendResult.failed("JetStream refused the message on '" + subject + "': " + reason(e));
+      String error = "JetStream refused the message on '" + subject + "': " + reason(e);
+      return apiErrorCode(e) != null && PERMANENT_API_ERRORS.contains(apiErrorCode(e))
+          ? SendResult.rejected(error)
+          : SendResult.failed(error);
     }
+  }
+
+  /** The JetStream API error code behind a failed acknowledgement, or {@code null}. */
+  private static Integer apiErrorCode(ExecutionException e) {
+    for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+      if (cause instanceof JetStreamApiException api) {
+        return api.getApiErrorCode();
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return null;
   }
 
   private static String reason(ExecutionException e) {

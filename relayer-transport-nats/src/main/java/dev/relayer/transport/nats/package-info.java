@@ -5,23 +5,34 @@
  *
  * A row's destination is the subject to publish on, for example {@code orders.created}; a JetStream
  * stream must capture that subject. Wildcards, whitespace and empty tokens are not subjects one can
- * publish on and fail the whole batch with {@link dev.relayer.api.InvalidInputException}.
+ * publish on, nor is a subject too long for the client's control line ({@code maxControlLine} less
+ * 128 bytes for the verb, the reply inbox and the sizes): they reject the whole batch for good with
+ * {@link dev.relayer.api.InvalidInputException}.
  *
  * <h2>What a batch does</h2>
  *
  * Every message of the batch is published to JetStream without waiting in between, with the header
  * {@code Nats-Msg-Id} set to the Relayer message id, {@code relayer-message-type} set to the
- * message type, and the message's own headers (NATS header values are US-ASCII: a message with
- * another character in a header fails on its own). Then the transport waits, at most until the
+ * message type, and the message's own headers. NATS header names are printable US-ASCII without
+ * {@code :}, values are US-ASCII without CR or LF, and the message type travels as a value: a
+ * message that breaks these rules, or whose body and headers exceed the server's {@code
+ * max_payload}, is checked before publishing and rejected for good on its own, with an error naming
+ * the header, the character and its index. Relayer refuses non-ASCII header text rather than encode
+ * it, since a consumer would have to know the encoding. {@link
+ * dev.relayer.transport.nats.NatsTransport#problems} reports the subject and header problems, so
+ * that a dispatcher refuses such messages at enqueue. Then the transport waits, at most until the
  * batch timeout, for each publish acknowledgement:
  *
  * <ul>
  *   <li>an acknowledgement: accepted — the stream stored the message. A replay of a message id the
  *       stream has seen within its duplicate window is acknowledged as a duplicate and not stored
  *       again, so a resend after a crash is dropped by the server;
- *   <li>an error from the stream (for example a message over its maximum size, or a full stream
- *       that discards new messages): failed with the stream's reason;
- *   <li>no responders (no stream captures the subject): failed;
+ *   <li>an error from the stream: rejected for good for a message over the stream's maximum size
+ *       (JetStream error 10054) or headers over the maximum (10097), failed with the stream's
+ *       reason otherwise (for example a full stream that discards new messages);
+ *   <li>no responders: failed, to be retried. The server answers so when no stream captures the
+ *       subject, and also while a stream's servers restart; a publish cannot tell which, so the row
+ *       is retried until the dispatcher's {@code maxAttempts};
  *   <li>no acknowledgement before the timeout: failed. The message may still have been stored; a
  *       resend within the duplicate window is dropped, and consumers deduplicate on {@code
  *       Nats-Msg-Id} beyond it.

@@ -14,8 +14,10 @@ import dev.relayer.testkit.transport.RestartableBrokerFixture;
 import dev.relayer.testkit.transport.TransportContract;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -77,6 +79,26 @@ public class NatsTransportIT extends TransportContract {
     return "127.0.0.1:" + closedPort;
   }
 
+  @Override
+  protected String malformedDestination() {
+    return "orders.*";
+  }
+
+  /**
+   * No responders: NATS answers the same when no stream captures the subject and while the stream's
+   * servers restart, so the message is retried.
+   */
+  @Override
+  protected boolean rejectsUnroutableForGood() {
+    return false;
+  }
+
+  /** A stream's maximum message size (JetStream error 10054) does not change by itself. */
+  @Override
+  protected boolean rejectsOversizedBodiesForGood() {
+    return true;
+  }
+
   @Test
   void theStreamDropsAReplayedMessageId() throws Exception {
     Transport transport = open(shared.openTransport());
@@ -94,26 +116,98 @@ public class NatsTransportIT extends TransportContract {
   }
 
   @Test
-  void aNonAsciiHeaderValueFailsItsMessageUnsent() throws Exception {
-    Transport transport = open(shared.openTransport());
-    String subject = shared.createDestination();
-    List<OutgoingMessage> batch = new java.util.ArrayList<>(messages(3));
-    OutgoingMessage plain = batch.get(1);
-    batch.set(
-        1,
+  void aNonAsciiHeaderValueIsRejectedForGoodAloneNamingTheHeader() throws Exception {
+    OutgoingMessage plain = messages(1).get(0);
+    OutgoingMessage odd =
         new OutgoingMessage(
             plain.messageId(),
             plain.messageType(),
             Map.of("x-city", "Zürich"),
             plain.body(),
             null,
-            null));
+            null);
+
+    assertOnlyTheSecondIsRejected(
+        odd,
+        "not sent: header 'x-city': its value has 'ü' (U+00FC) at index 1; NATS header values are"
+            + " US-ASCII without CR or LF");
+  }
+
+  @Test
+  void aBodyOverTheServersMaxPayloadIsRejectedForGoodAlone() throws Exception {
+    long maxPayload = shared.connection().getServerInfo().getMaxPayload();
+    OutgoingMessage plain = messages(1).get(0);
+    OutgoingMessage huge =
+        new OutgoingMessage(
+            plain.messageId(),
+            plain.messageType(),
+            Map.of(),
+            new byte[Math.toIntExact(maxPayload + 1)],
+            null,
+            null);
+
+    assertOnlyTheSecondIsRejected(huge, "the NATS server takes at most " + maxPayload);
+  }
+
+  @Test
+  void problemsNameEveryFieldNatsCannotCarry() {
+    Transport transport = open(shared.openTransport());
+    OutgoingMessage message =
+        new OutgoingMessage(
+            UUID.randomUUID(),
+            "commande.créée",
+            Map.of("bad:name", "v", "x-line", "a\r\nb"),
+            new byte[] {1},
+            null,
+            null);
+
+    assertThat(transport.problems("orders..created", message))
+        .containsExactlyInAnyOrder(
+            "destination 'orders..created' is not a NATS subject to publish to: it has an empty"
+                + " token",
+            "messageType cannot travel in the NATS header relayer-message-type: has 'é' (U+00E9)"
+                + " at index 11; NATS header values are US-ASCII without CR or LF",
+            "header 'bad:name': its name has ':' (U+003A) at index 3; NATS header names are"
+                + " printable US-ASCII without ':'",
+            "header 'x-line': its value has U+000D at index 1; NATS header values are US-ASCII"
+                + " without CR or LF");
+  }
+
+  @Test
+  void aSubjectTooLongForTheControlLineIsRejectedForGoodAndReported() {
+    Transport transport = open(shared.openTransport());
+    String subject = "orders." + "x".repeat(4096);
+
+    assertThatThrownBy(() -> transport.send(new TransportBatch(subject, messages(1), TIMEOUT)))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("is 4103 bytes long")
+        .hasMessageContaining("a subject holds at most 3968");
+    assertThat(transport.problems(subject, messages(1).get(0)))
+        .singleElement()
+        .satisfies(p -> assertThat(p).startsWith("destination 'orders.xxxxxxxxx"));
+  }
+
+  /**
+   * Sends three messages with {@code odd} second and checks that only it is rejected for good (its
+   * error containing {@code error}) and the others arrive — with ordered batches, the third is not
+   * sent and is retried.
+   */
+  private void assertOnlyTheSecondIsRejected(OutgoingMessage odd, String error) throws Exception {
+    Transport transport = open(shared.openTransport());
+    String subject = shared.createDestination();
+    List<OutgoingMessage> batch = new ArrayList<>(messages(3));
+    batch.set(1, odd);
 
     List<SendResult> results = transport.send(new TransportBatch(subject, batch, TIMEOUT));
 
     assertThat(results.get(0).isAccepted()).isTrue();
-    assertThat(results.get(1).error()).contains("not sent");
-    assertThat(results.get(2).isAccepted()).isEqualTo(!transport.preservesBatchOrder());
+    assertThat(results.get(1).isPermanent()).as("result %s", results.get(1)).isTrue();
+    assertThat(results.get(1).error()).contains(error);
+    if (transport.preservesBatchOrder()) {
+      assertThat(results.get(2).isAccepted() || results.get(2).isPermanent()).isFalse();
+    } else {
+      assertThat(results.get(2).isAccepted()).isTrue();
+    }
     int delivered = transport.preservesBatchOrder() ? 1 : 2;
     List<ConsumedMessage> consumed = shared.consume(subject, 3, Duration.ofSeconds(2));
     assertThat(consumed).hasSize(delivered);

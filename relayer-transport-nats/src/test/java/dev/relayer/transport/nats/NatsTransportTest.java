@@ -64,10 +64,10 @@ class NatsTransportTest {
 
   @Test
   void acceptsLiteralSubjectsAndRejectsTheRest() {
-    assertThat(NatsSubject.check("orders.created.v1")).isEqualTo("orders.created.v1");
+    assertThat(NatsSubject.check("orders.created.v1", 4096)).isEqualTo("orders.created.v1");
     for (String bad :
         new String[] {"", " ", "orders created", "orders..created", ".orders", "orders.>"}) {
-      assertThatThrownBy(() -> NatsSubject.check(bad))
+      assertThatThrownBy(() -> NatsSubject.check(bad, 4096))
           .as("subject '%s'", bad)
           .isInstanceOf(InvalidInputException.class)
           .hasMessageContaining("destination '" + bad + "'");

@@ -19,23 +19,39 @@ import java.util.Map;
  * One batch published on its own channel in confirm mode, and the bookkeeping that turns publisher
  * confirms, returns and a channel shutdown into one result per message.
  *
- * <p>Publish sequence numbers of a fresh confirm channel start at 1, so message {@code i} of the
- * batch is sequence number {@code first + i}. RabbitMQ sends {@code basic.return} for an unroutable
- * mandatory message before its {@code basic.ack}, on the same connection thread, so a return is
- * always recorded before the ack that settles the message.
+ * <p>A message AMQP cannot carry ({@link AmqpFields}) is rejected for good and not published; the
+ * rest of the batch goes on (an ordered batch stops there). Publish sequence numbers of a fresh
+ * confirm channel start at 1 and count published messages only, so the {@code p}-th published
+ * message has sequence number {@code first + p}; {@code indexBySequence} maps it back to its place
+ * in the batch. RabbitMQ sends {@code basic.return} for an unroutable mandatory message before its
+ * {@code basic.ack}, on the same connection thread, so a return is always recorded before the ack
+ * that settles the message.
+ *
+ * <p>Permanent: a return (nothing is bound for the message) and a channel closed with 404 (the
+ * exchange does not exist). Both concern the destination, which every message of the batch shares,
+ * so an ordered batch rejects the messages it did not publish after one of them for good too.
+ * Everything else — a nack, a closed connection, no confirm in time — is a failure to retry.
  */
 final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownListener {
+
+  private static final int NOT_FOUND = 404;
 
   private final boolean ordered;
   private final List<OutgoingMessage> messages;
   private final RabbitMqDestination destination;
   private final String[] errors;
+  private final boolean[] permanent;
   private final boolean[] settled;
   private final String[] returned;
+  private final int[] indexBySequence;
   private final Map<String, List<Integer>> indexesById = new HashMap<>();
   private long firstSequence = -1;
   private int published;
   private int unsettled;
+  private boolean timedOut;
+
+  /** Set when the broker said the destination itself takes nothing: every message fails alike. */
+  private String destinationRejected;
 
   /**
    * @param ordered publish one message at a time, waiting for its confirm, and stop at the first
@@ -46,8 +62,10 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
     this.messages = messages;
     this.destination = destination;
     this.errors = new String[messages.size()];
+    this.permanent = new boolean[messages.size()];
     this.settled = new boolean[messages.size()];
     this.returned = new String[messages.size()];
+    this.indexBySequence = new int[messages.size()];
     for (int i = 0; i < messages.size(); i++) {
       indexesById
           .computeIfAbsent(messages.get(i).messageId().toString(), id -> new ArrayList<>(1))
@@ -71,15 +89,29 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
     }
     for (int i = 0; i < messages.size(); i++) {
       if (System.nanoTime() - deadlineNanos >= 0) {
+        synchronized (this) {
+          timedOut = true;
+        }
         failUnpublished(
-            i, "not sent: the batch timeout of " + timeout + " passed while publishing");
+            i, "not sent: the batch timeout of " + timeout + " passed while publishing", false);
         break;
       }
       OutgoingMessage message = messages.get(i);
+      List<String> problems = AmqpFields.problems(message);
+      if (!problems.isEmpty()) {
+        reject(i, "not sent: " + String.join("; ", problems));
+        if (ordered) {
+          failUnpublished(
+              i + 1, "not sent: an earlier message of this ordered batch failed", false);
+          break;
+        }
+        continue;
+      }
       synchronized (this) {
         // Count the message before publishing it: its confirm may arrive before basicPublish
         // returns.
-        published = i + 1;
+        indexBySequence[published] = i;
+        published++;
         unsettled++;
       }
       try {
@@ -90,20 +122,35 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
             properties(message),
             message.body());
       } catch (IOException | RuntimeException e) {
-        failPublished(i, "not sent: " + SendResult.describe(e));
-        failUnpublished(i + 1, "not sent: an earlier message of the batch could not be published");
+        // A publish on a channel the broker closed for a missing exchange fails for the same
+        // reason.
+        boolean missing = exchangeMissing(channel.getCloseReason());
+        failPublished(i, "not sent: " + SendResult.describe(e), missing);
+        failUnpublished(
+            i + 1, "not sent: an earlier message of the batch could not be published", missing);
         break;
       }
       if (ordered && !awaitSettled(deadlineNanos, timeout)) {
-        failUnpublished(i + 1, "not sent: an earlier message of this ordered batch failed");
+        synchronized (this) {
+          if (destinationRejected != null) {
+            failUnpublished(i + 1, "not sent: " + destinationRejected, true);
+          } else {
+            failUnpublished(
+                i + 1, "not sent: an earlier message of this ordered batch failed", false);
+          }
+        }
         break;
       }
     }
     synchronized (this) {
       awaitSettled(deadlineNanos, timeout);
       List<SendResult> results = new ArrayList<>(errors.length);
-      for (String error : errors) {
-        results.add(error == null ? SendResult.accepted() : SendResult.failed(error));
+      for (int i = 0; i < errors.length; i++) {
+        String error = errors[i];
+        results.add(
+            error == null
+                ? SendResult.accepted()
+                : permanent[i] ? SendResult.rejected(error) : SendResult.failed(error));
       }
       return results;
     }
@@ -118,23 +165,24 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
     while (unsettled > 0) {
       long remaining = deadlineNanos - System.nanoTime();
       if (remaining <= 0) {
+        timedOut = true;
         settleRemaining(
-            "no publisher confirm from RabbitMQ within the batch timeout of " + timeout);
+            "no publisher confirm from RabbitMQ within the batch timeout of " + timeout, false);
         break;
       }
       wait(Math.max(1, Duration.ofNanos(remaining).toMillis()));
     }
-    for (int i = 0; i < published; i++) {
-      if (errors[i] != null) {
+    for (int p = 0; p < published; p++) {
+      if (errors[indexBySequence[p]] != null) {
         return false;
       }
     }
     return true;
   }
 
-  /** Whether every published message was settled by the broker before the deadline. */
+  /** Whether the broker settled every published message and the batch did not time out. */
   synchronized boolean completed() {
-    return unsettled == 0 && published == messages.size();
+    return unsettled == 0 && !timedOut;
   }
 
   private static AMQP.BasicProperties properties(OutgoingMessage message) {
@@ -146,17 +194,25 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
         .build();
   }
 
-  private synchronized void failPublished(int index, String error) {
+  private synchronized void reject(int index, String error) {
+    settled[index] = true;
+    errors[index] = error;
+    permanent[index] = true;
+  }
+
+  private synchronized void failPublished(int index, String error, boolean forGood) {
     if (!settled[index]) {
       settled[index] = true;
       errors[index] = error;
+      permanent[index] = forGood;
       unsettled--;
     }
   }
 
-  private synchronized void failUnpublished(int from, String error) {
+  private synchronized void failUnpublished(int from, String error, boolean forGood) {
     for (int i = from; i < messages.size(); i++) {
       errors[i] = error;
+      permanent[i] = forGood;
       settled[i] = true;
     }
   }
@@ -203,31 +259,51 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
 
   @Override
   public synchronized void shutdownCompleted(ShutdownSignalException cause) {
-    settleRemaining("the channel closed before RabbitMQ confirmed the message: " + describe(cause));
+    String error = "the channel closed before RabbitMQ confirmed the message: " + describe(cause);
+    boolean missing = exchangeMissing(cause);
+    if (missing) {
+      destinationRejected = error;
+    }
+    settleRemaining(error, missing);
   }
 
-  private void settle(long deliveryTag, boolean multiple, String error) {
+  /** An ack settles a message as accepted, unless it was returned; a nack as failed. */
+  private void settle(long deliveryTag, boolean multiple, String nackError) {
     int last = (int) (deliveryTag - firstSequence);
     int first = multiple ? 0 : last;
-    for (int i = Math.max(first, 0); i <= last && i < published; i++) {
+    for (int p = Math.max(first, 0); p <= last && p < published; p++) {
+      int i = indexBySequence[p];
       if (!settled[i]) {
         settled[i] = true;
-        errors[i] = error != null ? error : returned[i];
+        errors[i] = nackError != null ? nackError : returned[i];
+        permanent[i] = nackError == null && returned[i] != null;
+        if (permanent[i]) {
+          destinationRejected = returned[i];
+        }
         unsettled--;
       }
     }
     notifyAll();
   }
 
-  private void settleRemaining(String error) {
-    for (int i = 0; i < published; i++) {
+  private void settleRemaining(String error, boolean forGood) {
+    for (int p = 0; p < published; p++) {
+      int i = indexBySequence[p];
       if (!settled[i]) {
         settled[i] = true;
         errors[i] = error;
+        permanent[i] = forGood;
         unsettled--;
       }
     }
     notifyAll();
+  }
+
+  /** Whether the broker closed the channel because the exchange does not exist (404). */
+  private static boolean exchangeMissing(ShutdownSignalException cause) {
+    return cause != null
+        && cause.getReason() instanceof AMQP.Channel.Close close
+        && close.getReplyCode() == NOT_FOUND;
   }
 
   private static String describe(ShutdownSignalException cause) {

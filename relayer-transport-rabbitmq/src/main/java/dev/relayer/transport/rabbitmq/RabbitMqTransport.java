@@ -8,6 +8,7 @@ import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.RelayerException;
+import dev.relayer.api.spi.OutgoingMessage;
 import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
 import dev.relayer.api.spi.TransportBatch;
@@ -152,6 +153,24 @@ public final class RabbitMqTransport implements Transport {
         closer.execute(() -> closeChannel(channel));
       }
     }
+  }
+
+  /**
+   * A destination that is not {@code exchange/routingKey} (blank, a bare {@code /}, a name over 255
+   * bytes), a message type or a header name over 255 bytes of UTF-8 (AMQP short strings): the
+   * dispatcher refuses such a message at enqueue. {@link #send} rejects the same messages for good.
+   */
+  @Override
+  public List<String> problems(String destination, OutgoingMessage message) {
+    String destinationProblem = RabbitMqDestination.problem(destination);
+    List<String> messageProblems = AmqpFields.problems(message);
+    if (destinationProblem == null) {
+      return messageProblems;
+    }
+    List<String> problems = new ArrayList<>(messageProblems.size() + 1);
+    problems.add(destinationProblem);
+    problems.addAll(messageProblems);
+    return problems;
   }
 
   /**

@@ -15,8 +15,15 @@
  * </ul>
  *
  * Routing keys may contain {@code /}; exchange names may not. A blank destination, a bare {@code
- * /}, or a name over 255 bytes fails the whole batch with {@link
+ * /}, or a name over 255 bytes rejects the whole batch for good with {@link
  * dev.relayer.api.InvalidInputException}.
+ *
+ * <p>AMQP carries the message type and header names as short strings of at most 255 bytes of UTF-8.
+ * A message with a longer one is checked before publishing and rejected for good on its own, with
+ * an error naming the field (and which header); it is not published, and the rest of the batch is
+ * (an ordered batch stops there). {@link dev.relayer.transport.rabbitmq.RabbitMqTransport#problems}
+ * reports the same, and the destination problems, so that a dispatcher refuses such messages at
+ * enqueue.
  *
  * <h2>What a batch does</h2>
  *
@@ -29,12 +36,14 @@
  * <ul>
  *   <li>{@code basic.ack} without a return: accepted (the broker routed it to at least one queue
  *       and took responsibility for it; persisted if the queue is durable);
- *   <li>{@code basic.return} (nothing bound for it): failed as unroutable;
+ *   <li>{@code basic.return} (nothing bound for it): rejected for good as unroutable;
+ *   <li>channel closed with {@code 404} (the exchange does not exist): rejected for good, and so is
+ *       the rest of an ordered batch, which shares the destination;
  *   <li>{@code basic.nack} (for example a full queue with {@code x-overflow=reject-publish}):
- *       failed;
- *   <li>channel closed (for example the exchange does not exist) or no confirm before the timeout:
- *       failed. Such a message may still reach the queue, so it can be delivered twice — delivery
- *       is at least once, and consumers deduplicate on {@code message-id}.
+ *       failed, to be retried;
+ *   <li>channel closed for another reason, connection lost, or no confirm before the timeout:
+ *       failed, to be retried. Such a message may still reach the queue, so it can be delivered
+ *       twice — delivery is at least once, and consumers deduplicate on {@code message-id}.
  * </ul>
  *
  * One channel per batch keeps the batch's order on its way to a queue. {@link

@@ -40,4 +40,13 @@ class RabbitMqDestinationTest {
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("routing key is longer than 255 bytes");
   }
+
+  @Test
+  void countsUtf8BytesAsTheEncoderDoes() {
+    for (String text : new String[] {"", "orders", "é", "日本", "😀x", "a".repeat(300)}) {
+      assertThat(AmqpFields.utf8Length(text))
+          .as("'%s'", text)
+          .isEqualTo(text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+    }
+  }
 }
