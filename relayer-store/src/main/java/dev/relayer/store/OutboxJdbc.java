@@ -4,11 +4,14 @@ import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
 import static dev.relayer.store.OutboxQueries.PENDING;
 import static dev.relayer.store.OutboxQueries.utc;
 import static org.jooq.impl.DSL.any;
+import static org.jooq.impl.DSL.arrayGet;
 import static org.jooq.impl.DSL.deleteFrom;
 import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.select;
+import static org.jooq.impl.DSL.unnest;
+import static org.jooq.impl.DSL.update;
 
 import dev.relayer.jooq.generated.tables.RelayerOutbox;
 import java.time.Instant;
@@ -29,6 +32,7 @@ import org.jooq.Field;
 import org.jooq.Param;
 import org.jooq.Query;
 import org.jooq.Record1;
+import org.jooq.Table;
 import org.jooq.impl.DSL;
 
 /**
@@ -67,6 +71,9 @@ final class OutboxJdbc {
   private static final Param<Long> UP_TO_ID = param("upToId", Long.class);
   private static final Param<OffsetDateTime> CREATED_BEFORE =
       param("createdBefore", OffsetDateTime.class);
+  private static final Param<String[]> ERRORS = param("errors", String[].class);
+  private static final Param<OffsetDateTime[]> RETRY_ATS =
+      param("retryAts", OffsetDateTime[].class);
 
   /** Most lock calls one statement carries (PostgreSQL allows 1664 select-list entries). */
   private static final int LOCKS_PER_STATEMENT = 500;
@@ -80,6 +87,7 @@ final class OutboxJdbc {
   private final RenderedStatement lockPage;
   private final RenderedStatement deleteFenced;
   private final RenderedStatement deleteLocked;
+  private final RenderedStatement recordFailures;
 
   /** Inserts by {@link InsertShape}, rendered on first use. */
   private final Map<InsertShape, RenderedStatement> inserts = new ConcurrentHashMap<>();
@@ -105,6 +113,17 @@ final class OutboxJdbc {
     this.deleteFenced =
         jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))).and(O.CLAIM_TOKEN.eq(TOKEN)));
     this.deleteLocked = jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))));
+    // The i-th failure is (ids[i], errors[i], retryAts[i]).
+    Table<?> failed = unnest(IDS).withOrdinality().as("failed", "id", "i");
+    Field<Long> i = failed.field("i", Long.class);
+    this.recordFailures =
+        jdbc.render(
+            update(O)
+                .set(O.LAST_ERROR, arrayGet(ERRORS, i.cast(Integer.class)))
+                .set(O.CLAIM_EXPIRES_AT, arrayGet(RETRY_ATS, i.cast(Integer.class)))
+                .from(failed)
+                .where(O.ID.eq(failed.field("id", Long.class)))
+                .and(O.CLAIM_TOKEN.eq(TOKEN)));
   }
 
   /** Pending, due and not under a live claim or retry hold at {@link #NOW}, on {@code table}. */
@@ -351,6 +370,39 @@ final class OutboxJdbc {
         dsl,
         statement,
         Map.of(IDS.getParamName(), ids.toArray(Long[]::new), TOKEN.getParamName(), token));
+  }
+
+  /**
+   * Records failed sends still under {@code token}, in one statement whose every value is a bind
+   * value (never an inlined literal, whatever the session's {@code standard_conforming_strings}):
+   * error texts come from brokers, which quote what they refused. Texts are stored as {@link
+   * ErrorText#stored} makes them.
+   */
+  int recordFailures(DSLContext dsl, UUID token, List<FailedSend> failures) {
+    if (failures.isEmpty()) {
+      return 0;
+    }
+    Long[] ids = new Long[failures.size()];
+    String[] errors = new String[failures.size()];
+    OffsetDateTime[] retryAts = new OffsetDateTime[failures.size()];
+    for (int i = 0; i < failures.size(); i++) {
+      FailedSend failure = failures.get(i);
+      ids[i] = failure.id();
+      errors[i] = ErrorText.stored(failure.error());
+      retryAts[i] = utc(failure.retryAt());
+    }
+    return jdbc.update(
+        dsl,
+        recordFailures,
+        Map.of(
+            IDS.getParamName(),
+            ids,
+            ERRORS.getParamName(),
+            errors,
+            RETRY_ATS.getParamName(),
+            retryAts,
+            TOKEN.getParamName(),
+            token));
   }
 
   int deleteLocked(DSLContext dsl, Collection<Long> ids) {

@@ -388,7 +388,7 @@ public final class RelayerStore {
    * retry instant. Returns how many rows were still held by the token.
    */
   public int recordFailures(DSLContext dsl, UUID token, List<FailedSend> failures) {
-    int updated = OutboxQueries.recordFailures(mapping.map(dsl), token, failures);
+    int updated = outbox.recordFailures(dsl, token, failures);
     return checkAtMost("recordFailures", updated, failures.size());
   }
 
@@ -536,13 +536,6 @@ public final class RelayerStore {
    */
   public void verifySchema(DSLContext dsl) {
     SchemaVerifier.verify(dsl, names());
-  }
-
-  static String truncate(String error) {
-    if (error == null || error.length() <= MAX_ERROR_LENGTH) {
-      return error;
-    }
-    return error.substring(0, MAX_ERROR_LENGTH - 1) + "…";
   }
 
   private static int checkAtMost(String operation, int changed, int expected) {

@@ -14,10 +14,12 @@ import org.jooq.ExecuteContext;
 import org.jooq.ExecuteListener;
 import org.jooq.conf.MappedSchema;
 import org.jooq.conf.MappedTable;
+import org.jooq.conf.ParamType;
 import org.jooq.conf.RenderMapping;
 import org.jooq.conf.RenderNameCase;
 import org.jooq.conf.RenderQuotedNames;
 import org.jooq.conf.Settings;
+import org.jooq.conf.StatementType;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
@@ -56,11 +58,18 @@ final class StoreDsl {
     return names;
   }
 
-  /** The caller's context, mapped to this store's schema and prefix. */
+  /**
+   * The caller's context, mapped to this store's schema and prefix. Every value is a bind value
+   * whatever the caller's settings say ({@code statementType}, {@code paramType}): an inlined
+   * literal is read differently under {@code standard_conforming_strings = off}, and error texts
+   * quote what brokers refused.
+   */
   DSLContext map(DSLContext caller) {
     Configuration configuration = caller.configuration();
     Settings settings = (Settings) configuration.settings().clone();
     settings
+        .withStatementType(StatementType.PREPARED_STATEMENT)
+        .withParamType(ParamType.INDEXED)
         .withRenderMapping(mapping)
         .withRenderSchema(true)
         .withRenderQuotedNames(RenderQuotedNames.ALWAYS)
