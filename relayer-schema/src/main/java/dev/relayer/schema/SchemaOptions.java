@@ -4,6 +4,7 @@ import dev.relayer.api.InvalidInputException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where Relayer's tables live: a PostgreSQL schema and a table-name prefix. Tables are named {@code
@@ -14,8 +15,8 @@ import java.util.Objects;
  * indexes, constraints; see {@link SchemaNames}), so that an invalid combination fails before any
  * SQL exists, naming the identifier and its byte length.
  *
- * @param schema the schema; default {@value #DEFAULT_SCHEMA}; any non-empty identifier, kept
- *     exactly as given (case, spaces, quotes and Unicode included)
+ * @param schema the schema; default {@value #DEFAULT_SCHEMA}; any identifier that is not blank
+ *     (only whitespace), kept exactly as given (case, spaces, quotes and Unicode included)
  * @param tablePrefix prepended to every table, index and constraint name; default {@value
  *     #DEFAULT_PREFIX}; may be empty
  */
@@ -26,7 +27,7 @@ public record SchemaOptions(String schema, String tablePrefix) {
 
   public SchemaOptions {
     List<String> problems = new ArrayList<>();
-    Identifiers.problem("schema", schema).ifPresent(problems::add);
+    Identifiers.problem("schema", schema).or(() -> schemaProblem(schema)).ifPresent(problems::add);
     if (tablePrefix == null) {
       problems.add("table prefix must not be null (use \"\" for no prefix)");
     } else if (tablePrefix.indexOf('\0') >= 0) {
@@ -37,6 +38,20 @@ public record SchemaOptions(String schema, String tablePrefix) {
     if (!problems.isEmpty()) {
       throw new InvalidInputException(problems);
     }
+  }
+
+  /**
+   * Rules for a schema beyond those of every identifier: not blank (jOOQ's render mapping ignores a
+   * blank output schema, so the store would write to the tables of another schema).
+   */
+  private static Optional<String> schemaProblem(String schema) {
+    if (schema.isBlank()) {
+      return Optional.of(
+          "schema "
+              + Identifiers.quote(schema)
+              + " must not be blank (only whitespace): give a visible name");
+    }
+    return Optional.empty();
   }
 
   /** Schema {@value #DEFAULT_SCHEMA}, prefix {@value #DEFAULT_PREFIX}. */

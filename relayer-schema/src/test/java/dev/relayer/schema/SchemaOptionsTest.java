@@ -37,6 +37,17 @@ class SchemaOptionsTest {
   }
 
   @Test
+  void rejectsABlankSchemaButKeepsSpacesAroundAVisibleName() {
+    for (String blank : new String[] {" ", "   ", "\t", "\u3000", " \n "}) {
+      assertThatThrownBy(() -> SchemaOptions.of(blank, "relayer_"))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("must not be blank");
+    }
+    assertThat(SchemaOptions.of(" a ", "").names().qualified(SchemaNames.OUTBOX))
+        .isEqualTo("\" a \".\"outbox\"");
+  }
+
+  @Test
   void rejectsNullPrefixButAllowsAnEmptyOne() {
     assertThatThrownBy(() -> SchemaOptions.of("public", null))
         .isInstanceOf(InvalidInputException.class)
