@@ -1,6 +1,7 @@
 package dev.relayer.schema;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.TextChecks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -30,8 +31,8 @@ public record SchemaOptions(String schema, String tablePrefix) {
     Identifiers.problem("schema", schema).or(() -> schemaProblem(schema)).ifPresent(problems::add);
     if (tablePrefix == null) {
       problems.add("table prefix must not be null (use \"\" for no prefix)");
-    } else if (tablePrefix.indexOf('\0') >= 0) {
-      problems.add("table prefix must not contain a NUL character");
+    } else if (TextChecks.problem("table prefix", tablePrefix).isPresent()) {
+      problems.add(TextChecks.problem("table prefix", tablePrefix).get());
     } else {
       problems.addAll(SchemaNames.problems(tablePrefix));
     }

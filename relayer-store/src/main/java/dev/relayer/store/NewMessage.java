@@ -1,6 +1,7 @@
 package dev.relayer.store;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.TextChecks;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,7 +11,9 @@ import java.util.UUID;
 
 /**
  * A message to enqueue. Build one with {@link #builder()}; {@code build()} rejects bad input,
- * listing every problem, before anything touches the database.
+ * listing every problem, before anything touches the database. No text field (transport,
+ * destination, type, header names and values, ordering key, tenant) may contain a NUL character or
+ * an unpaired UTF-16 surrogate ({@link TextChecks}).
  *
  * @param messageId the message's identity, kept on every send and replay; never the nil UUID
  * @param transport name of a registered transport; not blank
@@ -53,8 +56,13 @@ public record NewMessage(
           (name, value) -> {
             if (name == null) {
               problems.add("header names must not be null");
-            } else if (value == null) {
-              problems.add("header '" + name + "' must not have a null value");
+            } else {
+              TextChecks.problem("header name '" + name + "'", name).ifPresent(problems::add);
+              if (value == null) {
+                problems.add("header '" + name + "' must not have a null value");
+              } else {
+                TextChecks.problem("header '" + name + "' value", value).ifPresent(problems::add);
+              }
             }
           });
     }
@@ -64,6 +72,8 @@ public record NewMessage(
     if (orderingKey != null && orderingKey.isEmpty()) {
       problems.add("orderingKey must be null (unordered) or non-empty");
     }
+    TextChecks.problem("orderingKey", orderingKey).ifPresent(problems::add);
+    TextChecks.problem("tenantId", tenantId).ifPresent(problems::add);
     if (!problems.isEmpty()) {
       throw new InvalidInputException(problems);
     }
@@ -73,6 +83,8 @@ public record NewMessage(
   private static void requireText(List<String> problems, String field, String value) {
     if (value == null || value.isBlank()) {
       problems.add(field + " must not be blank");
+    } else {
+      TextChecks.problem(field, value).ifPresent(problems::add);
     }
   }
 

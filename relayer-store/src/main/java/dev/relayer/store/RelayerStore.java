@@ -483,16 +483,20 @@ public final class RelayerStore {
 
   /** Gives a lease up (graceful shutdown); false if {@code owner} did not hold it. */
   public boolean releaseLease(DSLContext dsl, String name, String owner) {
+    StoreChecks.requireText("lease name", name);
+    StoreChecks.requireText("lease owner", owner);
     return leases.release(dsl, name, owner);
   }
 
   /** The lease row, if any. */
   public Optional<LeaseState> lease(DSLContext dsl, String name) {
+    StoreChecks.requireText("lease name", name);
     return leases.find(dsl, name);
   }
 
   /** Unexpired leases whose name starts with {@code prefix}. */
   public List<LeaseState> liveLeases(DSLContext dsl, String prefix) {
+    StoreChecks.requireWritable("lease name prefix", Objects.requireNonNull(prefix, "prefix"));
     return leases.live(dsl, prefix);
   }
 

@@ -1,5 +1,6 @@
 package dev.relayer.store;
 
+import static dev.relayer.jooq.generated.Tables.RELAYER_INBOX;
 import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,6 +9,13 @@ import dev.relayer.api.InvalidInputException;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -64,5 +72,128 @@ class BadInputIT {
             dsl.fetchCount(
                 DSL.table(DSL.name("pg_namespace")), DSL.field(DSL.name("nspname")).like(" %")))
         .isZero();
+  }
+
+  @Test
+  void anIdentifierWithAnUnpairedSurrogateIsRejectedBeforeItCanWriteIntoAnotherInstall() {
+    // The driver encodes an unpaired surrogate as '?': "q\uD800" would name the install "q?".
+    SchemaOptions question = SchemaOptions.of("q?", "p?_");
+    RelayerSchemaInstaller.applyScript(database.dataSource(), question);
+
+    assertThatThrownBy(() -> storeOf(SchemaOptions.of("q\uD800", "p?_")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("schema")
+        .hasMessageContaining("unpaired UTF-16 surrogate (U+D800 at index 1)");
+    assertThatThrownBy(() -> storeOf(SchemaOptions.of("q?", "p\uDFFF_")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("table prefix")
+        .hasMessageContaining("U+DFFF at index 1");
+    assertThat(rowsOf(question)).isZero();
+  }
+
+  private static RelayerStore storeOf(SchemaOptions options) {
+    return RelayerStore.create(StoreOptions.of(options));
+  }
+
+  @Test
+  void messageTextWithAnUnpairedSurrogateIsRejectedNamingTheFieldAndIndex() {
+    RelayerStore store = storeOf(GENERATED);
+    Map<String, Consumer<NewMessage.Builder>> fields = new LinkedHashMap<>();
+    fields.put("transport", b -> b.transport("mem\uD800ory"));
+    fields.put("destination", b -> b.destination("a\uD800b"));
+    fields.put("messageType", b -> b.messageType("T\uDC00"));
+    fields.put("header name", b -> b.header("x\uD800", "v"));
+    fields.put("value", b -> b.header("x", "v\uDBFF"));
+    fields.put("orderingKey", b -> b.orderingKey("k\uD800"));
+    fields.put("tenantId", b -> b.tenantId("t\uDC00"));
+    fields.forEach(
+        (field, bad) ->
+            assertThatThrownBy(
+                    () -> {
+                      NewMessage.Builder builder = StoreFixture.message();
+                      bad.accept(builder);
+                      store.enqueue(dsl, builder.build());
+                    })
+                .as(field)
+                .isInstanceOf(InvalidInputException.class)
+                .hasMessageContaining(field)
+                .hasMessageContaining("unpaired UTF-16 surrogate"));
+    assertThat(rowsOf(GENERATED)).isZero();
+  }
+
+  @Test
+  void inboxConsumersDifferingOnlyInAnUnpairedSurrogateAreRejected() {
+    RelayerStore store = storeOf(GENERATED);
+    UUID id = UUID.randomUUID();
+
+    assertThatThrownBy(() -> store.tryRecordInbox(dsl, "billing\uD800", id))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("consumer must not contain an unpaired UTF-16 surrogate");
+    assertThatThrownBy(() -> store.tryRecordInbox(dsl, "billing\uDBFF", id))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("U+DBFF at index 7");
+    assertThat(new StoreDsl(GENERATED).map(dsl).fetchCount(RELAYER_INBOX)).isZero();
+  }
+
+  @Test
+  void aNulInAnyTextFieldIsRejectedBeforeAnySqlAndTheTransactionGoesOn() {
+    RelayerStore store = storeOf(GENERATED);
+    Map<String, Consumer<NewMessage.Builder>> fields = new LinkedHashMap<>();
+    fields.put("transport", b -> b.transport("mem\0ory"));
+    fields.put("destination", b -> b.destination("orders\0"));
+    fields.put("messageType", b -> b.messageType("\0Type"));
+    fields.put("header name", b -> b.header("x\0", "v"));
+    fields.put("value", b -> b.header("x", "v\0"));
+    fields.put("orderingKey", b -> b.orderingKey("k\0"));
+    fields.put("tenantId", b -> b.tenantId("t\0"));
+    Map<String, Consumer<DSLContext>> calls = new LinkedHashMap<>();
+    fields.forEach(
+        (field, bad) ->
+            calls.put(
+                field,
+                tx -> {
+                  NewMessage.Builder builder = StoreFixture.message();
+                  bad.accept(builder);
+                  store.enqueue(tx, builder.build());
+                }));
+    calls.put("consumer", tx -> store.tryRecordInbox(tx, "billing\0", UUID.randomUUID()));
+    calls.put(
+        "lease name",
+        tx -> store.tryAcquireLease(tx, new LeaseRequest("s\0", "me", Duration.ofSeconds(5))));
+    calls.put(
+        "lease owner",
+        tx -> store.tryAcquireLease(tx, new LeaseRequest("s", "m\0e", Duration.ofSeconds(5))));
+    calls.put("lease name", tx -> store.releaseLease(tx, "s\0", "me"));
+    calls.put("orderingKey", tx -> store.retryParked(tx, "k\0"));
+    calls.put("transport", tx -> store.backlog(tx, Instant.now(), "m\0"));
+    calls.put(
+        "reason",
+        tx ->
+            store.moveToDead(
+                tx, UUID.randomUUID(), new DeadLetter(List.of(1L), "r\0", "e", Instant.now())));
+
+    dsl.transaction(
+        configuration -> {
+          DSLContext tx = configuration.dsl();
+          store.enqueue(tx, StoreFixture.message().destination("before").build());
+          calls.forEach(
+              (field, call) ->
+                  assertThatThrownBy(() -> call.accept(tx))
+                      .as(field)
+                      .isInstanceOf(InvalidInputException.class)
+                      .hasMessageContaining(field)
+                      .hasMessageContaining("NUL character (at index"));
+          store.enqueue(tx, StoreFixture.message().destination("after").build());
+        });
+
+    assertThat(
+            new StoreDsl(GENERATED)
+                .map(dsl)
+                .select(RELAYER_OUTBOX.DESTINATION)
+                .from(RELAYER_OUTBOX)
+                .orderBy(RELAYER_OUTBOX.ID)
+                .fetch(RELAYER_OUTBOX.DESTINATION))
+        .containsExactly("before", "after");
+    new StoreDsl(GENERATED).map(dsl).deleteFrom(RELAYER_OUTBOX).execute();
   }
 }
