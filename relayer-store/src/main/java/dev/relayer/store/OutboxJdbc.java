@@ -79,7 +79,7 @@ final class OutboxJdbc {
   private static final int LOCKS_PER_STATEMENT = 500;
 
   /** Most rows one insert statement carries; a larger enqueue runs several, in order. */
-  private static final int ROWS_PER_INSERT = 100;
+  static final int ROWS_PER_INSERT = 100;
 
   private final StoreJdbc jdbc;
   private final RenderedStatement claimByIds;

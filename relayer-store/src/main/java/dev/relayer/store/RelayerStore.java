@@ -103,11 +103,14 @@ public final class RelayerStore {
   }
 
   /**
-   * Enqueues messages in the caller's transaction with one multi-row insert; returns their ids in
-   * input order. Ordered messages first take a transaction-scoped advisory lock on (store, key), so
-   * that within a key, id order is commit order even when transactions race; then, unless lane
-   * notifications are off, one {@code pg_notify} per lane that received ordered rows goes out on
-   * {@link #laneChannel()} when the transaction commits.
+   * Enqueues messages in the caller's transaction with multi-row inserts (one per 100 messages);
+   * returns their ids in input order. All or nothing: on an auto-commit connection an enqueue that
+   * takes more than one statement (more than 100 messages, or ordered ones) runs in a transaction
+   * of its own on that connection, so that no failure leaves some of its rows committed. Ordered
+   * messages first take a transaction-scoped advisory lock on (store, key), so that within a key,
+   * id order is commit order even when transactions race; then, unless lane notifications are off,
+   * one {@code pg_notify} per lane that received ordered rows goes out on {@link #laneChannel()}
+   * when the transaction commits.
    */
   public List<Long> enqueue(DSLContext dsl, List<NewMessage> messages) {
     Objects.requireNonNull(dsl, "dsl");
@@ -126,14 +129,26 @@ public final class RelayerStore {
         lanes.add(Lanes.laneOf(message.orderingKey(), options.laneCount()));
       }
     }
-    if (!lanes.isEmpty()) {
-      outbox.lockKeys(dsl, advisoryNamespace, messages);
+    if (lanes.isEmpty() && messages.size() <= OutboxJdbc.ROWS_PER_INSERT) {
+      // One statement: atomic on any connection.
+      List<Long> ids = outbox.insert(dsl, messages, options.laneCount());
+      notifyListeners(dsl, messages, ids, lanes);
+      return ids;
     }
-    List<Long> ids = outbox.insert(dsl, messages, options.laneCount());
-    if (options.laneNotifications()) {
-      laneQueries.notifyLanes(dsl, laneChannel, lanes);
-    }
-    notifyListeners(dsl, messages, ids, lanes);
+    List<Long> ids =
+        jdbc.atomically(
+            dsl,
+            tx -> {
+              if (!lanes.isEmpty()) {
+                outbox.lockKeys(tx, advisoryNamespace, messages);
+              }
+              List<Long> inserted = outbox.insert(tx, messages, options.laneCount());
+              if (options.laneNotifications()) {
+                laneQueries.notifyLanes(tx, laneChannel, lanes);
+              }
+              notifyListeners(dsl, messages, inserted, lanes);
+              return inserted;
+            });
     return ids;
   }
 

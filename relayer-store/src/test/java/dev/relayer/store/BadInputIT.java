@@ -9,8 +9,10 @@ import dev.relayer.api.InvalidInputException;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
+import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -195,5 +197,46 @@ class BadInputIT {
                 .fetch(RELAYER_OUTBOX.DESTINATION))
         .containsExactly("before", "after");
     new StoreDsl(GENERATED).map(dsl).deleteFrom(RELAYER_OUTBOX).execute();
+  }
+
+  @Test
+  void anEnqueueOnAnAutocommitConnectionIsAllOrNothingWhateverTheCount() throws Exception {
+    SchemaOptions install = SchemaOptions.of("autocommit", "a_");
+    RelayerSchemaInstaller.applyScript(database.dataSource(), install);
+    DSLContext mapped = new StoreDsl(install).map(dsl);
+    // The database refuses one row, as it would a row its own rules reject.
+    mapped.execute(
+        "ALTER TABLE "
+            + install.names().qualified("outbox")
+            + " ADD CONSTRAINT no_poison CHECK (destination <> 'poison')");
+    RelayerStore store = storeOf(install);
+    try (Connection connection = database.connect()) {
+      assertThat(connection.getAutoCommit()).isTrue();
+      DSLContext autocommit = DSL.using(connection, SQLDialect.POSTGRES);
+      for (int count : new int[] {150, 250}) {
+        for (boolean ordered : new boolean[] {false, true}) {
+          List<NewMessage> messages = new ArrayList<>();
+          for (int i = 0; i < count; i++) {
+            NewMessage.Builder message =
+                StoreFixture.message().destination(i == 106 ? "poison" : "orders");
+            messages.add(ordered ? message.orderingKey("k" + i % 7).build() : message.build());
+          }
+
+          assertThatThrownBy(() -> store.enqueue(autocommit, messages))
+              .as(count + " messages, ordered " + ordered)
+              .hasMessageContaining("no_poison");
+
+          assertThat(mapped.fetchCount(RELAYER_OUTBOX)).isZero();
+          assertThat(connection.getAutoCommit()).isTrue();
+        }
+      }
+      List<NewMessage> good = new ArrayList<>();
+      for (int i = 0; i < 250; i++) {
+        good.add(StoreFixture.message().orderingKey("k" + i % 7).build());
+      }
+      assertThat(store.enqueue(autocommit, good)).hasSize(250);
+      assertThat(connection.getAutoCommit()).isTrue();
+    }
+    assertThat(mapped.fetchCount(RELAYER_OUTBOX)).as("committed").isEqualTo(250);
   }
 }
