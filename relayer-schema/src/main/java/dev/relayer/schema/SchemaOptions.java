@@ -26,6 +26,9 @@ public record SchemaOptions(String schema, String tablePrefix) {
   public static final String DEFAULT_SCHEMA = "public";
   public static final String DEFAULT_PREFIX = "relayer_";
 
+  /** Schema names starting with this (in lower case) are PostgreSQL's own. */
+  public static final String RESERVED_SCHEMA_PREFIX = "pg_";
+
   public SchemaOptions {
     List<String> problems = new ArrayList<>();
     Identifiers.problem("schema", schema).or(() -> schemaProblem(schema)).ifPresent(problems::add);
@@ -51,6 +54,14 @@ public record SchemaOptions(String schema, String tablePrefix) {
           "schema "
               + Identifiers.quote(schema)
               + " must not be blank (only whitespace): give a visible name");
+    }
+    if (schema.startsWith(RESERVED_SCHEMA_PREFIX)) {
+      return Optional.of(
+          "schema "
+              + Identifiers.quote(schema)
+              + " must not start with \""
+              + RESERVED_SCHEMA_PREFIX
+              + "\": PostgreSQL reserves such names for its system schemas");
     }
     return Optional.empty();
   }

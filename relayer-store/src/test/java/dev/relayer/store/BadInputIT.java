@@ -239,4 +239,22 @@ class BadInputIT {
     }
     assertThat(mapped.fetchCount(RELAYER_OUTBOX)).as("committed").isEqualTo(250);
   }
+
+  @Test
+  void aSchemaStartingWithPgIsRejectedBeforeAnySqlWhileOtherCasesInstallAndWork() {
+    for (String reserved : new String[] {"pg_x", "pg_catalog", "pg_temp"}) {
+      assertThatThrownBy(
+              () ->
+                  RelayerSchemaInstaller.applyScript(
+                      database.dataSource(), SchemaOptions.of(reserved, "relayer_")))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("must not start with \"pg_\"");
+    }
+    SchemaOptions upper = SchemaOptions.of("PG_x", "pg_");
+    RelayerSchemaInstaller.applyScript(database.dataSource(), upper);
+    RelayerStore store = storeOf(upper);
+    store.verifySchema(dsl);
+    store.enqueue(dsl, StoreFixture.unordered());
+    assertThat(rowsOf(upper)).isEqualTo(1);
+  }
 }
