@@ -36,6 +36,8 @@ public record SchemaOptions(String schema, String tablePrefix) {
       problems.add("table prefix must not be null (use \"\" for no prefix)");
     } else if (TextChecks.problem("table prefix", tablePrefix).isPresent()) {
       problems.add(TextChecks.problem("table prefix", tablePrefix).get());
+    } else if (tablePrefix.contains("${")) {
+      problems.add(placeholderProblem("table prefix", tablePrefix));
     } else {
       problems.addAll(SchemaNames.problems(tablePrefix));
     }
@@ -55,6 +57,9 @@ public record SchemaOptions(String schema, String tablePrefix) {
               + Identifiers.quote(schema)
               + " must not be blank (only whitespace): give a visible name");
     }
+    if (schema.contains("${")) {
+      return Optional.of(placeholderProblem("schema", schema));
+    }
     if (schema.startsWith(RESERVED_SCHEMA_PREFIX)) {
       return Optional.of(
           "schema "
@@ -64,6 +69,18 @@ public record SchemaOptions(String schema, String tablePrefix) {
               + "\": PostgreSQL reserves such names for its system schemas");
     }
     return Optional.empty();
+  }
+
+  /**
+   * {@code ${} starts a Liquibase changelog parameter: Liquibase expands it in the changelog's
+   * values (and overflows its stack when a value refers to itself), so the changelog would create
+   * other tables than the script and the store name.
+   */
+  private static String placeholderProblem(String role, String value) {
+    return role
+        + " "
+        + Identifiers.quote(value)
+        + " must not contain \"${\": Liquibase would expand it as a changelog parameter";
   }
 
   /** Schema {@value #DEFAULT_SCHEMA}, prefix {@value #DEFAULT_PREFIX}. */
