@@ -16,6 +16,6 @@ public record FailedSend(long id, String error, Instant retryAt) {
 
   public FailedSend {
     Objects.requireNonNull(error, "error");
-    Objects.requireNonNull(retryAt, "retryAt");
+    StoreChecks.requireInstant("retryAt", retryAt);
   }
 }

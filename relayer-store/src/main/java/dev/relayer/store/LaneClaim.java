@@ -51,7 +51,7 @@ public record LaneClaim(
     batchingTransports =
         Set.copyOf(Objects.requireNonNull(batchingTransports, "batchingTransports"));
     batchingTransports.forEach(t -> StoreChecks.requireText("batchingTransports entry", t));
-    Objects.requireNonNull(now, "now");
+    StoreChecks.requireInstant("now", now);
     StoreChecks.requirePositive("claimDuration", claimDuration);
   }
 

@@ -23,7 +23,8 @@ import java.util.UUID;
  * @param body opaque payload
  * @param orderingKey messages with the same key are delivered in enqueue (commit) order; {@code
  *     null} for unordered messages
- * @param deliverAt not delivered before this instant; {@code null} for as soon as possible
+ * @param deliverAt not delivered before this instant; {@code null} for as soon as possible; from
+ *     0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z
  * @param tenantId carried through to the transport; {@code null} if unused
  */
 public record NewMessage(
@@ -74,6 +75,9 @@ public record NewMessage(
     }
     TextChecks.problem("orderingKey", orderingKey).ifPresent(problems::add);
     TextChecks.problem("tenantId", tenantId).ifPresent(problems::add);
+    if (deliverAt != null) {
+      StoreChecks.instantProblem("deliverAt", deliverAt).ifPresent(problems::add);
+    }
     if (!problems.isEmpty()) {
       throw new InvalidInputException(problems);
     }

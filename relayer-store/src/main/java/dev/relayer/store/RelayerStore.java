@@ -538,7 +538,9 @@ public final class RelayerStore {
    */
   public InboxOutcome tryRecordInbox(DSLContext dsl, String consumer, UUID messageId) {
     StoreChecks.requireText("consumer", consumer);
-    Objects.requireNonNull(messageId, "messageId");
+    if (messageId == null) {
+      throw new InvalidInputException("messageId must not be null");
+    }
     if (NewMessage.NIL.equals(messageId)) {
       throw new InvalidInputException("messageId must not be the nil UUID");
     }

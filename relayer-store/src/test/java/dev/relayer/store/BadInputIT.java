@@ -257,4 +257,69 @@ class BadInputIT {
     store.enqueue(dsl, StoreFixture.unordered());
     assertThat(rowsOf(upper)).isEqualTo(1);
   }
+
+  @Test
+  void instantsOutsideTheWritableRangeAreRejectedBeforeAnySqlAndItsEndsRoundTrip() {
+    SchemaOptions install = SchemaOptions.of("instants", "i_");
+    RelayerSchemaInstaller.applyScript(database.dataSource(), install);
+    RelayerStore store = storeOf(install);
+    for (Instant outside :
+        new Instant[] {
+          Instant.MAX,
+          Instant.MIN,
+          Instant.parse("+300000-01-01T00:00:00Z"),
+          Instant.parse("-5000-01-01T00:00:00Z"),
+          Instant.parse("0000-12-31T23:59:59.999999Z"),
+          Instant.parse("9999-12-31T23:59:59.9999991Z")
+        }) {
+      assertThatThrownBy(
+              () -> store.enqueue(dsl, StoreFixture.message().deliverAt(outside).build()))
+          .as(outside.toString())
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("deliverAt must be between 0001-01-01T00:00:00Z and");
+    }
+    Instant first = Instant.parse("0001-01-01T00:00:00Z");
+    Instant last = Instant.parse("9999-12-31T23:59:59.999999Z");
+    store.enqueue(
+        dsl,
+        List.of(
+            StoreFixture.message().deliverAt(first).build(),
+            StoreFixture.message().deliverAt(last).build()));
+    assertThat(
+            new StoreDsl(install)
+                .map(dsl)
+                .select(RELAYER_OUTBOX.DELIVER_AT)
+                .from(RELAYER_OUTBOX)
+                .orderBy(RELAYER_OUTBOX.ID)
+                .fetch(r -> r.value1().toInstant()))
+        .containsExactly(first, last);
+  }
+
+  @Test
+  void requestsOutOfRangeAreInvalidInputNamingTheField() {
+    RelayerStore store = storeOf(GENERATED);
+    Instant now = Instant.now();
+    Duration tooLong = Duration.ofDays(200_000_000);
+
+    assertThatThrownBy(() -> store.claimPage(dsl, new ClaimPage(0, 10, now, 10, now, tooLong)))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("claimDuration must be at most 36500 days");
+    assertThatThrownBy(() -> store.claimByIds(dsl, new ClaimByIds(List.of(1L), now, tooLong)))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("claimDuration");
+    assertThatThrownBy(
+            () -> store.claimPage(dsl, new ClaimPage(0, 10, now, 0, now, Duration.ofSeconds(5))))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("limit must be at least 1, was 0");
+    assertThatThrownBy(() -> store.tryRecordInbox(dsl, "billing", null))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("messageId must not be null");
+    assertThatThrownBy(
+            () ->
+                store.recordFailures(
+                    dsl, UUID.randomUUID(), List.of(new FailedSend(1, "e", Instant.MAX))))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("retryAt must be between");
+    assertThat(rowsOf(GENERATED)).isZero();
+  }
 }
