@@ -92,7 +92,7 @@ public record DispatchOptions(
 
   /** {@link #fromMap} over {@code properties}. */
   public static DispatchOptions fromProperties(Properties properties) {
-    return fromMap(OptionChecks.toMap(properties));
+    return fromMap(OptionChecks.toMap("dispatch", properties));
   }
 
   /** One line for the start-up log. */

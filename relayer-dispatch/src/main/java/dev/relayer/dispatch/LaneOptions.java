@@ -96,7 +96,7 @@ public record LaneOptions(
 
   /** {@link #fromMap} over {@code properties}. */
   public static LaneOptions fromProperties(Properties properties) {
-    return fromMap(OptionChecks.toMap(properties));
+    return fromMap(OptionChecks.toMap("lanes", properties));
   }
 
   private static boolean parseBoolean(String text) {

@@ -93,7 +93,7 @@ public record MaintenanceOptions(
 
   /** {@link #fromMap} over {@code properties}. */
   public static MaintenanceOptions fromProperties(Properties properties) {
-    return fromMap(OptionChecks.toMap(properties));
+    return fromMap(OptionChecks.toMap("maintenance", properties));
   }
 
   /** One line for the start-up log. */

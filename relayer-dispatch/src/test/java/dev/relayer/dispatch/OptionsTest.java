@@ -131,6 +131,82 @@ class OptionsTest {
   }
 
   @Test
+  void durationsTooLongForDurationOrTheDatabaseAreRejectedNamingTheOption() {
+    assertThatThrownBy(
+            () -> MaintenanceOptions.fromMap(Map.of("claimDuration", "9223372036854775807d")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("maintenance.claimDuration")
+        .hasMessageContaining("too long for a duration");
+    assertThatThrownBy(
+            () -> MaintenanceOptions.fromMap(Map.of("sweepInterval", "99999999999999999999s")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("maintenance.sweepInterval");
+    assertThatThrownBy(() -> MaintenanceOptions.fromMap(Map.of("claimDuration", "200000000d")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("maintenance.claimDuration must be at most 36500d (100 years), was 200000000d");
+    assertThatThrownBy(() -> DispatchOptions.fromMap(Map.of("backoffMax", "36501d")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("dispatch.backoffMax must be at most 36500d");
+    assertThatThrownBy(() -> LaneOptions.fromMap(Map.of("pollInterval", "40000d")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("lanes.pollInterval must be at most 36500d");
+    assertThatThrownBy(
+            () ->
+                MaintenanceOptions.builder()
+                    .deadRetention(Retention.of(Duration.ofDays(40_000)))
+                    .build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("maintenance.deadRetention must be at most 36500d");
+    assertThatThrownBy(
+            () ->
+                MaintenanceOptions.builder()
+                    .shutdownTimeout(Duration.ofSeconds(Long.MAX_VALUE))
+                    .build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("maintenance.shutdownTimeout must be at most 36500d");
+    assertThat(MaintenanceOptions.fromMap(Map.of("claimDuration", "36500d")).claimDuration())
+        .isEqualTo(Duration.ofDays(36_500));
+  }
+
+  @Test
+  void bindingRejectsNullNamesAndValuesAndNonStringProperties() {
+    Map<String, String> nulls = new java.util.HashMap<>();
+    nulls.put(null, "5s");
+    nulls.put("sweepInterval", null);
+    assertThatThrownBy(() -> MaintenanceOptions.fromMap(nulls))
+        .isInstanceOf(InvalidInputException.class)
+        .satisfies(
+            e ->
+                assertThat(((InvalidInputException) e).problems())
+                    .containsExactlyInAnyOrder(
+                        "maintenance: an option name is null (value 5s)",
+                        "maintenance.sweepInterval must not be null"));
+
+    Properties properties = new Properties();
+    properties.put("batchSize", 5);
+    properties.put(7, "x");
+    properties.setProperty("sweepInterval", "5s");
+    assertThatThrownBy(() -> MaintenanceOptions.fromProperties(properties))
+        .isInstanceOf(InvalidInputException.class)
+        .satisfies(
+            e ->
+                assertThat(((InvalidInputException) e).problems())
+                    .containsExactlyInAnyOrder(
+                        "maintenance.batchSize must be a String, was Integer 5",
+                        "maintenance: option name Integer 7 is not a String"));
+    Properties lanes = new Properties();
+    lanes.put("threads", 2);
+    assertThatThrownBy(() -> LaneOptions.fromProperties(lanes))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("lanes.threads must be a String");
+    Properties dispatch = new Properties();
+    dispatch.put("workers", 2L);
+    assertThatThrownBy(() -> DispatchOptions.fromProperties(dispatch))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("dispatch.workers must be a String");
+  }
+
+  @Test
   void dispatchCrossFieldRulesNameBothOptions() {
     assertRejected(
         DispatchOptions.builder()

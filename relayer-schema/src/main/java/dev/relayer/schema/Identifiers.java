@@ -1,13 +1,15 @@
 package dev.relayer.schema;
 
+import dev.relayer.api.TextChecks;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 /**
  * PostgreSQL identifier rules. Every identifier Relayer renders is quoted, so punctuation, spaces,
  * upper case and Unicode are kept exactly as given; an identifier must be non-empty, contain no NUL
- * character and fit {@value #MAX_BYTES} bytes of UTF-8, because PostgreSQL silently truncates
- * longer names.
+ * character and no unpaired UTF-16 surrogate (which has no UTF-8 form: the driver would send {@code
+ * ?}, naming another object), and fit {@value #MAX_BYTES} bytes of UTF-8, because PostgreSQL
+ * silently truncates longer names.
  */
 public final class Identifiers {
 
@@ -43,8 +45,9 @@ public final class Identifiers {
     if (identifier.isEmpty()) {
       return Optional.of(role + " must not be empty");
     }
-    if (identifier.indexOf('\0') >= 0) {
-      return Optional.of(role + " " + quote(identifier) + " must not contain a NUL character");
+    Optional<String> text = TextChecks.problem(role + " " + quote(identifier), identifier);
+    if (text.isPresent()) {
+      return text;
     }
     int bytes = byteLength(identifier);
     if (bytes > MAX_BYTES) {

@@ -1,9 +1,11 @@
 package dev.relayer.schema;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.TextChecks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where Relayer's tables live: a PostgreSQL schema and a table-name prefix. Tables are named {@code
@@ -14,8 +16,8 @@ import java.util.Objects;
  * indexes, constraints; see {@link SchemaNames}), so that an invalid combination fails before any
  * SQL exists, naming the identifier and its byte length.
  *
- * @param schema the schema; default {@value #DEFAULT_SCHEMA}; any non-empty identifier, kept
- *     exactly as given (case, spaces, quotes and Unicode included)
+ * @param schema the schema; default {@value #DEFAULT_SCHEMA}; any identifier that is not blank
+ *     (only whitespace), kept exactly as given (case, spaces, quotes and Unicode included)
  * @param tablePrefix prepended to every table, index and constraint name; default {@value
  *     #DEFAULT_PREFIX}; may be empty
  */
@@ -24,19 +26,61 @@ public record SchemaOptions(String schema, String tablePrefix) {
   public static final String DEFAULT_SCHEMA = "public";
   public static final String DEFAULT_PREFIX = "relayer_";
 
+  /** Schema names starting with this (in lower case) are PostgreSQL's own. */
+  public static final String RESERVED_SCHEMA_PREFIX = "pg_";
+
   public SchemaOptions {
     List<String> problems = new ArrayList<>();
-    Identifiers.problem("schema", schema).ifPresent(problems::add);
+    Identifiers.problem("schema", schema).or(() -> schemaProblem(schema)).ifPresent(problems::add);
     if (tablePrefix == null) {
       problems.add("table prefix must not be null (use \"\" for no prefix)");
-    } else if (tablePrefix.indexOf('\0') >= 0) {
-      problems.add("table prefix must not contain a NUL character");
+    } else if (TextChecks.problem("table prefix", tablePrefix).isPresent()) {
+      problems.add(TextChecks.problem("table prefix", tablePrefix).get());
+    } else if (tablePrefix.contains("${")) {
+      problems.add(placeholderProblem("table prefix", tablePrefix));
     } else {
       problems.addAll(SchemaNames.problems(tablePrefix));
     }
     if (!problems.isEmpty()) {
       throw new InvalidInputException(problems);
     }
+  }
+
+  /**
+   * Rules for a schema beyond those of every identifier: not blank (jOOQ's render mapping ignores a
+   * blank output schema, so the store would write to the tables of another schema).
+   */
+  private static Optional<String> schemaProblem(String schema) {
+    if (schema.isBlank()) {
+      return Optional.of(
+          "schema "
+              + Identifiers.quote(schema)
+              + " must not be blank (only whitespace): give a visible name");
+    }
+    if (schema.contains("${")) {
+      return Optional.of(placeholderProblem("schema", schema));
+    }
+    if (schema.startsWith(RESERVED_SCHEMA_PREFIX)) {
+      return Optional.of(
+          "schema "
+              + Identifiers.quote(schema)
+              + " must not start with \""
+              + RESERVED_SCHEMA_PREFIX
+              + "\": PostgreSQL reserves such names for its system schemas");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * {@code ${} starts a Liquibase changelog parameter: Liquibase expands it in the changelog's
+   * values (and overflows its stack when a value refers to itself), so the changelog would create
+   * other tables than the script and the store name.
+   */
+  private static String placeholderProblem(String role, String value) {
+    return role
+        + " "
+        + Identifiers.quote(value)
+        + " must not contain \"${\": Liquibase would expand it as a changelog parameter";
   }
 
   /** Schema {@value #DEFAULT_SCHEMA}, prefix {@value #DEFAULT_PREFIX}. */

@@ -37,6 +37,29 @@ class SchemaOptionsTest {
   }
 
   @Test
+  void rejectsABlankSchemaButKeepsSpacesAroundAVisibleName() {
+    for (String blank : new String[] {" ", "   ", "\t", "\u3000", " \n "}) {
+      assertThatThrownBy(() -> SchemaOptions.of(blank, "relayer_"))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("must not be blank");
+    }
+    assertThat(SchemaOptions.of(" a ", "").names().qualified(SchemaNames.OUTBOX))
+        .isEqualTo("\" a \".\"outbox\"");
+  }
+
+  @Test
+  void rejectsSchemasStartingWithPgButNotOtherCases() {
+    for (String reserved : new String[] {"pg_", "pg_catalog", "pg_toast", "pg_x y"}) {
+      assertThatThrownBy(() -> SchemaOptions.of(reserved, "relayer_"))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("schema \"" + reserved + "\" must not start with \"pg_\"");
+    }
+    assertThat(SchemaOptions.of("PG_x", "").schema()).isEqualTo("PG_x");
+    assertThat(SchemaOptions.of("pg", "").schema()).isEqualTo("pg");
+    assertThat(SchemaOptions.of("app", "pg_").tablePrefix()).isEqualTo("pg_");
+  }
+
+  @Test
   void rejectsNullPrefixButAllowsAnEmptyOne() {
     assertThatThrownBy(() -> SchemaOptions.of("public", null))
         .isInstanceOf(InvalidInputException.class)

@@ -1,10 +1,10 @@
 package dev.relayer.store;
 
+import dev.relayer.api.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Claim these unordered rows, if they are pending, due and not under a live claim.
@@ -16,8 +16,16 @@ import java.util.Objects;
 public record ClaimByIds(Collection<Long> ids, Instant now, Duration claimDuration) {
 
   public ClaimByIds {
+    if (ids == null) {
+      throw new InvalidInputException("ids must not be null");
+    }
+    for (Long id : ids) {
+      if (id == null) {
+        throw new InvalidInputException("ids must not contain null");
+      }
+    }
     ids = List.copyOf(ids);
-    Objects.requireNonNull(now, "now");
+    StoreChecks.requireInstant("now", now);
     StoreChecks.requirePositive("claimDuration", claimDuration);
   }
 }

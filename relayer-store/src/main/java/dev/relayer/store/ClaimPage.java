@@ -1,8 +1,8 @@
 package dev.relayer.store;
 
+import dev.relayer.api.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 
 /**
  * Claim the next keyset page of unordered rows: ids in {@code (afterId, upToId]}, written at or
@@ -25,10 +25,10 @@ public record ClaimPage(
     Duration claimDuration) {
 
   public ClaimPage {
-    Objects.requireNonNull(createdBefore, "createdBefore");
-    Objects.requireNonNull(now, "now");
+    StoreChecks.requireInstant("createdBefore", createdBefore);
+    StoreChecks.requireInstant("now", now);
     if (limit < 1) {
-      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+      throw new InvalidInputException("limit must be at least 1, was " + limit);
     }
     StoreChecks.requirePositive("claimDuration", claimDuration);
   }

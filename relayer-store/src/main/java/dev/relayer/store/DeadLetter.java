@@ -20,6 +20,6 @@ public record DeadLetter(Collection<Long> ids, String reason, String error, Inst
     ids = List.copyOf(ids);
     StoreChecks.requireText("reason", reason);
     Objects.requireNonNull(error, "error");
-    Objects.requireNonNull(failedAt, "failedAt");
+    StoreChecks.requireInstant("failedAt", failedAt);
   }
 }

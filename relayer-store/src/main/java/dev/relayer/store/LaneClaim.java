@@ -50,7 +50,8 @@ public record LaneClaim(
     }
     batchingTransports =
         Set.copyOf(Objects.requireNonNull(batchingTransports, "batchingTransports"));
-    Objects.requireNonNull(now, "now");
+    batchingTransports.forEach(t -> StoreChecks.requireText("batchingTransports entry", t));
+    StoreChecks.requireInstant("now", now);
     StoreChecks.requirePositive("claimDuration", claimDuration);
   }
 

@@ -1,6 +1,7 @@
 package dev.relayer.store;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.TextChecks;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,7 +11,9 @@ import java.util.UUID;
 
 /**
  * A message to enqueue. Build one with {@link #builder()}; {@code build()} rejects bad input,
- * listing every problem, before anything touches the database.
+ * listing every problem, before anything touches the database. No text field (transport,
+ * destination, type, header names and values, ordering key, tenant) may contain a NUL character or
+ * an unpaired UTF-16 surrogate ({@link TextChecks}).
  *
  * @param messageId the message's identity, kept on every send and replay; never the nil UUID
  * @param transport name of a registered transport; not blank
@@ -20,7 +23,8 @@ import java.util.UUID;
  * @param body opaque payload
  * @param orderingKey messages with the same key are delivered in enqueue (commit) order; {@code
  *     null} for unordered messages
- * @param deliverAt not delivered before this instant; {@code null} for as soon as possible
+ * @param deliverAt not delivered before this instant; {@code null} for as soon as possible; from
+ *     0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z
  * @param tenantId carried through to the transport; {@code null} if unused
  */
 public record NewMessage(
@@ -53,8 +57,13 @@ public record NewMessage(
           (name, value) -> {
             if (name == null) {
               problems.add("header names must not be null");
-            } else if (value == null) {
-              problems.add("header '" + name + "' must not have a null value");
+            } else {
+              TextChecks.problem("header name '" + name + "'", name).ifPresent(problems::add);
+              if (value == null) {
+                problems.add("header '" + name + "' must not have a null value");
+              } else {
+                TextChecks.problem("header '" + name + "' value", value).ifPresent(problems::add);
+              }
             }
           });
     }
@@ -63,6 +72,11 @@ public record NewMessage(
     }
     if (orderingKey != null && orderingKey.isEmpty()) {
       problems.add("orderingKey must be null (unordered) or non-empty");
+    }
+    TextChecks.problem("orderingKey", orderingKey).ifPresent(problems::add);
+    TextChecks.problem("tenantId", tenantId).ifPresent(problems::add);
+    if (deliverAt != null) {
+      StoreChecks.instantProblem("deliverAt", deliverAt).ifPresent(problems::add);
     }
     if (!problems.isEmpty()) {
       throw new InvalidInputException(problems);
@@ -73,6 +87,8 @@ public record NewMessage(
   private static void requireText(List<String> problems, String field, String value) {
     if (value == null || value.isBlank()) {
       problems.add(field + " must not be blank");
+    } else {
+      TextChecks.problem(field, value).ifPresent(problems::add);
     }
   }
 

@@ -72,7 +72,7 @@ final class OutboxDeadQueries {
                         O.ATTEMPTS,
                         O.LAST_ERROR));
     Table<? extends Record> m = moved;
-    String error = RelayerStore.truncate(letter.error());
+    String error = ErrorText.stored(letter.error());
     Field<String> lastError =
         coalesce(val(error, O.LAST_ERROR.getDataType()), m.field(O.LAST_ERROR));
     Field<String> fingerprint = val(ErrorFingerprint.of(error), D.ERROR_FINGERPRINT.getDataType());

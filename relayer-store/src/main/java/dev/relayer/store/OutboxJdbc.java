@@ -4,11 +4,13 @@ import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
 import static dev.relayer.store.OutboxQueries.PENDING;
 import static dev.relayer.store.OutboxQueries.utc;
 import static org.jooq.impl.DSL.any;
+import static org.jooq.impl.DSL.arrayGet;
 import static org.jooq.impl.DSL.deleteFrom;
 import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.select;
+import static org.jooq.impl.DSL.unnest;
 import static org.jooq.impl.DSL.update;
 
 import dev.relayer.jooq.generated.tables.RelayerOutbox;
@@ -31,6 +33,7 @@ import org.jooq.Param;
 import org.jooq.Query;
 import org.jooq.Record1;
 import org.jooq.Record2;
+import org.jooq.Table;
 import org.jooq.impl.DSL;
 
 /**
@@ -70,12 +73,15 @@ final class OutboxJdbc {
   private static final Param<OffsetDateTime> CREATED_BEFORE =
       param("createdBefore", OffsetDateTime.class);
   private static final Param<String> IN_FLIGHT = param("inFlight", String.class);
+  private static final Param<String[]> ERRORS = param("errors", String[].class);
+  private static final Param<OffsetDateTime[]> RETRY_ATS =
+      param("retryAts", OffsetDateTime[].class);
 
   /** Most lock calls one statement carries (PostgreSQL allows 1664 select-list entries). */
   private static final int LOCKS_PER_STATEMENT = 500;
 
   /** Most rows one insert statement carries; a larger enqueue runs several, in order. */
-  private static final int ROWS_PER_INSERT = 100;
+  static final int ROWS_PER_INSERT = 100;
 
   private final StoreJdbc jdbc;
   private final RenderedStatement claimByIds;
@@ -84,6 +90,7 @@ final class OutboxJdbc {
   private final RenderedStatement deleteFenced;
   private final RenderedStatement deleteLocked;
   private final RenderedStatement markInFlight;
+  private final RenderedStatement recordFailures;
 
   /** Inserts by {@link InsertShape}, rendered on first use. */
   private final Map<InsertShape, RenderedStatement> inserts = new ConcurrentHashMap<>();
@@ -117,6 +124,17 @@ final class OutboxJdbc {
             update(O)
                 .set(O.LAST_ERROR, IN_FLIGHT)
                 .where(O.ID.eq(any(IDS)))
+                .and(O.CLAIM_TOKEN.eq(TOKEN)));
+    // The i-th failure is (ids[i], errors[i], retryAts[i]).
+    Table<?> failed = unnest(IDS).withOrdinality().as("failed", "id", "i");
+    Field<Long> i = failed.field("i", Long.class);
+    this.recordFailures =
+        jdbc.render(
+            update(O)
+                .set(O.LAST_ERROR, arrayGet(ERRORS, i.cast(Integer.class)))
+                .set(O.CLAIM_EXPIRES_AT, arrayGet(RETRY_ATS, i.cast(Integer.class)))
+                .from(failed)
+                .where(O.ID.eq(failed.field("id", Long.class)))
                 .and(O.CLAIM_TOKEN.eq(TOKEN)));
   }
 
@@ -412,6 +430,39 @@ final class OutboxJdbc {
             token,
             IN_FLIGHT.getParamName(),
             RelayerStore.IN_FLIGHT));
+  }
+
+  /**
+   * Records failed sends still under {@code token}, in one statement whose every value is a bind
+   * value (never an inlined literal, whatever the session's {@code standard_conforming_strings}):
+   * error texts come from brokers, which quote what they refused. Texts are stored as {@link
+   * ErrorText#stored} makes them.
+   */
+  int recordFailures(DSLContext dsl, UUID token, List<FailedSend> failures) {
+    if (failures.isEmpty()) {
+      return 0;
+    }
+    Long[] ids = new Long[failures.size()];
+    String[] errors = new String[failures.size()];
+    OffsetDateTime[] retryAts = new OffsetDateTime[failures.size()];
+    for (int i = 0; i < failures.size(); i++) {
+      FailedSend failure = failures.get(i);
+      ids[i] = failure.id();
+      errors[i] = ErrorText.stored(failure.error());
+      retryAts[i] = utc(failure.retryAt());
+    }
+    return jdbc.update(
+        dsl,
+        recordFailures,
+        Map.of(
+            IDS.getParamName(),
+            ids,
+            ERRORS.getParamName(),
+            errors,
+            RETRY_ATS.getParamName(),
+            retryAts,
+            TOKEN.getParamName(),
+            token));
   }
 
   int deleteLocked(DSLContext dsl, Collection<Long> ids) {

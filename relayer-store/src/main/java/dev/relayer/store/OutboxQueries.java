@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -18,7 +17,6 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
-import org.jooq.Query;
 import org.jooq.Record2;
 import org.jooq.impl.DSL;
 
@@ -69,32 +67,12 @@ final class OutboxQueries {
     return max == null ? OptionalLong.empty() : OptionalLong.of(max);
   }
 
-  static int recordFailures(DSLContext dsl, UUID token, List<FailedSend> failures) {
-    if (failures.isEmpty()) {
-      return 0;
-    }
-    List<Query> updates = new ArrayList<>(failures.size());
-    for (FailedSend failure : failures) {
-      updates.add(
-          dsl.update(O)
-              .set(O.LAST_ERROR, RelayerStore.truncate(failure.error()))
-              .set(O.CLAIM_EXPIRES_AT, utc(failure.retryAt()))
-              .where(O.ID.eq(failure.id()))
-              .and(O.CLAIM_TOKEN.eq(token)));
-    }
-    int total = 0;
-    for (int count : dsl.batch(updates).execute()) {
-      total += count;
-    }
-    return total;
-  }
-
   /** Parks a key's head: fenced by the claim token; clears the claim. */
   static boolean park(DSLContext dsl, UUID token, long id, String error, Instant parkedAt) {
     return dsl.update(O)
             .set(O.STATUS, PARKED)
             .set(O.PARKED_AT, utc(parkedAt))
-            .set(O.LAST_ERROR, RelayerStore.truncate(error))
+            .set(O.LAST_ERROR, ErrorText.stored(error))
             .setNull(O.CLAIM_TOKEN)
             .setNull(O.CLAIM_EXPIRES_AT)
             .where(O.ID.eq(id))

@@ -131,12 +131,15 @@ public final class RelayerStore {
   }
 
   /**
-   * Enqueues messages in the caller's transaction with one multi-row insert; returns their ids in
-   * input order. Ordered messages first take a transaction-scoped advisory lock on (store, key), so
-   * that within a key, id order is commit order even when transactions race; then, unless lane
-   * notifications are off, one {@code pg_notify} per lane that received ordered rows goes out on
-   * {@link #laneChannel()} when the transaction commits. Messages that an {@link EnqueueCheck}
-   * refuses make the call throw {@link InvalidInputException} before any SQL.
+   * Enqueues messages in the caller's transaction with multi-row inserts (one per 100 messages);
+   * returns their ids in input order. All or nothing: on an auto-commit connection an enqueue that
+   * takes more than one statement (more than 100 messages, or ordered ones) runs in a transaction
+   * of its own on that connection, so that no failure leaves some of its rows committed. Ordered
+   * messages first take a transaction-scoped advisory lock on (store, key), so that within a key,
+   * id order is commit order even when transactions race; then, unless lane notifications are off,
+   * one {@code pg_notify} per lane that received ordered rows goes out on {@link #laneChannel()}
+   * when the transaction commits. Messages that an {@link EnqueueCheck} refuses make the call throw
+   * {@link InvalidInputException} before any SQL.
    */
   public List<Long> enqueue(DSLContext dsl, List<NewMessage> messages) {
     Objects.requireNonNull(dsl, "dsl");
@@ -156,14 +159,26 @@ public final class RelayerStore {
         lanes.add(Lanes.laneOf(message.orderingKey(), options.laneCount()));
       }
     }
-    if (!lanes.isEmpty()) {
-      outbox.lockKeys(dsl, advisoryNamespace, messages);
+    if (lanes.isEmpty() && messages.size() <= OutboxJdbc.ROWS_PER_INSERT) {
+      // One statement: atomic on any connection.
+      List<Long> ids = outbox.insert(dsl, messages, options.laneCount());
+      notifyListeners(dsl, messages, ids, lanes);
+      return ids;
     }
-    List<Long> ids = outbox.insert(dsl, messages, options.laneCount());
-    if (options.laneNotifications()) {
-      laneQueries.notifyLanes(dsl, laneChannel, lanes);
-    }
-    notifyListeners(dsl, messages, ids, lanes);
+    List<Long> ids =
+        jdbc.atomically(
+            dsl,
+            tx -> {
+              if (!lanes.isEmpty()) {
+                outbox.lockKeys(tx, advisoryNamespace, messages);
+              }
+              List<Long> inserted = outbox.insert(tx, messages, options.laneCount());
+              if (options.laneNotifications()) {
+                laneQueries.notifyLanes(tx, laneChannel, lanes);
+              }
+              notifyListeners(dsl, messages, inserted, lanes);
+              return inserted;
+            });
     return ids;
   }
 
@@ -450,7 +465,7 @@ public final class RelayerStore {
    * retry instant. Returns how many rows were still held by the token.
    */
   public int recordFailures(DSLContext dsl, UUID token, List<FailedSend> failures) {
-    int updated = OutboxQueries.recordFailures(mapping.map(dsl), token, failures);
+    int updated = outbox.recordFailures(dsl, token, failures);
     return checkAtMost("recordFailures", updated, failures.size());
   }
 
@@ -545,16 +560,20 @@ public final class RelayerStore {
 
   /** Gives a lease up (graceful shutdown); false if {@code owner} did not hold it. */
   public boolean releaseLease(DSLContext dsl, String name, String owner) {
+    StoreChecks.requireText("lease name", name);
+    StoreChecks.requireText("lease owner", owner);
     return leases.release(dsl, name, owner);
   }
 
   /** The lease row, if any. */
   public Optional<LeaseState> lease(DSLContext dsl, String name) {
+    StoreChecks.requireText("lease name", name);
     return leases.find(dsl, name);
   }
 
   /** Unexpired leases whose name starts with {@code prefix}. */
   public List<LeaseState> liveLeases(DSLContext dsl, String prefix) {
+    StoreChecks.requireWritable("lease name prefix", Objects.requireNonNull(prefix, "prefix"));
     return leases.live(dsl, prefix);
   }
 
@@ -581,7 +600,9 @@ public final class RelayerStore {
    */
   public InboxOutcome tryRecordInbox(DSLContext dsl, String consumer, UUID messageId) {
     StoreChecks.requireText("consumer", consumer);
-    Objects.requireNonNull(messageId, "messageId");
+    if (messageId == null) {
+      throw new InvalidInputException("messageId must not be null");
+    }
     if (NewMessage.NIL.equals(messageId)) {
       throw new InvalidInputException("messageId must not be the nil UUID");
     }
@@ -598,13 +619,6 @@ public final class RelayerStore {
    */
   public void verifySchema(DSLContext dsl) {
     SchemaVerifier.verify(dsl, names());
-  }
-
-  static String truncate(String error) {
-    if (error == null || error.length() <= MAX_ERROR_LENGTH) {
-      return error;
-    }
-    return error.substring(0, MAX_ERROR_LENGTH - 1) + "…";
   }
 
   private static int checkAtMost(String operation, int changed, int expected) {

@@ -3,6 +3,7 @@ package dev.relayer.store;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -113,8 +114,8 @@ final class RenderedStatement {
   /**
    * Sets every placeholder: variables from {@code values} by name, constants as rendered. Values
    * may be strings, numbers, {@link java.util.UUID}, {@link java.time.OffsetDateTime}, byte arrays,
-   * {@link JSONB}, {@link Duration} (for an interval) and arrays of {@code Long}, {@code Integer}
-   * or {@code String}.
+   * {@link JSONB}, {@link Duration} (for an interval) and arrays of {@code Long}, {@code Integer},
+   * {@code String} or {@code OffsetDateTime}.
    */
   void bind(PreparedStatement statement, Map<String, ?> values) throws SQLException {
     for (int i = 0; i < variables.length; i++) {
@@ -157,6 +158,9 @@ final class RenderedStatement {
     }
     if (component == String.class) {
       return "text";
+    }
+    if (component == OffsetDateTime.class) {
+      return "timestamptz";
     }
     throw new IllegalArgumentException("No SQL array type for " + arrayClass.getSimpleName());
   }

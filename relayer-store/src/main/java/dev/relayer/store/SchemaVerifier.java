@@ -7,18 +7,26 @@ import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX_DEAD;
 
 import dev.relayer.api.SchemaMismatchException;
 import dev.relayer.schema.SchemaNames;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.jooq.DSLContext;
+import org.jooq.DataType;
 import org.jooq.Field;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
-/** Checks, through the catalog, that the four tables exist with every column Relayer uses. */
+/**
+ * Checks, through the catalog, that the four tables exist with every column Relayer uses, each of
+ * the type and nullability the generated classes carry (the changelog's own).
+ */
 final class SchemaVerifier {
 
   private SchemaVerifier() {}
+
+  /** A column as the catalog describes it. */
+  private record Column(String type, boolean notNull) {}
 
   static void verify(DSLContext dsl, SchemaNames names) {
     Map<String, Table<?>> tables = new LinkedHashMap<>();
@@ -29,17 +37,21 @@ final class SchemaVerifier {
     Table<?> attributes = DSL.table(DSL.name("pg_catalog", "pg_attribute"));
     Field<String> attname = DSL.field(DSL.name("attname"), String.class);
     Field<Object> attrelid = DSL.field(DSL.name("attrelid"));
+    Field<Object> atttypid = DSL.field(DSL.name("atttypid"));
+    Field<Object> atttypmod = DSL.field(DSL.name("atttypmod"));
+    Field<Boolean> attnotnull = DSL.field(DSL.name("attnotnull"), Boolean.class);
     Field<Integer> attnum = DSL.field(DSL.name("attnum"), Integer.class);
     Field<Boolean> attisdropped = DSL.field(DSL.name("attisdropped"), Boolean.class);
+    Field<String> type = DSL.function("format_type", String.class, atttypid, atttypmod);
     for (Map.Entry<String, Table<?>> entry : tables.entrySet()) {
       String qualified = names.qualified(entry.getKey());
-      List<String> columns =
-          dsl.select(attname)
-              .from(attributes)
-              .where(attrelid.eq(DSL.function("to_regclass", Object.class, DSL.val(qualified))))
-              .and(attnum.gt(0))
-              .and(attisdropped.isFalse())
-              .fetch(attname);
+      Map<String, Column> columns = new HashMap<>();
+      dsl.select(attname, type, attnotnull)
+          .from(attributes)
+          .where(attrelid.eq(DSL.function("to_regclass", Object.class, DSL.val(qualified))))
+          .and(attnum.gt(0))
+          .and(attisdropped.isFalse())
+          .forEach(r -> columns.put(r.value1(), new Column(r.value2(), r.value3())));
       if (columns.isEmpty()) {
         throw new SchemaMismatchException(
             qualified,
@@ -49,13 +61,67 @@ final class SchemaVerifier {
             null);
       }
       for (Field<?> field : entry.getValue().fields()) {
-        if (!columns.contains(field.getName())) {
+        Column column = columns.get(field.getName());
+        String where = qualified + "." + field.getName();
+        if (column == null) {
           throw new SchemaMismatchException(
-              qualified + "." + field.getName(),
-              "Relayer table " + qualified + " lacks column " + field.getName(),
+              where, "Relayer table " + qualified + " lacks column " + field.getName(), null);
+        }
+        String expectedType = postgresType(field.getDataType());
+        if (!expectedType.equals(column.type())) {
+          throw new SchemaMismatchException(
+              where,
+              "Relayer table "
+                  + qualified
+                  + " has column "
+                  + field.getName()
+                  + " of type "
+                  + column.type()
+                  + "; Relayer needs "
+                  + expectedType,
+              null);
+        }
+        boolean expectedNotNull = !field.getDataType().nullable();
+        if (expectedNotNull != column.notNull()) {
+          throw new SchemaMismatchException(
+              where,
+              "Relayer table "
+                  + qualified
+                  + " has column "
+                  + field.getName()
+                  + (column.notNull() ? " NOT NULL" : " nullable")
+                  + "; Relayer needs it "
+                  + (expectedNotNull ? "NOT NULL" : "nullable"),
               null);
         }
       }
     }
+  }
+
+  /** The name {@code format_type} gives the PostgreSQL type behind a generated column's type. */
+  private static String postgresType(DataType<?> type) {
+    DataType<?> sql = type.getSQLDataType();
+    if (sql.equals(SQLDataType.BIGINT)) {
+      return "bigint";
+    }
+    if (sql.equals(SQLDataType.INTEGER)) {
+      return "integer";
+    }
+    if (sql.equals(SQLDataType.UUID)) {
+      return "uuid";
+    }
+    if (sql.equals(SQLDataType.CLOB)) {
+      return "text";
+    }
+    if (sql.equals(SQLDataType.JSONB)) {
+      return "jsonb";
+    }
+    if (sql.equals(SQLDataType.BLOB)) {
+      return "bytea";
+    }
+    if (sql.getTypeName().equals(SQLDataType.TIMESTAMPWITHTIMEZONE.getTypeName())) {
+      return "timestamp with time zone";
+    }
+    throw new IllegalStateException("No PostgreSQL type known for " + type);
   }
 }

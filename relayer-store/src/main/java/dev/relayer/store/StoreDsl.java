@@ -6,6 +6,7 @@ import dev.relayer.schema.SchemaOptions;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jooq.Configuration;
@@ -14,10 +15,12 @@ import org.jooq.ExecuteContext;
 import org.jooq.ExecuteListener;
 import org.jooq.conf.MappedSchema;
 import org.jooq.conf.MappedTable;
+import org.jooq.conf.ParamType;
 import org.jooq.conf.RenderMapping;
 import org.jooq.conf.RenderNameCase;
 import org.jooq.conf.RenderQuotedNames;
 import org.jooq.conf.Settings;
+import org.jooq.conf.StatementType;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
@@ -56,11 +59,18 @@ final class StoreDsl {
     return names;
   }
 
-  /** The caller's context, mapped to this store's schema and prefix. */
+  /**
+   * The caller's context, mapped to this store's schema and prefix. Every value is a bind value
+   * whatever the caller's settings say ({@code statementType}, {@code paramType}): an inlined
+   * literal is read differently under {@code standard_conforming_strings = off}, and error texts
+   * quote what brokers refused.
+   */
   DSLContext map(DSLContext caller) {
     Configuration configuration = caller.configuration();
     Settings settings = (Settings) configuration.settings().clone();
     settings
+        .withStatementType(StatementType.PREPARED_STATEMENT)
+        .withParamType(ParamType.INDEXED)
         .withRenderMapping(mapping)
         .withRenderSchema(true)
         .withRenderQuotedNames(RenderQuotedNames.ALWAYS)
@@ -104,13 +114,23 @@ final class StoreDsl {
   }
 
   /**
-   * SQLState 42P01 (undefined table), 42703 (undefined column) and 3F000 (undefined schema) as a
-   * {@link SchemaMismatchException} naming the tables {@code sql} refers to; null for others.
+   * SQLStates that mean the tables are not what Relayer's changelog creates: 42P01 (undefined
+   * table), 42703 (undefined column), 3F000 (undefined schema), and — since Relayer binds every
+   * value with its column's type and fills every NOT NULL column — 42804 (datatype mismatch), 42883
+   * (undefined function or operator, such as {@code text + integer}) and 23502 (not-null
+   * violation).
+   */
+  private static final Set<String> MISMATCH_STATES =
+      Set.of("42P01", "42703", "3F000", "42804", "42883", "23502");
+
+  /**
+   * A failure with one of {@link #MISMATCH_STATES} as a {@link SchemaMismatchException} naming the
+   * tables {@code sql} refers to; null for others.
    */
   private static SchemaMismatchException mismatch(
       SchemaNames names, String sql, SQLException sqlException) {
     String state = sqlException.getSQLState();
-    if (!"42P01".equals(state) && !"42703".equals(state) && !"3F000".equals(state)) {
+    if (!MISMATCH_STATES.contains(state)) {
       return null;
     }
     List<String> referenced = new ArrayList<>();
@@ -125,9 +145,12 @@ final class StoreDsl {
     }
     String objects = referenced.isEmpty() ? "Relayer's tables" : String.join(", ", referenced);
     String what =
-        "42703".equals(state)
-            ? "has a column missing or of another shape: "
-            : "is missing (or its schema is): ";
+        switch (state) {
+          case "42703" -> "has a column missing or of another shape: ";
+          case "42804", "42883", "23502" ->
+              "has a column of another type or nullability (see verifySchema): ";
+          default -> "is missing (or its schema is): ";
+        };
     return new SchemaMismatchException(
         objects,
         "Relayer table "

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.jooq.DSLContext;
 import org.jooq.Param;
 import org.jooq.Query;
@@ -62,6 +63,40 @@ final class StoreJdbc {
             return execution.execute(prepared);
           } catch (SQLException e) {
             throw mapping.translate(sql, e);
+          }
+        });
+  }
+
+  /**
+   * Runs {@code work} so that its statements commit or roll back together. In the caller's
+   * transaction (a connection with auto-commit off) that is the caller's transaction, and {@code
+   * work} gets {@code dsl}. On an auto-commit connection every statement would commit alone, so
+   * {@code work} runs on that one connection, with auto-commit off until its own commit, or
+   * rollback when it throws.
+   */
+  <T> T atomically(DSLContext dsl, Function<DSLContext, T> work) {
+    return dsl.connectionResult(
+        connection -> {
+          if (!connection.getAutoCommit()) {
+            return work.apply(dsl);
+          }
+          connection.setAutoCommit(false);
+          boolean committed = false;
+          try {
+            T result = work.apply(DSL.using(dsl.configuration().derive(connection)));
+            connection.commit();
+            committed = true;
+            return result;
+          } catch (SQLException e) {
+            throw mapping.translate("COMMIT", e);
+          } finally {
+            try {
+              if (!committed) {
+                connection.rollback();
+              }
+            } finally {
+              connection.setAutoCommit(true);
+            }
           }
         });
   }

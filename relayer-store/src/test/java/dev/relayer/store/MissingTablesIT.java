@@ -1,5 +1,6 @@
 package dev.relayer.store;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.api.SchemaMismatchException;
@@ -59,6 +60,81 @@ class MissingTablesIT {
                       dsl, new ClaimByIds(List.of(1L), Instant.now(), Duration.ofSeconds(5))))
           .isInstanceOf(SchemaMismatchException.class)
           .hasMessageContaining("\"public\".\"relayer_outbox\"");
+    }
+  }
+
+  @Test
+  void verifySchemaNamesAColumnOfAnotherType() {
+    try (TestDatabase db = TestDatabase.create()) {
+      RelayerSchemaInstaller.applyScript(db.dataSource(), SchemaOptions.defaults());
+      DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+      // Every body would come back as the text of its bytes: [1,2,3] as the 8 bytes of \x010203.
+      dsl.execute("alter table public.relayer_outbox alter column body type text");
+      RelayerStore store = RelayerStore.create(StoreOptions.defaults());
+
+      assertThatThrownBy(() -> store.verifySchema(dsl))
+          .isInstanceOf(SchemaMismatchException.class)
+          .hasMessageContaining("\"public\".\"relayer_outbox\" has column body of type text")
+          .hasMessageContaining("Relayer needs bytea")
+          .satisfies(
+              e ->
+                  assertThat(((SchemaMismatchException) e).objectName())
+                      .isEqualTo("\"public\".\"relayer_outbox\".body"));
+    }
+  }
+
+  @Test
+  void verifySchemaNamesAColumnOfAnotherNullability() {
+    try (TestDatabase db = TestDatabase.create()) {
+      RelayerSchemaInstaller.applyScript(db.dataSource(), SchemaOptions.defaults());
+      DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+      dsl.execute("alter table public.relayer_inbox alter column processed_at drop not null");
+      RelayerStore store = RelayerStore.create(StoreOptions.defaults());
+
+      assertThatThrownBy(() -> store.verifySchema(dsl))
+          .isInstanceOf(SchemaMismatchException.class)
+          .hasMessageContaining(
+              "\"public\".\"relayer_inbox\" has column processed_at nullable;"
+                  + " Relayer needs it NOT NULL");
+    }
+  }
+
+  @Test
+  void statementsOnColumnsOfAnotherTypeOrNullabilityGiveASchemaMismatch() {
+    try (TestDatabase db = TestDatabase.create()) {
+      RelayerSchemaInstaller.applyScript(db.dataSource(), SchemaOptions.defaults());
+      DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+      RelayerStore store = RelayerStore.create(StoreOptions.defaults());
+      long id = store.enqueue(dsl, StoreFixture.unordered());
+      dsl.execute(
+          "alter table public.relayer_outbox drop constraint relayer_outbox_attempts_check");
+      dsl.execute("alter table public.relayer_outbox drop constraint relayer_outbox_lane_check");
+      dsl.execute("alter table public.relayer_outbox alter column attempts drop default");
+      dsl.execute("alter table public.relayer_outbox alter column attempts type text");
+
+      // text + integer: 42883
+      assertThatThrownBy(
+              () ->
+                  store.claimByIds(
+                      dsl, new ClaimByIds(List.of(id), Instant.now(), Duration.ofSeconds(5))))
+          .isInstanceOf(SchemaMismatchException.class)
+          .hasMessageContaining("another type or nullability")
+          .hasMessageContaining("\"public\".\"relayer_outbox\"");
+
+      // an integer bound to a text column: 42804
+      dsl.execute("alter table public.relayer_outbox alter column lane type text");
+      assertThatThrownBy(() -> store.enqueue(dsl, StoreFixture.ordered("k")))
+          .isInstanceOf(SchemaMismatchException.class)
+          .hasMessageContaining("another type or nullability");
+
+      // a NOT NULL column Relayer leaves empty: 23502
+      dsl.execute("alter table public.relayer_leases add column note text not null");
+      assertThatThrownBy(
+              () ->
+                  store.tryAcquireLease(
+                      dsl, new LeaseRequest("sweeper", "me", Duration.ofSeconds(5))))
+          .isInstanceOf(SchemaMismatchException.class)
+          .hasMessageContaining("\"public\".\"relayer_leases\"");
     }
   }
 }

@@ -17,17 +17,25 @@ public final class Durations {
 
   /** The duration {@code text} names; throws {@link IllegalArgumentException} naming the text. */
   public static Duration parse(String text) {
+    if (text == null) {
+      throw new IllegalArgumentException("a duration must not be null");
+    }
     String value = text.trim();
     Matcher shortForm = SHORT.matcher(value.toLowerCase(Locale.ROOT));
     if (shortForm.matches()) {
-      long amount = Long.parseLong(shortForm.group(1));
-      return switch (shortForm.group(2)) {
-        case "ms" -> Duration.ofMillis(amount);
-        case "s" -> Duration.ofSeconds(amount);
-        case "m" -> Duration.ofMinutes(amount);
-        case "h" -> Duration.ofHours(amount);
-        default -> Duration.ofDays(amount);
-      };
+      try {
+        long amount = Long.parseLong(shortForm.group(1));
+        return switch (shortForm.group(2)) {
+          case "ms" -> Duration.ofMillis(amount);
+          case "s" -> Duration.ofSeconds(amount);
+          case "m" -> Duration.ofMinutes(amount);
+          case "h" -> Duration.ofHours(amount);
+          default -> Duration.ofDays(amount);
+        };
+      } catch (ArithmeticException | NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "'" + text + "' is too long for a duration (options take at most 36500d)");
+      }
     }
     try {
       return Duration.parse(value);
@@ -42,7 +50,12 @@ public final class Durations {
     if (duration.isZero()) {
       return "0s";
     }
-    long millis = duration.toMillis();
+    long millis;
+    try {
+      millis = duration.toMillis();
+    } catch (ArithmeticException e) {
+      return duration.toString();
+    }
     if (Duration.ofMillis(millis).equals(duration)) {
       if (millis % 86_400_000 == 0) {
         return millis / 86_400_000 + "d";

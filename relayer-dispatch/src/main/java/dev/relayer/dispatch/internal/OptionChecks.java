@@ -22,11 +22,20 @@ public final class OptionChecks {
     this.owner = owner;
   }
 
+  /**
+   * Longest duration any option takes: 36500 days (100 years). Instants that far from now are in
+   * PostgreSQL's range and their nanoseconds fit a {@code long}; a longer wait is a mistake (a
+   * retention that should never end is {@code infinite}).
+   */
+  public static final Duration MAX_DURATION = Duration.ofDays(36_500);
+
   public OptionChecks positive(String option, Duration value) {
     if (value == null) {
       problems.add(owner + "." + option + " must be set");
     } else if (value.isNegative() || value.isZero()) {
       problems.add(owner + "." + option + " must be positive, was " + Durations.format(value));
+    } else {
+      atMostMax(option, value);
     }
     return this;
   }
@@ -36,8 +45,23 @@ public final class OptionChecks {
       problems.add(owner + "." + option + " must be set");
     } else if (value.isNegative()) {
       problems.add(owner + "." + option + " must not be negative, was " + value);
+    } else {
+      atMostMax(option, value);
     }
     return this;
+  }
+
+  private void atMostMax(String option, Duration value) {
+    if (value.compareTo(MAX_DURATION) > 0) {
+      problems.add(
+          owner
+              + "."
+              + option
+              + " must be at most "
+              + Durations.format(MAX_DURATION)
+              + " (100 years), was "
+              + Durations.format(value));
+    }
   }
 
   public OptionChecks between(String option, Duration value, Duration min, Duration max) {
@@ -87,8 +111,16 @@ public final class OptionChecks {
   public static void bind(
       String owner, Map<String, String> values, Map<String, Consumer<String>> setters) {
     List<String> problems = new ArrayList<>();
-    Set<String> unknown = new TreeSet<>(values.keySet());
-    unknown.removeAll(setters.keySet());
+    Set<String> unknown = new TreeSet<>();
+    for (Map.Entry<String, String> entry : values.entrySet()) {
+      if (entry.getKey() == null) {
+        problems.add(owner + ": an option name is null (value " + entry.getValue() + ")");
+      } else if (entry.getValue() == null) {
+        problems.add(owner + "." + entry.getKey() + " must not be null");
+      } else if (!setters.containsKey(entry.getKey())) {
+        unknown.add(entry.getKey());
+      }
+    }
     for (String key : unknown) {
       problems.add(
           owner
@@ -99,8 +131,8 @@ public final class OptionChecks {
               + ")");
     }
     for (Map.Entry<String, String> entry : values.entrySet()) {
-      Consumer<String> setter = setters.get(entry.getKey());
-      if (setter == null) {
+      Consumer<String> setter = entry.getKey() == null ? null : setters.get(entry.getKey());
+      if (setter == null || entry.getValue() == null) {
         continue;
       }
       try {
@@ -114,11 +146,31 @@ public final class OptionChecks {
     }
   }
 
-  /** The string properties of {@code properties}, for {@link #bind}. */
-  public static Map<String, String> toMap(java.util.Properties properties) {
+  /**
+   * The properties of {@code properties} (its defaults included), for {@link #bind}. An entry whose
+   * name or value is not a {@code String} (put there through {@code Map.put}) is a problem, not
+   * skipped: {@link java.util.Properties#stringPropertyNames} would silently leave it out.
+   */
+  public static Map<String, String> toMap(String owner, java.util.Properties properties) {
+    List<String> problems = new ArrayList<>();
+    for (Map.Entry<Object, Object> entry : properties.entrySet()) {
+      if (!(entry.getKey() instanceof String)) {
+        problems.add(owner + ": option name " + describe(entry.getKey()) + " is not a String");
+      } else if (!(entry.getValue() instanceof String)) {
+        problems.add(
+            owner + "." + entry.getKey() + " must be a String, was " + describe(entry.getValue()));
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new InvalidInputException(problems);
+    }
     Map<String, String> values = new java.util.LinkedHashMap<>();
     properties.stringPropertyNames().forEach(k -> values.put(k, properties.getProperty(k)));
     return values;
+  }
+
+  private static String describe(Object value) {
+    return value == null ? "null" : value.getClass().getSimpleName() + " " + value;
   }
 
   /** Parses a whole number for option binding. */

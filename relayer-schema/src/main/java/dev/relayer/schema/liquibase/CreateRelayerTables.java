@@ -7,7 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import liquibase.Scope;
 import liquibase.change.custom.CustomSqlChange;
+import liquibase.changelog.DatabaseChangeLog;
 import liquibase.database.Database;
 import liquibase.database.core.PostgresDatabase;
 import liquibase.exception.ValidationErrors;
@@ -49,10 +51,52 @@ public final class CreateRelayerTables implements CustomSqlChange {
     List<String> problems = new ArrayList<>();
     unsubstituted("relayer.schema", schema).ifPresent(problems::add);
     unsubstituted("relayer.prefix", prefix).ifPresent(problems::add);
+    if (schema != null && schema.contains(ID_SEPARATOR)) {
+      problems.add(
+          "relayer.schema is '"
+              + schema
+              + "': it must not contain '"
+              + ID_SEPARATOR
+              + "', which separates the schema from the prefix in the changeset id"
+              + " (another install's id could be the same)");
+    }
     if (!problems.isEmpty()) {
       throw new InvalidInputException(problems);
     }
     return SchemaOptions.of(schema, prefix == null ? "" : prefix);
+  }
+
+  /**
+   * What the changeset id puts between the schema and the prefix. The id is {@code
+   * relayer-1-create-tables schema=<schema> prefix=<prefix>}; with no {@code " prefix="} in the
+   * schema its first occurrence ends the schema, so no two installs share an id.
+   */
+  static final String ID_SEPARATOR = " prefix=";
+
+  /**
+   * Values that held a {@code ${...}} before Liquibase expanded them, as the changelog's parameters
+   * give them: a value such as {@code p${relayer.schema}_} is expanded by Liquibase, so the
+   * changelog would create other tables than a store configured with the value names.
+   */
+  private static List<String> expandedValues() {
+    List<String> problems = new ArrayList<>();
+    DatabaseChangeLog changeLog =
+        Scope.getCurrentScope().get(Scope.Attr.databaseChangeLog.name(), DatabaseChangeLog.class);
+    if (changeLog == null || changeLog.getChangeLogParameters() == null) {
+      return problems;
+    }
+    for (String parameter : List.of("relayer.schema", "relayer.prefix")) {
+      Object raw = changeLog.getChangeLogParameters().getValue(parameter, changeLog);
+      if (raw != null && raw.toString().contains("${")) {
+        problems.add(
+            parameter
+                + " is '"
+                + raw
+                + "': it must not contain '${' (Liquibase would expand it as a changelog"
+                + " parameter, and the tables would not be named as given)");
+      }
+    }
+    return problems;
   }
 
   /**
@@ -101,11 +145,15 @@ public final class CreateRelayerTables implements CustomSqlChange {
       errors.addError(
           "Relayer's changelog supports PostgreSQL only, not " + database.getShortName());
     }
-    try {
-      options();
-    } catch (InvalidInputException e) {
-      e.problems().forEach(problem -> errors.addError("relayer.schema/relayer.prefix: " + problem));
+    List<String> problems = expandedValues();
+    if (problems.isEmpty()) {
+      try {
+        options();
+      } catch (InvalidInputException e) {
+        problems = e.problems();
+      }
     }
+    problems.forEach(problem -> errors.addError("relayer.schema/relayer.prefix: " + problem));
     return errors;
   }
 }

@@ -79,6 +79,16 @@ class CreateRelayerTablesTest {
   }
 
   @Test
+  void aSchemaHoldingTheIdSeparatorFailsValidation() {
+    assertThat(change("lb_a prefix=b", "c_").validate(new PostgresDatabase()).getErrorMessages())
+        .singleElement()
+        .asString()
+        .contains("relayer.schema is 'lb_a prefix=b': it must not contain ' prefix='");
+    assertThat(change("lb_a", "b prefix=c_").validate(new PostgresDatabase()).getErrorMessages())
+        .isEmpty();
+  }
+
+  @Test
   void otherDatabasesFailValidation() {
     assertThat(change("public", "relayer_").validate(new MySQLDatabase()).getErrorMessages())
         .containsExactly("Relayer's changelog supports PostgreSQL only, not mysql");
