@@ -25,6 +25,29 @@ class OptionsTest {
   }
 
   @Test
+  void cleanupHasItsOwnBatchSizeAndBudgetSeparateFromTheSweepersPage() {
+    MaintenanceOptions defaults = MaintenanceOptions.defaults();
+    assertThat(defaults.cleanupBatchSize()).isEqualTo(5000);
+    assertThat(defaults.cleanupBudget()).isEqualTo(Duration.ofSeconds(5));
+    MaintenanceOptions bound =
+        MaintenanceOptions.fromMap(
+            Map.of("cleanupBatchSize", "100000", "cleanupBudget", "500ms", "batchSize", "7"));
+    assertThat(bound.cleanupBatchSize()).isEqualTo(100_000);
+    assertThat(bound.cleanupBudget()).isEqualTo(Duration.ofMillis(500));
+    assertThat(bound.batchSize()).isEqualTo(7);
+    assertThat(MaintenanceOptions.builder().cleanupBatchSize(1).build().cleanupBatchSize())
+        .isEqualTo(1);
+    assertRejected(
+        MaintenanceOptions.builder().cleanupBatchSize(0),
+        "maintenance.cleanupBatchSize must be between 1 and 100000, was 0");
+    assertRejected(
+        MaintenanceOptions.builder().cleanupBatchSize(100_001), "maintenance.cleanupBatchSize");
+    assertRejected(
+        MaintenanceOptions.builder().cleanupBudget(Duration.ZERO),
+        "maintenance.cleanupBudget must be positive");
+  }
+
+  @Test
   void maintenanceBoundariesAreInclusiveAndNeverClamped() {
     assertThat(MaintenanceOptions.builder().batchSize(1).build().batchSize()).isEqualTo(1);
     assertThat(MaintenanceOptions.builder().batchSize(10_000).build().batchSize())

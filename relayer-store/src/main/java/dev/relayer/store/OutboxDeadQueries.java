@@ -123,16 +123,8 @@ final class OutboxDeadQueries {
     return dsl.fetchCount(D);
   }
 
-  /** Deletes at most {@code limit} dead rows that failed before {@code cutoff}. */
-  static int deleteFailedBefore(DSLContext dsl, Instant cutoff, int limit) {
-    return dsl.deleteFrom(D)
-        .where(
-            D.ID.in(
-                select(D.ID)
-                    .from(D)
-                    .where(D.FAILED_AT.lt(OutboxQueries.utc(cutoff)))
-                    .orderBy(D.FAILED_AT)
-                    .limit(limit)))
-        .execute();
+  /** One retention batch: dead rows that failed before the cutoff, oldest first. */
+  static Purged purge(DSLContext dsl, PurgeBatch batch) {
+    return RetentionDelete.run(dsl, D, D.FAILED_AT, batch);
   }
 }

@@ -562,16 +562,20 @@ public final class RelayerStore {
   // Retention and inbox
   // ---------------------------------------------------------------------------------------------
 
-  /** Deletes at most {@code limit} dead rows with {@code failed_at} before {@code cutoff}. */
-  public int deleteDeadBefore(DSLContext dsl, Instant cutoff, int limit) {
-    return OutboxDeadQueries.deleteFailedBefore(mapping.map(dsl), cutoff, limit);
+  /**
+   * One retention batch of the dead table, in the caller's transaction: deletes at most {@code
+   * batch.limit()} dead rows whose {@code failed_at} lies before {@code batch.olderThan()}, oldest
+   * first, from {@code batch.from()} on. A drain runs batches, each in its own short transaction,
+   * passing each result to {@link PurgeBatch#after} until one {@linkplain Purged#shortOf comes back
+   * short}.
+   */
+  public Purged purgeDead(DSLContext dsl, PurgeBatch batch) {
+    return OutboxDeadQueries.purge(mapping.map(dsl), Objects.requireNonNull(batch, "batch"));
   }
 
-  /**
-   * Deletes at most {@code limit} inbox records with {@code processed_at} before {@code cutoff}.
-   */
-  public int deleteInboxBefore(DSLContext dsl, Instant cutoff, int limit) {
-    return InboxQueries.deleteProcessedBefore(mapping.map(dsl), cutoff, limit);
+  /** {@link #purgeDead} for inbox records, by {@code processed_at}. */
+  public Purged purgeInbox(DSLContext dsl, PurgeBatch batch) {
+    return InboxQueries.purge(mapping.map(dsl), Objects.requireNonNull(batch, "batch"));
   }
 
   /**
