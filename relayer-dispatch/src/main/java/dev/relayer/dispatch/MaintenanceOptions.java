@@ -14,7 +14,9 @@ import java.util.function.Consumer;
  *
  * @param batchSize rows per sweep pass; 1–10000, default 100
  * @param recoveryDelay the sweeper leaves rows younger than this (by {@code created_at}) to direct
- *     dispatch; ≥ 0, default 30 s. Raise it if direct dispatch often takes longer
+ *     dispatch; ≥ 0, default 30 s. Raise it if direct dispatch often takes longer. Rows scheduled
+ *     after their {@code created_at} ({@code deliver_at}) do not wait for it: they are swept once
+ *     due
  * @param sweepInterval wait after a sweep pass that did not claim and send a full page; > 0,
  *     default 5 s
  * @param leaseDuration how long the sweeper and cleanup leases last after each pass; 1 s – 1 h,

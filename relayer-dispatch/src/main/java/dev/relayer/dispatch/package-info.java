@@ -81,7 +81,12 @@
  * <h2>Sweep traversal</h2>
  *
  * The sweeper's pass claims at most {@code batchSize} pending unordered rows, in id order, that are
- * due, not under a live claim and older than {@code recoveryDelay} by {@code created_at}. It walks
+ * due, not under a live claim and older than {@code recoveryDelay} by {@code created_at} — or, for
+ * a row whose {@code deliver_at} lies after its {@code created_at} (scheduled: not due when its
+ * transaction began, so direct dispatch had nothing to send), as soon as it is due, whatever its
+ * age; a scheduled unordered row therefore goes out within {@code sweepInterval} plus one pass of
+ * {@code deliver_at}. A row that was already due when written waits out {@code recoveryDelay} like
+ * any other. It walks
  * by keyset: the end of a traversal is the highest pending unordered id captured when it began, the
  * cursor advances to the last id claimed, and an empty page wraps the traversal to the start.
  * Traffic arriving during a traversal lands above its end, so it cannot starve retries, newly due

@@ -129,12 +129,18 @@ final class OutboxJdbc {
         .and(table.CLAIM_EXPIRES_AT.isNull().or(table.CLAIM_EXPIRES_AT.le(NOW)));
   }
 
+  /**
+   * A sweep page: unordered ids in the traversal's range, and either written before the recovery
+   * cutoff or scheduled past their own {@code created_at} (not due when their transaction began, so
+   * direct dispatch found nothing to send at the hand-off and the row waits for no one but the
+   * sweeper; the eligibility test still holds it until {@code deliver_at}).
+   */
   private static Condition page() {
     return O.LANE
         .isNull()
         .and(O.ID.gt(AFTER_ID))
         .and(O.ID.le(UP_TO_ID))
-        .and(O.CREATED_AT.le(CREATED_BEFORE));
+        .and(O.CREATED_AT.le(CREATED_BEFORE).or(O.DELIVER_AT.gt(O.CREATED_AT)));
   }
 
   /**
