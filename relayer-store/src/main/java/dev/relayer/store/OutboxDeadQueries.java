@@ -18,6 +18,7 @@ import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Table;
+import org.jooq.impl.DSL;
 
 /** Every statement on the dead table, including the move from the outbox. */
 final class OutboxDeadQueries {
@@ -121,6 +122,16 @@ final class OutboxDeadQueries {
 
   static long count(DSLContext dsl) {
     return dsl.fetchCount(D);
+  }
+
+  /** {@code (select count(*) from dead)}, for the health read. */
+  static Field<Integer> countField() {
+    return DSL.field(select(DSL.count()).from(D));
+  }
+
+  /** {@code (select count(*) from dead where failed_at > since)}, for the health read. */
+  static Field<Integer> countSinceField(Instant since) {
+    return DSL.field(select(DSL.count()).from(D).where(D.FAILED_AT.gt(OutboxQueries.utc(since))));
   }
 
   /** One retention batch: dead rows that failed before the cutoff, oldest first. */

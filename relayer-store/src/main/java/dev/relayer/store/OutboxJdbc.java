@@ -58,7 +58,8 @@ final class OutboxJdbc {
           O.TENANT_ID,
           O.ATTEMPTS,
           O.CREATED_AT,
-          O.LAST_ERROR);
+          O.LAST_ERROR,
+          O.DELIVER_AT);
 
   static final Param<OffsetDateTime> NOW = param("now", OffsetDateTime.class);
   static final Param<Integer> LIMIT = param("limit", Integer.class);
@@ -427,6 +428,10 @@ final class OutboxJdbc {
     return jdbc.update(dsl, deleteLocked, Map.of(IDS.getParamName(), ids.toArray(Long[]::new)));
   }
 
+  private static Instant instantOrNull(OffsetDateTime value) {
+    return value == null ? null : value.toInstant();
+  }
+
   /**
    * Runs a claiming statement on {@code jdbc}; returns its rows as read from {@link #CLAIMED}, with
    * {@code extraAttempts} added, in id order.
@@ -457,7 +462,8 @@ final class OutboxJdbc {
                         r.getString(10),
                         r.getInt(11) + extraAttempts,
                         r.getObject(12, OffsetDateTime.class).toInstant(),
-                        r.getString(13))));
+                        r.getString(13),
+                        instantOrNull(r.getObject(14, OffsetDateTime.class)))));
     claimed.sort(Comparator.comparingLong(ClaimedMessage::id));
     return claimed;
   }

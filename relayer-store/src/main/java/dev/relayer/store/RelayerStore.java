@@ -515,6 +515,16 @@ public final class RelayerStore {
     return OutboxQueries.backlog(mapping.map(dsl), Objects.requireNonNull(now, "now"), transport);
   }
 
+  /**
+   * The outbox and dead table at {@code query.now()}, in one statement: the eligible backlog, the
+   * oldest due pending row, rows waiting out a retry, rows never handed off, parked keys, dead rows
+   * and recent dead rows; see {@link OutboxHealth}. It reads every outbox row and counts the dead
+   * table; run it at probe rates (seconds), not per message.
+   */
+  public OutboxHealth health(DSLContext dsl, HealthQuery query) {
+    return OutboxQueries.health(mapping.map(dsl), Objects.requireNonNull(query, "query"));
+  }
+
   /** How many keys are parked. */
   public long parkedKeyCount(DSLContext dsl) {
     return OutboxQueries.parkedKeyCount(mapping.map(dsl));
@@ -551,6 +561,15 @@ public final class RelayerStore {
   /** The lease row, if any. */
   public Optional<LeaseState> lease(DSLContext dsl, String name) {
     return leases.find(dsl, name);
+  }
+
+  /**
+   * Every lease row, expired or not, by name: the sweeper, cleanup, each lane ({@code lane/<n>})
+   * and each live lane instance's heartbeat ({@code instance/<owner>}). Graceful shutdown deletes
+   * an owner's rows; an expired row is an owner that stopped without it.
+   */
+  public List<LeaseState> leases(DSLContext dsl) {
+    return leases.all(dsl, "");
   }
 
   /** Unexpired leases whose name starts with {@code prefix}. */
