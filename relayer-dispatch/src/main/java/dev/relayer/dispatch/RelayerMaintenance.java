@@ -152,12 +152,17 @@ public final class RelayerMaintenance implements AutoCloseable {
     return owner;
   }
 
-  /** Starts the pass loop; idempotent. */
+  /**
+   * Starts the pass loop; idempotent. First checks the schema once ({@link
+   * RelayerStore#verifySchema}): a database without Relayer's tables or columns throws {@link
+   * dev.relayer.api.SchemaMismatchException} naming the missing object, and nothing starts.
+   */
   public void start() {
     synchronized (lifecycle) {
       if (loop != null || closed) {
         return;
       }
+      store.verifySchema(dsl);
       running = true;
       log.info(
           "Relayer maintenance starting: store={} owner={} {}",
