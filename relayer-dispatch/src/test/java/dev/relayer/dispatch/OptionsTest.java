@@ -208,6 +208,36 @@ class OptionsTest {
         .hasMessageContaining("unhealthyAt must not be below degradedAt");
   }
 
+  @Test
+  void healthAgeThresholdsClassifyAgesAsDesignedAndBadOptionsAreNamedTogether() {
+    var store = dev.relayer.store.RelayerStore.create(dev.relayer.store.StoreOptions.defaults());
+    RelayerHealth health =
+        RelayerHealth.builder(store)
+            .ageThresholds(Duration.ofSeconds(60), Duration.ofSeconds(300))
+            .build();
+    assertThat(health.evaluateAge(java.util.Optional.empty())).isEqualTo(HealthStatus.HEALTHY);
+    assertThat(health.evaluateAge(java.util.Optional.of(Duration.ofMillis(59_999))))
+        .isEqualTo(HealthStatus.HEALTHY);
+    assertThat(health.evaluateAge(java.util.Optional.of(Duration.ofSeconds(60))))
+        .isEqualTo(HealthStatus.DEGRADED);
+    assertThat(health.evaluateAge(java.util.Optional.of(Duration.ofMillis(299_999))))
+        .isEqualTo(HealthStatus.DEGRADED);
+    assertThat(health.evaluateAge(java.util.Optional.of(Duration.ofSeconds(300))))
+        .isEqualTo(HealthStatus.UNHEALTHY);
+    assertThatThrownBy(
+            () ->
+                RelayerHealth.builder(store)
+                    .ageThresholds(Duration.ofMinutes(5), Duration.ofMinutes(1))
+                    .recoveryDelay(Duration.ofSeconds(-1))
+                    .build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("ageUnhealthyAt must not be below ageDegradedAt")
+        .hasMessageContaining("health.recoveryDelay must not be negative");
+    assertThatThrownBy(
+            () -> RelayerHealth.builder(store).ageThresholds(Duration.ZERO, Duration.ZERO).build())
+        .hasMessageContaining("health.ageDegradedAt must be positive");
+  }
+
   private static void assertRejected(MaintenanceOptions.Builder builder, String message) {
     assertThatThrownBy(builder::build)
         .isInstanceOf(InvalidInputException.class)

@@ -55,7 +55,7 @@ public final class CleanupScenario implements Scenario {
 
   @Override
   public String title() {
-    return "9. Cleanup at volume";
+    return "Cleanup at volume";
   }
 
   @Override
