@@ -5,6 +5,7 @@ import dev.relayer.bench.peer.PeerScenario;
 import dev.relayer.bench.relayer.BacklogScenario;
 import dev.relayer.bench.relayer.BrokersScenario;
 import dev.relayer.bench.relayer.BurnDownScenario;
+import dev.relayer.bench.relayer.CleanupScenario;
 import dev.relayer.bench.relayer.EnqueueOverheadScenario;
 import dev.relayer.bench.relayer.LanesScenario;
 import dev.relayer.bench.relayer.SteadyStateScenario;
@@ -61,6 +62,7 @@ final class ScenarioCatalog {
     scenarios.put(PeerScenario.ID, o -> new PeerScenario());
     scenarios.put(LanesScenario.ID, o -> new LanesScenario());
     scenarios.put(BrokersScenario.ID, o -> new BrokersScenario());
+    scenarios.put(CleanupScenario.ID, o -> new CleanupScenario());
     return scenarios;
   }
 }

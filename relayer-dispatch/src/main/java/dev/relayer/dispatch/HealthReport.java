@@ -3,24 +3,69 @@ package dev.relayer.dispatch;
 import dev.relayer.store.LeaseState;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
- * A backlog health check.
+ * A health check: the status, the rules that set it, and what the outbox, the dead table, the
+ * leases and this process's sends looked like. Ages of pending rows are measured from when the row
+ * became due ({@code deliver_at}, else {@code created_at}) to {@link #at()}.
  *
- * @param status from the eligible backlog and the thresholds
- * @param at the instant the backlog was evaluated at
- * @param eligible rows that are pending, due and not under a live claim
+ * @param status the worst of the rules' verdicts (see {@link RelayerHealth})
+ * @param reasons one line per rule that made the status worse than healthy, empty when healthy
+ * @param at the instant the check was evaluated at
+ * @param eligible rows that are pending, due and not under a live claim or retry hold
  * @param oldestEligibleAge how long the oldest eligible row has waited since it became due
+ * @param oldestPendingAge how long the oldest due pending row has waited, eligible or not (also
+ *     rows under a claim or waiting out a retry)
+ * @param retrying pending rows that failed and wait out a retry hold
+ * @param oldestRetryingAge how long the oldest retrying row has been due: an upper bound on how
+ *     long it has been failing (no column records the first failure, which came at or after it was
+ *     due)
+ * @param neverHandedOff unordered rows older than the recovery delay that no one ever claimed and
+ *     that were due when written: their hand-off is missing (or direct dispatch is not running) and
+ *     the sweeper has not reached them yet
  * @param parkedKeys ordering keys held for an operator
+ * @param oldestParkedAge how long the longest-parked head has been parked
  * @param deadRows rows in the dead table
- * @param sweeperLease who holds the sweeper lease and until when (database clock), if anyone
+ * @param deadRowsLastHour dead rows whose {@code failed_at} lies within the hour before {@link
+ *     #at()}
+ * @param leases every lease row (sweeper, cleanup, {@code lane/<n>}, {@code instance/<owner>}) with
+ *     its holder and expiry (database clock), by name
+ * @param transports per transport, this process's sends over the last minute; empty when the check
+ *     was not given a dispatcher
  */
 public record HealthReport(
     HealthStatus status,
+    List<String> reasons,
     Instant at,
     long eligible,
     Optional<Duration> oldestEligibleAge,
+    Optional<Duration> oldestPendingAge,
+    long retrying,
+    Optional<Duration> oldestRetryingAge,
+    long neverHandedOff,
     long parkedKeys,
+    Optional<Duration> oldestParkedAge,
     long deadRows,
-    Optional<LeaseState> sweeperLease) {}
+    long deadRowsLastHour,
+    List<LeaseState> leases,
+    Map<String, TransportSends> transports) {
+
+  public HealthReport {
+    reasons = List.copyOf(reasons);
+    leases = List.copyOf(leases);
+    transports = Map.copyOf(transports);
+  }
+
+  /** The lease row of {@code name}, if there is one. */
+  public Optional<LeaseState> lease(String name) {
+    return leases.stream().filter(l -> l.name().equals(name)).findFirst();
+  }
+
+  /** Who holds the sweeper lease and until when (database clock), if anyone. */
+  public Optional<LeaseState> sweeperLease() {
+    return lease("sweeper");
+  }
+}

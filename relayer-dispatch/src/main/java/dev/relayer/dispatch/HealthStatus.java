@@ -1,11 +1,17 @@
 package dev.relayer.dispatch;
 
-/** Backlog health, from the eligible backlog compared with two thresholds. */
+/** Health, the worst verdict of {@link RelayerHealth}'s rules. */
 public enum HealthStatus {
-  /** Eligible backlog below {@code degradedAt}. */
+  /** No rule reached its first threshold. */
   HEALTHY,
-  /** Eligible backlog from {@code degradedAt} up to (not including) {@code unhealthyAt}. */
+  /**
+   * A rule reached its first threshold but none its second: eligible backlog from {@code
+   * degradedAt}, oldest eligible age from {@code ageDegradedAt}, or a transport failing every send.
+   */
   DEGRADED,
-  /** Eligible backlog at or above {@code unhealthyAt}. */
+  /**
+   * Eligible backlog at or above {@code unhealthyAt}, or oldest eligible age from {@code
+   * ageUnhealthyAt}.
+   */
   UNHEALTHY
 }

@@ -12,16 +12,24 @@ import java.util.function.Consumer;
  * Options of {@link RelayerMaintenance}. Every instance sharing the tables must use the same values
  * (the lease holder's are the ones in force, and a takeover must not change behaviour).
  *
- * @param batchSize rows per sweep pass and per cleanup delete; 1–10000, default 100
+ * @param batchSize rows per sweep pass; 1–10000, default 100
  * @param recoveryDelay the sweeper leaves rows younger than this (by {@code created_at}) to direct
- *     dispatch; ≥ 0, default 30 s. Raise it if direct dispatch often takes longer
+ *     dispatch; ≥ 0, default 30 s. Raise it if direct dispatch often takes longer. Rows scheduled
+ *     after their {@code created_at} ({@code deliver_at}) do not wait for it: they are swept once
+ *     due
  * @param sweepInterval wait after a sweep pass that did not claim and send a full page; > 0,
  *     default 5 s
  * @param leaseDuration how long the sweeper and cleanup leases last after each pass; 1 s – 1 h,
  *     default 30 s. A crashed leader is replaced after at most this long
  * @param claimDuration how long a sweep claim holds a row; > 0, default 30 s; longer than a send
  *     plus the database round trips
- * @param cleanupInterval how often cleanup runs (after a sweep); > 0, default 1 min
+ * @param cleanupInterval how often cleanup runs (after a sweep) once it has caught up; > 0, default
+ *     1 min. A cleanup run that ends on its budget with rows left runs again after the next sweep
+ *     pass instead
+ * @param cleanupBatchSize rows per cleanup delete, each batch its own transaction; a run deletes
+ *     batch after batch until one comes back short; 1–100000, default 5000
+ * @param cleanupBudget how long one cleanup run may go on deleting before it lets the next sweep
+ *     pass run; > 0, default 5 s
  * @param deadRetention dead rows older than this (by {@code failed_at}) are deleted; default 30 d
  * @param inboxRetention inbox records older than this (by {@code processed_at}) are deleted;
  *     default 7 d. It bounds deduplication: a redelivery older than this is processed again
@@ -34,6 +42,8 @@ public record MaintenanceOptions(
     Duration leaseDuration,
     Duration claimDuration,
     Duration cleanupInterval,
+    int cleanupBatchSize,
+    Duration cleanupBudget,
     Retention deadRetention,
     Retention inboxRetention,
     Duration shutdownTimeout) {
@@ -47,6 +57,8 @@ public record MaintenanceOptions(
         .between("leaseDuration", leaseDuration, Duration.ofSeconds(1), Duration.ofHours(1))
         .positive("claimDuration", claimDuration)
         .positive("cleanupInterval", cleanupInterval)
+        .between("cleanupBatchSize", cleanupBatchSize, 1, 100_000)
+        .positive("cleanupBudget", cleanupBudget)
         .notNegative("shutdownTimeout", shutdownTimeout);
     checkRetention(checks, "deadRetention", deadRetention);
     checkRetention(checks, "inboxRetention", inboxRetention);
@@ -84,6 +96,8 @@ public record MaintenanceOptions(
     setters.put("leaseDuration", v -> builder.leaseDuration(Durations.parse(v)));
     setters.put("claimDuration", v -> builder.claimDuration(Durations.parse(v)));
     setters.put("cleanupInterval", v -> builder.cleanupInterval(Durations.parse(v)));
+    setters.put("cleanupBatchSize", v -> builder.cleanupBatchSize(OptionChecks.parseInt(v)));
+    setters.put("cleanupBudget", v -> builder.cleanupBudget(Durations.parse(v)));
     setters.put("deadRetention", v -> builder.deadRetention(Retention.parse(v)));
     setters.put("inboxRetention", v -> builder.inboxRetention(Retention.parse(v)));
     setters.put("shutdownTimeout", v -> builder.shutdownTimeout(Durations.parse(v)));
@@ -110,6 +124,10 @@ public record MaintenanceOptions(
         + Durations.format(claimDuration)
         + " cleanupInterval="
         + Durations.format(cleanupInterval)
+        + " cleanupBatchSize="
+        + cleanupBatchSize
+        + " cleanupBudget="
+        + Durations.format(cleanupBudget)
         + " deadRetention="
         + deadRetention
         + " inboxRetention="
@@ -126,6 +144,8 @@ public record MaintenanceOptions(
     private Duration leaseDuration = Duration.ofSeconds(30);
     private Duration claimDuration = Duration.ofSeconds(30);
     private Duration cleanupInterval = Duration.ofMinutes(1);
+    private int cleanupBatchSize = 5000;
+    private Duration cleanupBudget = Duration.ofSeconds(5);
     private Retention deadRetention = Retention.of(Duration.ofDays(30));
     private Retention inboxRetention = Retention.of(Duration.ofDays(7));
     private Duration shutdownTimeout = Duration.ofSeconds(10);
@@ -162,6 +182,16 @@ public record MaintenanceOptions(
       return this;
     }
 
+    public Builder cleanupBatchSize(int cleanupBatchSize) {
+      this.cleanupBatchSize = cleanupBatchSize;
+      return this;
+    }
+
+    public Builder cleanupBudget(Duration cleanupBudget) {
+      this.cleanupBudget = cleanupBudget;
+      return this;
+    }
+
     public Builder deadRetention(Retention deadRetention) {
       this.deadRetention = deadRetention;
       return this;
@@ -186,6 +216,8 @@ public record MaintenanceOptions(
           leaseDuration,
           claimDuration,
           cleanupInterval,
+          cleanupBatchSize,
+          cleanupBudget,
           deadRetention,
           inboxRetention,
           shutdownTimeout);

@@ -105,12 +105,19 @@ public final class RelayerDispatcher implements AutoCloseable {
     return new Builder(store, dsl);
   }
 
-  /** Starts the direct-dispatch workers; idempotent. */
+  /**
+   * Starts the direct-dispatch workers; idempotent. First checks the schema once ({@link
+   * RelayerStore#verifySchema}): a database without Relayer's tables or columns throws {@link
+   * dev.relayer.api.SchemaMismatchException} naming the missing object, and nothing starts (start
+   * may be called again once the schema is installed).
+   */
   public void start() {
     synchronized (lifecycle) {
       if (started || closed) {
         return;
       }
+      // Fail here, naming the missing table or column, rather than on every hand-off later.
+      store.verifySchema(dsl);
       started = true;
       log.info(
           "Relayer dispatcher starting: store={} transports={} {}",

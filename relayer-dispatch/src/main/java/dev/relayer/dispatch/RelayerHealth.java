@@ -1,44 +1,90 @@
 package dev.relayer.dispatch;
 
+import dev.relayer.dispatch.internal.Durations;
 import dev.relayer.dispatch.internal.OptionChecks;
-import dev.relayer.dispatch.internal.Sweeper;
-import dev.relayer.store.Backlog;
+import dev.relayer.dispatch.internal.TransportWatch;
+import dev.relayer.store.HealthQuery;
+import dev.relayer.store.OutboxHealth;
 import dev.relayer.store.RelayerStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.jooq.DSLContext;
 
 /**
- * Backlog health for readiness probes and dashboards: below {@code degradedAt} eligible rows the
- * store is healthy, from {@code degradedAt} degraded, from {@code unhealthyAt} unhealthy. With
- * thresholds 10 and 20, counts 9, 10, 19 and 20 give healthy, degraded, degraded, unhealthy.
+ * Health for readiness probes and dashboards. The status is the worst verdict of three rules, each
+ * with inclusive thresholds:
+ *
+ * <ol>
+ *   <li><b>eligible backlog</b>: below {@code degradedAt} eligible rows healthy, from {@code
+ *       degradedAt} degraded, from {@code unhealthyAt} unhealthy. With thresholds 10 and 20, counts
+ *       9, 10, 19 and 20 give healthy, degraded, degraded, unhealthy;
+ *   <li><b>oldest eligible age</b> (since the row became due): below {@code ageDegradedAt} healthy,
+ *       from it degraded, from {@code ageUnhealthyAt} unhealthy. With 1 min and 5 min, ages 59.999
+ *       s, 60 s, 299.999 s and 300 s give healthy, degraded, degraded, unhealthy;
+ *   <li><b>a transport failing every send</b>: when the check was given a dispatcher, any transport
+ *       whose sends in this process over the last minute all failed (at least one failed, none
+ *       succeeded) makes the status at least degraded. A transport that sent nothing in the last
+ *       minute, or had one success among its failures, does not.
+ * </ol>
+ *
+ * Each rule that fired is named in {@link HealthReport#reasons()}. The check is two statements: one
+ * over the outbox (with the dead table's counts as subqueries) and one over the leases.
+ *
+ * <pre>{@code
+ * RelayerHealth health =
+ *     RelayerHealth.builder(store).eligibleThresholds(1_000, 10_000).dispatcher(dispatcher).build();
+ * HealthReport report = health.check(dsl);
+ * }</pre>
  */
 public final class RelayerHealth {
+
+  /** The window of {@link HealthReport#deadRowsLastHour()}. */
+  public static final Duration DEAD_WINDOW = Duration.ofHours(1);
 
   private final RelayerStore store;
   private final long degradedAt;
   private final long unhealthyAt;
+  private final Duration ageDegradedAt;
+  private final Duration ageUnhealthyAt;
+  private final Duration recoveryDelay;
+  private final TransportWatch sends;
   private final Clock clock;
 
   /**
+   * Health with count thresholds and the default age thresholds (1 min, 5 min) and recovery delay
+   * (30 s), without per-transport send counts; see {@link #builder} for the rest.
+   *
    * @param degradedAt eligible rows from which the store is degraded; ≥ 1 (suggested: what your
    *     dispatchers send in about a minute)
    * @param unhealthyAt eligible rows from which it is unhealthy; ≥ degradedAt
    */
   public RelayerHealth(RelayerStore store, long degradedAt, long unhealthyAt, Clock clock) {
-    this.store = Objects.requireNonNull(store, "store");
-    this.clock = Objects.requireNonNull(clock, "clock");
-    new OptionChecks("health")
-        .between("degradedAt", degradedAt, 1, Long.MAX_VALUE)
-        .between("unhealthyAt", unhealthyAt, 1, Long.MAX_VALUE)
-        .rule(unhealthyAt >= degradedAt, "unhealthyAt must not be below degradedAt")
-        .throwIfAny();
-    this.degradedAt = degradedAt;
-    this.unhealthyAt = unhealthyAt;
+    this(builder(store).eligibleThresholds(degradedAt, unhealthyAt).clock(clock).checked());
   }
 
-  /** The status of an eligible backlog of {@code eligible} rows. */
+  private RelayerHealth(Builder builder) {
+    this.store = builder.store;
+    this.degradedAt = builder.degradedAt;
+    this.unhealthyAt = builder.unhealthyAt;
+    this.ageDegradedAt = builder.ageDegradedAt;
+    this.ageUnhealthyAt = builder.ageUnhealthyAt;
+    this.recoveryDelay = builder.recoveryDelay;
+    this.sends = builder.dispatcher == null ? null : builder.dispatcher.engine().sends();
+    this.clock = builder.clock;
+  }
+
+  /** A builder over {@code store}; every option has a default. */
+  public static Builder builder(RelayerStore store) {
+    return new Builder(store);
+  }
+
+  /** The verdict of the eligible-backlog rule alone for {@code eligible} rows. */
   public HealthStatus evaluate(long eligible) {
     if (eligible >= unhealthyAt) {
       return HealthStatus.UNHEALTHY;
@@ -46,21 +92,167 @@ public final class RelayerHealth {
     return eligible >= degradedAt ? HealthStatus.DEGRADED : HealthStatus.HEALTHY;
   }
 
-  /** Checks the backlog now (by the clock), in the given context. */
+  /** The verdict of the oldest-eligible-age rule alone; healthy when nothing is eligible. */
+  public HealthStatus evaluateAge(Optional<Duration> oldestEligibleAge) {
+    if (oldestEligibleAge.isEmpty()) {
+      return HealthStatus.HEALTHY;
+    }
+    Duration age = oldestEligibleAge.get();
+    if (age.compareTo(ageUnhealthyAt) >= 0) {
+      return HealthStatus.UNHEALTHY;
+    }
+    return age.compareTo(ageDegradedAt) >= 0 ? HealthStatus.DEGRADED : HealthStatus.HEALTHY;
+  }
+
+  /** Checks now (by the clock), in the given context. */
   public HealthReport check(DSLContext dsl) {
     return check(dsl, clock.instant());
   }
 
-  /** Checks the backlog at {@code now}. */
+  /** Checks at {@code now}. The per-transport counts are always of the last minute by the clock. */
   public HealthReport check(DSLContext dsl, Instant now) {
-    Backlog backlog = store.backlog(dsl, now);
+    OutboxHealth outbox = store.health(dsl, new HealthQuery(now, recoveryDelay, DEAD_WINDOW));
+    Map<String, TransportSends> transports = sends == null ? Map.of() : sends.lastMinute();
+    List<String> reasons = new ArrayList<>();
+    long eligible = outbox.backlog().eligible();
+    HealthStatus byCount = evaluate(eligible);
+    if (byCount != HealthStatus.HEALTHY) {
+      reasons.add(
+          "eligible="
+              + eligible
+              + " is at or above "
+              + (byCount == HealthStatus.UNHEALTHY
+                  ? "unhealthyAt=" + unhealthyAt
+                  : "degradedAt=" + degradedAt));
+    }
+    Optional<Duration> age = outbox.backlog().oldestEligibleAge();
+    HealthStatus byAge = evaluateAge(age);
+    if (byAge != HealthStatus.HEALTHY) {
+      reasons.add(
+          "oldestEligibleAge="
+              + Durations.format(age.orElseThrow())
+              + " is at or above "
+              + (byAge == HealthStatus.UNHEALTHY
+                  ? "ageUnhealthyAt=" + Durations.format(ageUnhealthyAt)
+                  : "ageDegradedAt=" + Durations.format(ageDegradedAt)));
+    }
+    HealthStatus bySends = HealthStatus.HEALTHY;
+    for (TransportSends t : transports.values()) {
+      if (t.failsEverySend()) {
+        bySends = HealthStatus.DEGRADED;
+        reasons.add(
+            "transport="
+                + t.transport()
+                + " failed every send in the last minute (failed="
+                + t.failed()
+                + t.lastError().map(e -> ", last error: " + e).orElse("")
+                + ")");
+      }
+    }
+    HealthStatus status = worst(worst(byCount, byAge), bySends);
     return new HealthReport(
-        evaluate(backlog.eligible()),
+        status,
+        reasons,
         now,
-        backlog.eligible(),
-        backlog.oldestEligibleAge(),
-        store.parkedKeyCount(dsl),
-        store.deadCount(dsl),
-        store.lease(dsl, Sweeper.LEASE));
+        eligible,
+        age,
+        outbox.oldestPendingAge(),
+        outbox.retrying(),
+        outbox.oldestRetryingAge(),
+        outbox.neverHandedOff(),
+        outbox.parkedKeys(),
+        outbox.oldestParkedAge(),
+        outbox.deadRows(),
+        outbox.recentDeadRows(),
+        store.leases(dsl),
+        transports);
+  }
+
+  private static HealthStatus worst(HealthStatus a, HealthStatus b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  /** Builds {@link RelayerHealth}; unset options take their defaults. */
+  public static final class Builder {
+    private final RelayerStore store;
+    private long degradedAt = 1_000;
+    private long unhealthyAt = 10_000;
+    private Duration ageDegradedAt = Duration.ofMinutes(1);
+    private Duration ageUnhealthyAt = Duration.ofMinutes(5);
+    private Duration recoveryDelay = Duration.ofSeconds(30);
+    private RelayerDispatcher dispatcher;
+    private Clock clock = Clock.systemUTC();
+
+    private Builder(RelayerStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /**
+     * Eligible rows from which the store is degraded (≥ 1, default 1000; suggested: what your
+     * dispatchers send in about a minute) and unhealthy (≥ degradedAt, default 10000).
+     */
+    public Builder eligibleThresholds(long degradedAt, long unhealthyAt) {
+      this.degradedAt = degradedAt;
+      this.unhealthyAt = unhealthyAt;
+      return this;
+    }
+
+    /**
+     * Oldest eligible age from which the store is degraded (> 0, default 1 min) and unhealthy (≥
+     * ageDegradedAt, default 5 min). Keep them above {@code recoveryDelay} plus {@code
+     * sweepInterval}: a row whose hand-off was lost is that old before the sweeper takes it.
+     */
+    public Builder ageThresholds(Duration ageDegradedAt, Duration ageUnhealthyAt) {
+      this.ageDegradedAt = ageDegradedAt;
+      this.ageUnhealthyAt = ageUnhealthyAt;
+      return this;
+    }
+
+    /**
+     * The maintenance {@code recoveryDelay} (≥ 0, default 30 s): rows older than this that no one
+     * claimed count as {@linkplain HealthReport#neverHandedOff() never handed off}.
+     */
+    public Builder recoveryDelay(Duration recoveryDelay) {
+      this.recoveryDelay = recoveryDelay;
+      return this;
+    }
+
+    /**
+     * The dispatcher whose sends (direct, sweeper and lanes of this process) the report counts per
+     * transport and the failing-transport rule reads; without one, neither applies.
+     */
+    public Builder dispatcher(RelayerDispatcher dispatcher) {
+      this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+      return this;
+    }
+
+    /** The UTC clock {@link #check(DSLContext)} reads; default the system clock. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Validates every option at once; throws naming each offending option. */
+    public RelayerHealth build() {
+      return new RelayerHealth(checked());
+    }
+
+    private Builder checked() {
+      OptionChecks checks =
+          new OptionChecks("health")
+              .between("degradedAt", degradedAt, 1, Long.MAX_VALUE)
+              .between("unhealthyAt", unhealthyAt, 1, Long.MAX_VALUE)
+              .rule(unhealthyAt >= degradedAt, "unhealthyAt must not be below degradedAt")
+              .positive("ageDegradedAt", ageDegradedAt)
+              .positive("ageUnhealthyAt", ageUnhealthyAt)
+              .notNegative("recoveryDelay", recoveryDelay);
+      if (ageDegradedAt != null && ageUnhealthyAt != null) {
+        checks.rule(
+            ageUnhealthyAt.compareTo(ageDegradedAt) >= 0,
+            "ageUnhealthyAt must not be below ageDegradedAt");
+      }
+      checks.throwIfAny();
+      return this;
+    }
   }
 }

@@ -146,12 +146,18 @@ public final class RelayerLanes implements AutoCloseable {
     return options;
   }
 
-  /** Starts the balancer, the listener (unless poll-only) and the lane threads; idempotent. */
+  /**
+   * Starts the balancer, the listener (unless poll-only) and the lane threads; idempotent. First
+   * checks the schema once ({@link RelayerStore#verifySchema}): a database without Relayer's tables
+   * or columns throws {@link dev.relayer.api.SchemaMismatchException} naming the missing object,
+   * and nothing starts.
+   */
   public void start() {
     synchronized (lifecycle) {
       if (running || closed) {
         return;
       }
+      store.verifySchema(dsl);
       running = true;
       log.info(
           "Relayer lanes starting: store={} owner={} laneCount={} channel={} {}",

@@ -85,7 +85,8 @@ public final class RelayerMaintenance implements AutoCloseable {
             store,
             new Cleanup.Settings(
                 owner,
-                options.batchSize(),
+                options.cleanupBatchSize(),
+                options.cleanupBudget(),
                 options.leaseDuration(),
                 options.deadRetention().duration(),
                 options.inboxRetention().duration()),
@@ -151,12 +152,17 @@ public final class RelayerMaintenance implements AutoCloseable {
     return owner;
   }
 
-  /** Starts the pass loop; idempotent. */
+  /**
+   * Starts the pass loop; idempotent. First checks the schema once ({@link
+   * RelayerStore#verifySchema}): a database without Relayer's tables or columns throws {@link
+   * dev.relayer.api.SchemaMismatchException} naming the missing object, and nothing starts.
+   */
   public void start() {
     synchronized (lifecycle) {
       if (loop != null || closed) {
         return;
       }
+      store.verifySchema(dsl);
       running = true;
       log.info(
           "Relayer maintenance starting: store={} owner={} {}",
@@ -207,14 +213,18 @@ public final class RelayerMaintenance implements AutoCloseable {
     if (now.isBefore(nextCleanup)) {
       return;
     }
-    nextCleanup = now.plus(options.cleanupInterval());
-    CleanupResult result = cleanup.pass(dsl, now);
+    CleanupResult result = cleanup.pass(dsl, now, () -> !running);
+    // A run that ended on its budget with rows left goes on after the next sweep pass; one that
+    // drained (or did not lead) waits the interval.
+    nextCleanup = result.leader() && !result.drained() ? now : now.plus(options.cleanupInterval());
     if (result.deadDeleted() + result.inboxDeleted() > 0) {
       log.info(
-          "store={} cleanup deleted dead={} inbox={}",
+          "store={} cleanup deleted dead={} inbox={} batches={} drained={}",
           store.displayName(),
           result.deadDeleted(),
-          result.inboxDeleted());
+          result.inboxDeleted(),
+          result.batches(),
+          result.drained());
     }
   }
 
@@ -223,9 +233,12 @@ public final class RelayerMaintenance implements AutoCloseable {
     return sweeper.pass(dsl);
   }
 
-  /** Runs one cleanup pass on the calling thread, whether or not it is due. */
+  /**
+   * Runs one cleanup run on the calling thread, whether or not it is due: batches of {@code
+   * cleanupBatchSize} until both tables come back short or {@code cleanupBudget} has passed.
+   */
   public CleanupResult cleanupOnce() {
-    return cleanup.pass(dsl, engine.clock().instant());
+    return cleanup.pass(dsl, engine.clock().instant(), () -> false);
   }
 
   /** Whether this instance held the sweeper lease at its last pass. */

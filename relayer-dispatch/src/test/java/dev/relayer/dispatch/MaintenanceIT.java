@@ -324,12 +324,11 @@ class MaintenanceIT {
     RelayerMaintenance maintenance =
         fx.track(
             RelayerMaintenance.create(
-                dispatcher, DispatchFixture.fastMaintenance().batchSize(2).build()));
+                dispatcher, DispatchFixture.fastMaintenance().cleanupBatchSize(2).build()));
     var first = maintenance.cleanupOnce();
-    assertThat(first.deadDeleted()).isEqualTo(2);
-    assertThat(first.inboxDeleted()).isEqualTo(2);
-    maintenance.cleanupOnce();
-    maintenance.cleanupOnce();
+    assertThat(first.deadDeleted()).isEqualTo(5);
+    assertThat(first.inboxDeleted()).isEqualTo(5);
+    assertThat(first.drained()).isTrue();
     var last = maintenance.cleanupOnce();
     assertThat(last.deadDeleted()).isZero();
     assertThat(dsl.fetchCount(table)).isEqualTo(1);

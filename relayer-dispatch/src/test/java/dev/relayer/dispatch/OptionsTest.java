@@ -25,6 +25,29 @@ class OptionsTest {
   }
 
   @Test
+  void cleanupHasItsOwnBatchSizeAndBudgetSeparateFromTheSweepersPage() {
+    MaintenanceOptions defaults = MaintenanceOptions.defaults();
+    assertThat(defaults.cleanupBatchSize()).isEqualTo(5000);
+    assertThat(defaults.cleanupBudget()).isEqualTo(Duration.ofSeconds(5));
+    MaintenanceOptions bound =
+        MaintenanceOptions.fromMap(
+            Map.of("cleanupBatchSize", "100000", "cleanupBudget", "500ms", "batchSize", "7"));
+    assertThat(bound.cleanupBatchSize()).isEqualTo(100_000);
+    assertThat(bound.cleanupBudget()).isEqualTo(Duration.ofMillis(500));
+    assertThat(bound.batchSize()).isEqualTo(7);
+    assertThat(MaintenanceOptions.builder().cleanupBatchSize(1).build().cleanupBatchSize())
+        .isEqualTo(1);
+    assertRejected(
+        MaintenanceOptions.builder().cleanupBatchSize(0),
+        "maintenance.cleanupBatchSize must be between 1 and 100000, was 0");
+    assertRejected(
+        MaintenanceOptions.builder().cleanupBatchSize(100_001), "maintenance.cleanupBatchSize");
+    assertRejected(
+        MaintenanceOptions.builder().cleanupBudget(Duration.ZERO),
+        "maintenance.cleanupBudget must be positive");
+  }
+
+  @Test
   void maintenanceBoundariesAreInclusiveAndNeverClamped() {
     assertThat(MaintenanceOptions.builder().batchSize(1).build().batchSize()).isEqualTo(1);
     assertThat(MaintenanceOptions.builder().batchSize(10_000).build().batchSize())
@@ -259,6 +282,36 @@ class OptionsTest {
                     10,
                     java.time.Clock.systemUTC()))
         .hasMessageContaining("unhealthyAt must not be below degradedAt");
+  }
+
+  @Test
+  void healthAgeThresholdsClassifyAgesAsDesignedAndBadOptionsAreNamedTogether() {
+    var store = dev.relayer.store.RelayerStore.create(dev.relayer.store.StoreOptions.defaults());
+    RelayerHealth health =
+        RelayerHealth.builder(store)
+            .ageThresholds(Duration.ofSeconds(60), Duration.ofSeconds(300))
+            .build();
+    assertThat(health.evaluateAge(java.util.Optional.empty())).isEqualTo(HealthStatus.HEALTHY);
+    assertThat(health.evaluateAge(java.util.Optional.of(Duration.ofMillis(59_999))))
+        .isEqualTo(HealthStatus.HEALTHY);
+    assertThat(health.evaluateAge(java.util.Optional.of(Duration.ofSeconds(60))))
+        .isEqualTo(HealthStatus.DEGRADED);
+    assertThat(health.evaluateAge(java.util.Optional.of(Duration.ofMillis(299_999))))
+        .isEqualTo(HealthStatus.DEGRADED);
+    assertThat(health.evaluateAge(java.util.Optional.of(Duration.ofSeconds(300))))
+        .isEqualTo(HealthStatus.UNHEALTHY);
+    assertThatThrownBy(
+            () ->
+                RelayerHealth.builder(store)
+                    .ageThresholds(Duration.ofMinutes(5), Duration.ofMinutes(1))
+                    .recoveryDelay(Duration.ofSeconds(-1))
+                    .build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("ageUnhealthyAt must not be below ageDegradedAt")
+        .hasMessageContaining("health.recoveryDelay must not be negative");
+    assertThatThrownBy(
+            () -> RelayerHealth.builder(store).ageThresholds(Duration.ZERO, Duration.ZERO).build())
+        .hasMessageContaining("health.ageDegradedAt must be positive");
   }
 
   private static void assertRejected(MaintenanceOptions.Builder builder, String message) {

@@ -20,6 +20,7 @@ import java.util.UUID;
  * @param attempts claims so far, including this one
  * @param createdAt when the row was written (database clock)
  * @param lastError the previous failure, or {@code null}
+ * @param deliverAt when the row was scheduled to become due, or {@code null} (due when written)
  */
 public record ClaimedMessage(
     long id,
@@ -34,4 +35,14 @@ public record ClaimedMessage(
     String tenantId,
     int attempts,
     Instant createdAt,
-    String lastError) {}
+    String lastError,
+    Instant deliverAt) {
+
+  /**
+   * Whether the row was scheduled past its own {@code created_at}: not due when its transaction
+   * began, so direct dispatch had nothing to send and the sweeper delivers it by design.
+   */
+  public boolean scheduledAfterWrite() {
+    return deliverAt != null && deliverAt.isAfter(createdAt);
+  }
+}

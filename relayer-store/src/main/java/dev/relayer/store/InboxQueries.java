@@ -1,11 +1,8 @@
 package dev.relayer.store;
 
 import static dev.relayer.jooq.generated.Tables.RELAYER_INBOX;
-import static org.jooq.impl.DSL.row;
-import static org.jooq.impl.DSL.select;
 
 import dev.relayer.jooq.generated.tables.RelayerInbox;
-import java.time.Instant;
 import java.util.UUID;
 import org.jooq.DSLContext;
 
@@ -29,17 +26,8 @@ final class InboxQueries {
     return inserted == 1 ? InboxOutcome.FIRST : InboxOutcome.DUPLICATE;
   }
 
-  /** Deletes at most {@code limit} records processed before {@code cutoff}. */
-  static int deleteProcessedBefore(DSLContext dsl, Instant cutoff, int limit) {
-    return dsl.deleteFrom(I)
-        .where(
-            row(I.CONSUMER, I.MESSAGE_ID)
-                .in(
-                    select(I.CONSUMER, I.MESSAGE_ID)
-                        .from(I)
-                        .where(I.PROCESSED_AT.lt(OutboxQueries.utc(cutoff)))
-                        .orderBy(I.PROCESSED_AT)
-                        .limit(limit)))
-        .execute();
+  /** One retention batch: records processed before the cutoff, oldest first. */
+  static Purged purge(DSLContext dsl, PurgeBatch batch) {
+    return RetentionDelete.run(dsl, I, I.PROCESSED_AT, batch);
   }
 }

@@ -67,6 +67,7 @@ final class LeaseQueries {
   private final RenderedStatement release;
   private final RenderedStatement find;
   private final RenderedStatement live;
+  private final RenderedStatement all;
 
   LeaseQueries(StoreJdbc jdbc) {
     this.jdbc = jdbc;
@@ -130,6 +131,12 @@ final class LeaseQueries {
                 .from(L)
                 .where(L.NAME.startsWith(NAME))
                 .and(L.EXPIRES_AT.gt(clock()))
+                .orderBy(L.NAME));
+    this.all =
+        jdbc.render(
+            select(L.NAME, L.OWNER, L.EXPIRES_AT)
+                .from(L)
+                .where(L.NAME.startsWith(NAME))
                 .orderBy(L.NAME));
   }
 
@@ -333,6 +340,11 @@ final class LeaseQueries {
   /** Unexpired leases whose name starts with {@code prefix}, by name. */
   List<LeaseState> live(DSLContext dsl, String prefix) {
     return states(dsl, live, prefix);
+  }
+
+  /** Every lease row whose name starts with {@code prefix}, expired or not, by name. */
+  List<LeaseState> all(DSLContext dsl, String prefix) {
+    return states(dsl, all, prefix);
   }
 
   private List<LeaseState> states(DSLContext dsl, RenderedStatement statement, String name) {

@@ -18,6 +18,7 @@ import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Table;
+import org.jooq.impl.DSL;
 
 /** Every statement on the dead table, including the move from the outbox. */
 final class OutboxDeadQueries {
@@ -123,16 +124,18 @@ final class OutboxDeadQueries {
     return dsl.fetchCount(D);
   }
 
-  /** Deletes at most {@code limit} dead rows that failed before {@code cutoff}. */
-  static int deleteFailedBefore(DSLContext dsl, Instant cutoff, int limit) {
-    return dsl.deleteFrom(D)
-        .where(
-            D.ID.in(
-                select(D.ID)
-                    .from(D)
-                    .where(D.FAILED_AT.lt(OutboxQueries.utc(cutoff)))
-                    .orderBy(D.FAILED_AT)
-                    .limit(limit)))
-        .execute();
+  /** {@code (select count(*) from dead)}, for the health read. */
+  static Field<Integer> countField() {
+    return DSL.field(select(DSL.count()).from(D));
+  }
+
+  /** {@code (select count(*) from dead where failed_at > since)}, for the health read. */
+  static Field<Integer> countSinceField(Instant since) {
+    return DSL.field(select(DSL.count()).from(D).where(D.FAILED_AT.gt(OutboxQueries.utc(since))));
+  }
+
+  /** One retention batch: dead rows that failed before the cutoff, oldest first. */
+  static Purged purge(DSLContext dsl, PurgeBatch batch) {
+    return RetentionDelete.run(dsl, D, D.FAILED_AT, batch);
   }
 }

@@ -61,7 +61,8 @@ final class OutboxJdbc {
           O.TENANT_ID,
           O.ATTEMPTS,
           O.CREATED_AT,
-          O.LAST_ERROR);
+          O.LAST_ERROR,
+          O.DELIVER_AT);
 
   static final Param<OffsetDateTime> NOW = param("now", OffsetDateTime.class);
   static final Param<Integer> LIMIT = param("limit", Integer.class);
@@ -147,12 +148,18 @@ final class OutboxJdbc {
         .and(table.CLAIM_EXPIRES_AT.isNull().or(table.CLAIM_EXPIRES_AT.le(NOW)));
   }
 
+  /**
+   * A sweep page: unordered ids in the traversal's range, and either written before the recovery
+   * cutoff or scheduled past their own {@code created_at} (not due when their transaction began, so
+   * direct dispatch found nothing to send at the hand-off and the row waits for no one but the
+   * sweeper; the eligibility test still holds it until {@code deliver_at}).
+   */
   private static Condition page() {
     return O.LANE
         .isNull()
         .and(O.ID.gt(AFTER_ID))
         .and(O.ID.le(UP_TO_ID))
-        .and(O.CREATED_AT.le(CREATED_BEFORE));
+        .and(O.CREATED_AT.le(CREATED_BEFORE).or(O.DELIVER_AT.gt(O.CREATED_AT)));
   }
 
   /**
@@ -472,6 +479,10 @@ final class OutboxJdbc {
     return jdbc.update(dsl, deleteLocked, Map.of(IDS.getParamName(), ids.toArray(Long[]::new)));
   }
 
+  private static Instant instantOrNull(OffsetDateTime value) {
+    return value == null ? null : value.toInstant();
+  }
+
   /**
    * Runs a claiming statement on {@code jdbc}; returns its rows as read from {@link #CLAIMED}, with
    * {@code extraAttempts} added, in id order.
@@ -502,7 +513,8 @@ final class OutboxJdbc {
                         r.getString(10),
                         r.getInt(11) + extraAttempts,
                         r.getObject(12, OffsetDateTime.class).toInstant(),
-                        r.getString(13))));
+                        r.getString(13),
+                        instantOrNull(r.getObject(14, OffsetDateTime.class)))));
     claimed.sort(Comparator.comparingLong(ClaimedMessage::id));
     return claimed;
   }

@@ -17,6 +17,7 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.Record2;
 import org.jooq.impl.DSL;
 
@@ -150,5 +151,52 @@ final class OutboxQueries {
 
   private static Duration maxZero(Duration duration) {
     return duration.isNegative() ? Duration.ZERO : duration;
+  }
+
+  /** The health read: one statement over the outbox, with the dead table's counts as subqueries. */
+  static OutboxHealth health(DSLContext dsl, HealthQuery query) {
+    OffsetDateTime at = utc(query.now());
+    Field<OffsetDateTime> dueSince = DSL.coalesce(O.DELIVER_AT, O.CREATED_AT);
+    Condition pending = O.STATUS.eq(PENDING);
+    Condition due = pending.and(O.DELIVER_AT.isNull().or(O.DELIVER_AT.le(at)));
+    Condition retrying = pending.and(O.LAST_ERROR.isNotNull()).and(O.CLAIM_EXPIRES_AT.gt(at));
+    Condition neverHandedOff =
+        pending
+            .and(O.LANE.isNull())
+            .and(O.ATTEMPTS.eq(0))
+            .and(O.CLAIM_TOKEN.isNull())
+            .and(O.CREATED_AT.le(utc(query.now().minus(query.recoveryDelay()))))
+            .and(O.DELIVER_AT.isNull().or(O.DELIVER_AT.le(O.CREATED_AT)));
+    Condition parked = O.STATUS.eq(PARKED);
+    var row =
+        dsl.select(
+                count().filterWhere(eligible(at)),
+                min(dueSince).filterWhere(eligible(at)),
+                min(dueSince).filterWhere(due),
+                count().filterWhere(retrying),
+                min(dueSince).filterWhere(retrying),
+                count().filterWhere(neverHandedOff),
+                count().filterWhere(parked),
+                min(O.PARKED_AT).filterWhere(parked),
+                OutboxDeadQueries.countField(),
+                OutboxDeadQueries.countSinceField(query.now().minus(query.deadWindow())))
+            .from(O)
+            .fetchOne();
+    return new OutboxHealth(
+        new Backlog(row.value1(), age(row.value2(), query.now())),
+        age(row.value3(), query.now()),
+        row.value4(),
+        age(row.value5(), query.now()),
+        row.value6(),
+        row.value7(),
+        age(row.value8(), query.now()),
+        row.value9(),
+        row.value10());
+  }
+
+  private static Optional<Duration> age(OffsetDateTime since, Instant now) {
+    return since == null
+        ? Optional.empty()
+        : Optional.of(maxZero(Duration.between(since.toInstant(), now)));
   }
 }

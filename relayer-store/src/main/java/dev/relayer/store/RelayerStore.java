@@ -530,6 +530,16 @@ public final class RelayerStore {
     return OutboxQueries.backlog(mapping.map(dsl), Objects.requireNonNull(now, "now"), transport);
   }
 
+  /**
+   * The outbox and dead table at {@code query.now()}, in one statement: the eligible backlog, the
+   * oldest due pending row, rows waiting out a retry, rows never handed off, parked keys, dead rows
+   * and recent dead rows; see {@link OutboxHealth}. It reads every outbox row and counts the dead
+   * table; run it at probe rates (seconds), not per message.
+   */
+  public OutboxHealth health(DSLContext dsl, HealthQuery query) {
+    return OutboxQueries.health(mapping.map(dsl), Objects.requireNonNull(query, "query"));
+  }
+
   /** How many keys are parked. */
   public long parkedKeyCount(DSLContext dsl) {
     return OutboxQueries.parkedKeyCount(mapping.map(dsl));
@@ -571,6 +581,15 @@ public final class RelayerStore {
     return leases.find(dsl, name);
   }
 
+  /**
+   * Every lease row, expired or not, by name: the sweeper, cleanup, each lane ({@code lane/<n>})
+   * and each live lane instance's heartbeat ({@code instance/<owner>}). Graceful shutdown deletes
+   * an owner's rows; an expired row is an owner that stopped without it.
+   */
+  public List<LeaseState> leases(DSLContext dsl) {
+    return leases.all(dsl, "");
+  }
+
   /** Unexpired leases whose name starts with {@code prefix}. */
   public List<LeaseState> liveLeases(DSLContext dsl, String prefix) {
     StoreChecks.requireWritable("lease name prefix", Objects.requireNonNull(prefix, "prefix"));
@@ -581,16 +600,20 @@ public final class RelayerStore {
   // Retention and inbox
   // ---------------------------------------------------------------------------------------------
 
-  /** Deletes at most {@code limit} dead rows with {@code failed_at} before {@code cutoff}. */
-  public int deleteDeadBefore(DSLContext dsl, Instant cutoff, int limit) {
-    return OutboxDeadQueries.deleteFailedBefore(mapping.map(dsl), cutoff, limit);
+  /**
+   * One retention batch of the dead table, in the caller's transaction: deletes at most {@code
+   * batch.limit()} dead rows whose {@code failed_at} lies before {@code batch.olderThan()}, oldest
+   * first, from {@code batch.from()} on. A drain runs batches, each in its own short transaction,
+   * passing each result to {@link PurgeBatch#after} until one {@linkplain Purged#shortOf comes back
+   * short}.
+   */
+  public Purged purgeDead(DSLContext dsl, PurgeBatch batch) {
+    return OutboxDeadQueries.purge(mapping.map(dsl), Objects.requireNonNull(batch, "batch"));
   }
 
-  /**
-   * Deletes at most {@code limit} inbox records with {@code processed_at} before {@code cutoff}.
-   */
-  public int deleteInboxBefore(DSLContext dsl, Instant cutoff, int limit) {
-    return InboxQueries.deleteProcessedBefore(mapping.map(dsl), cutoff, limit);
+  /** {@link #purgeDead} for inbox records, by {@code processed_at}. */
+  public Purged purgeInbox(DSLContext dsl, PurgeBatch batch) {
+    return InboxQueries.purge(mapping.map(dsl), Objects.requireNonNull(batch, "batch"));
   }
 
   /**

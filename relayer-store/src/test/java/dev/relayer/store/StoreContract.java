@@ -863,7 +863,7 @@ abstract class StoreContract {
   }
 
   @Test
-  void retentionDeletesOldDeadAndInboxRowsInBatchesAndNeverTouchesTheOutbox() {
+  void retentionDeletesOldDeadAndInboxRowsInKeysetBatchesAndNeverTouchesTheOutbox() {
     Instant now = now();
     Instant old = now.minus(Duration.ofDays(40));
     List<Long> deadIds = new ArrayList<>();
@@ -892,13 +892,24 @@ abstract class StoreContract {
         .execute();
     Instant cutoff = now.minus(Duration.ofDays(30));
 
-    assertThat(store.deleteDeadBefore(dsl, cutoff, 3)).isEqualTo(3);
-    assertThat(store.deleteDeadBefore(dsl, cutoff, 3)).isEqualTo(1);
-    assertThat(store.deleteDeadBefore(dsl, cutoff, 3)).isZero();
+    PurgeBatch deadBatch = PurgeBatch.first(cutoff, 3);
+    Purged firstDead = store.purgeDead(dsl, deadBatch);
+    assertThat(firstDead.deleted()).isEqualTo(3);
+    assertThat(firstDead.shortOf(deadBatch)).isFalse();
+    assertThat(firstDead.newest()).contains(old.truncatedTo(ChronoUnit.MICROS));
+    deadBatch = deadBatch.after(firstDead);
+    Purged secondDead = store.purgeDead(dsl, deadBatch);
+    assertThat(secondDead.deleted()).isEqualTo(1);
+    assertThat(secondDead.shortOf(deadBatch)).isTrue();
+    assertThat(store.purgeDead(dsl, deadBatch.after(secondDead)).deleted()).isZero();
+    assertThat(store.purgeDead(dsl, PurgeBatch.first(cutoff, 3)).newest()).isEmpty();
     assertThat(store.deadCount(dsl)).isEqualTo(1);
-    assertThat(store.deleteInboxBefore(dsl, cutoff, 2)).isEqualTo(2);
-    assertThat(store.deleteInboxBefore(dsl, cutoff, 2)).isEqualTo(1);
-    assertThat(store.deleteInboxBefore(dsl, cutoff, 2)).isZero();
+    PurgeBatch inboxBatch = PurgeBatch.first(cutoff, 2);
+    Purged firstInbox = store.purgeInbox(dsl, inboxBatch);
+    assertThat(firstInbox.deleted()).isEqualTo(2);
+    inboxBatch = inboxBatch.after(firstInbox);
+    assertThat(store.purgeInbox(dsl, inboxBatch).deleted()).isEqualTo(1);
+    assertThat(store.purgeInbox(dsl, PurgeBatch.first(cutoff, 2)).deleted()).isZero();
     assertThat(mapped.fetchCount(RELAYER_INBOX)).isEqualTo(2);
     assertThat(row(pending)).as("pending rows never expire").isNotNull();
   }

@@ -2,16 +2,31 @@ package dev.relayer.dispatch.internal;
 
 import dev.relayer.dispatch.CleanupResult;
 import dev.relayer.store.LeaseRequest;
+import dev.relayer.store.PurgeBatch;
+import dev.relayer.store.Purged;
 import dev.relayer.store.RelayerStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import org.jooq.DSLContext;
 
 /**
- * One cleanup pass under the {@code cleanup} lease: deletes at most {@code batchSize} dead rows
- * older than the dead retention and at most {@code batchSize} inbox records older than the inbox
- * retention. Pending and parked outbox rows never expire.
+ * One cleanup run under the {@code cleanup} lease: drains dead rows older than the dead retention
+ * and inbox records older than the inbox retention. Pending and parked outbox rows never expire.
+ *
+ * <p>A run is a sequence of batches, each its own short transaction: lock the lease row (proceed
+ * only if this owner holds the lease or it has expired), delete at most {@code batchSize} rows of
+ * one table, renew the lease, commit. The two tables take turns, batch by batch, so that a huge
+ * backlog in one does not hold back the other. A table is done when a batch of it comes back short
+ * of {@code batchSize}; the run ends when both are done ({@linkplain CleanupResult#drained()
+ * drained}), when {@code budget} has passed (a batch that started in time finishes), when the stop
+ * signal is raised, or when another owner holds the lease. Within a run each table's batches go by
+ * keyset: a batch starts at the timestamp where the previous one ended, so it never walks the index
+ * entries its predecessors left behind. The cutoffs are fixed when the run starts.
+ *
+ * <p>A crash or error in a batch rolls back that batch only; what earlier batches deleted stays
+ * deleted, and the next run starts again from the oldest row.
  */
 public final class Cleanup {
 
@@ -22,6 +37,7 @@ public final class Cleanup {
   public record Settings(
       String owner,
       int batchSize,
+      Duration budget,
       Duration leaseDuration,
       Optional<Duration> deadRetention,
       Optional<Duration> inboxRetention) {}
@@ -40,29 +56,84 @@ public final class Cleanup {
     return new LeaseRequest(LEASE, settings.owner(), settings.leaseDuration());
   }
 
-  public CleanupResult pass(DSLContext dsl, Instant now) {
-    CleanupResult result =
-        dsl.transactionResult(
-            tx -> {
-              DSLContext t = tx.dsl();
-              store.commitWithoutFlushWait(t);
-              if (!store.tryAcquireLease(t, lease()).acquired()) {
-                return new CleanupResult(false, 0, 0);
-              }
-              int dead =
-                  settings
-                      .deadRetention()
-                      .map(r -> store.deleteDeadBefore(t, now.minus(r), settings.batchSize()))
-                      .orElse(0);
-              int inbox =
-                  settings
-                      .inboxRetention()
-                      .map(r -> store.deleteInboxBefore(t, now.minus(r), settings.batchSize()))
-                      .orElse(0);
-              store.renewLease(t, lease());
-              return new CleanupResult(true, dead, inbox);
-            });
-    leases.observe(LEASE, settings.owner(), result.leader());
-    return result;
+  /** One table's drain within a run. */
+  private static final class Drain {
+    final boolean dead;
+    PurgeBatch next;
+    long deleted;
+    boolean done;
+
+    Drain(boolean dead, Optional<Duration> retention, Instant now, int batchSize) {
+      this.dead = dead;
+      this.done = retention.isEmpty();
+      this.next = PurgeBatch.first(now.minus(retention.orElse(Duration.ZERO)), batchSize);
+    }
+  }
+
+  /**
+   * Runs batches until both tables come back short, {@code budget} has passed or {@code stop} says
+   * so; {@code now} fixes the cutoffs.
+   */
+  public CleanupResult pass(DSLContext dsl, Instant now, BooleanSupplier stop) {
+    long deadline = System.nanoTime() + settings.budget().toNanos();
+    Drain dead = new Drain(true, settings.deadRetention(), now, settings.batchSize());
+    Drain inbox = new Drain(false, settings.inboxRetention(), now, settings.batchSize());
+    int batches = 0;
+    boolean leader = true;
+    boolean first = true;
+    while (!(dead.done && inbox.done)) {
+      if (!first && (stop.getAsBoolean() || System.nanoTime() - deadline >= 0)) {
+        break;
+      }
+      first = false;
+      for (Drain drain : new Drain[] {dead, inbox}) {
+        if (drain.done) {
+          continue;
+        }
+        Optional<Purged> purged = batch(dsl, drain);
+        if (purged.isEmpty()) {
+          leader = false;
+          break;
+        }
+        batches++;
+        drain.deleted += purged.get().deleted();
+        drain.done = purged.get().shortOf(drain.next);
+        drain.next = drain.next.after(purged.get());
+      }
+      if (!leader) {
+        break;
+      }
+    }
+    if (batches == 0 && dead.done && inbox.done) {
+      // Both retentions infinite: still take and renew the lease, so the report shows who cleans.
+      leader = dsl.transactionResult(tx -> holdLease(tx.dsl()));
+    }
+    leases.observe(LEASE, settings.owner(), leader);
+    return new CleanupResult(
+        leader, dead.deleted, inbox.deleted, batches, leader && dead.done && inbox.done);
+  }
+
+  /** One batch in its own transaction; empty when another owner holds the lease. */
+  private Optional<Purged> batch(DSLContext dsl, Drain drain) {
+    return dsl.transactionResult(
+        tx -> {
+          DSLContext t = tx.dsl();
+          store.commitWithoutFlushWait(t);
+          if (!store.tryAcquireLease(t, lease()).acquired()) {
+            return Optional.empty();
+          }
+          Purged purged =
+              drain.dead ? store.purgeDead(t, drain.next) : store.purgeInbox(t, drain.next);
+          store.renewLease(t, lease());
+          return Optional.of(purged);
+        });
+  }
+
+  private boolean holdLease(DSLContext t) {
+    if (!store.tryAcquireLease(t, lease()).acquired()) {
+      return false;
+    }
+    store.renewLease(t, lease());
+    return true;
   }
 }

@@ -65,6 +65,8 @@ public final class DeliveryEngine implements AutoCloseable {
   private final Clock clock;
   private final Events events;
   private final ExecutorService senders;
+  private final TransportWatch sends;
+  private final HandoffWatch handoffs;
 
   public DeliveryEngine(
       RelayerStore store,
@@ -80,6 +82,8 @@ public final class DeliveryEngine implements AutoCloseable {
     this.clock = clock;
     this.events = events;
     this.senders = Executors.newCachedThreadPool(new NamedThreads(store.displayName(), "send"));
+    this.sends = new TransportWatch(store.displayName(), clock, OperatorLog.to(log));
+    this.handoffs = new HandoffWatch(store.displayName(), clock, OperatorLog.to(log));
   }
 
   /** Send timeout, retry policy and attempt limit. */
@@ -95,6 +99,16 @@ public final class DeliveryEngine implements AutoCloseable {
 
   public Events events() {
     return events;
+  }
+
+  /** Per-transport send counts over the last minute, and the failing/recovered log lines. */
+  public TransportWatch sends() {
+    return sends;
+  }
+
+  /** Dropped hand-offs and rows the sweeper delivered without one. */
+  public HandoffWatch handoffs() {
+    return handoffs;
   }
 
   public int maxAttempts() {
@@ -167,7 +181,7 @@ public final class DeliveryEngine implements AutoCloseable {
         sendChunk(transport, first.destination(), chunk, accepted, failed);
       }
     }
-    return new SendOutcome(accepted, failed, exhausted, notAttempted);
+    return sends.recorded(new SendOutcome(accepted, failed, exhausted, notAttempted));
   }
 
   /** Sends rows as given, one native batch, and reports per row; for ordered lanes. */
@@ -176,7 +190,7 @@ public final class DeliveryEngine implements AutoCloseable {
     List<ClaimedMessage> accepted = new ArrayList<>();
     List<SendOutcome.Failure> failed = new ArrayList<>();
     sendChunk(transport, destination, rows, accepted, failed);
-    return new SendOutcome(accepted, failed, List.of(), List.of());
+    return sends.recorded(new SendOutcome(accepted, failed, List.of(), List.of()));
   }
 
   private void sendChunk(

@@ -62,6 +62,7 @@ public final class DirectDispatcher {
     if (dropped > 0) {
       int count = dropped;
       log.debug("store={} direct queue full, dropped {} ids", engine.store().displayName(), count);
+      engine.handoffs().dropped(count);
       engine.events().emit(l -> l.handoffDropped(count));
     }
     return dropped;

@@ -201,6 +201,7 @@ public final class Sweeper {
     List<Consumer<RelayerEventListener>> events = List.of();
     if (!others.isEmpty()) {
       SendOutcome outcomes = engine.send(page);
+      engine.handoffs().sweptWithoutHandoff(neverHandedOff(outcomes));
       events = engine.complete(t, page, outcomes, "sweeper");
       sent = outcomes.accepted().size();
     }
@@ -236,6 +237,7 @@ public final class Sweeper {
       return 0;
     }
     SendOutcome outcome = engine.send(claim);
+    engine.handoffs().sweptWithoutHandoff(neverHandedOff(outcome));
     RelayerStore store = engine.store();
     engine.emit(
         dsl.transactionResult(
@@ -244,6 +246,21 @@ public final class Sweeper {
               return engine.complete(tx.dsl(), claim, outcome, "sweeper");
             }));
     return outcome.accepted().size();
+  }
+
+  /**
+   * Sent rows this claim was the first ever of ({@code attempts} 1, counting this one) and that
+   * were due when written: nobody handed them to direct dispatch, or their hand-off was dropped or
+   * lost.
+   */
+  private static int neverHandedOff(SendOutcome sent) {
+    int count = 0;
+    for (var m : sent.accepted()) {
+      if (m.attempts() == 1 && !m.scheduledAfterWrite()) {
+        count++;
+      }
+    }
+    return count;
   }
 
   /**

@@ -53,6 +53,8 @@ public final class LaneBalancer {
 
   /** One heartbeat and assignment round; returns this instance's share. */
   public synchronized Set<Integer> tick(DSLContext dsl) {
+    // The lane leases taken or lost by passes since the previous tick, as one line.
+    leases.summarizeLanes(owner, "since the last balancing");
     LeaseOutcome beat = dsl.transactionResult(tx -> store.tryAcquireLease(tx.dsl(), heartbeat));
     if (beat instanceof LeaseOutcome.HeldByOther other) {
       log.warn(
@@ -112,6 +114,7 @@ public final class LaneBalancer {
             e);
       }
     }
+    leases.summarizeLanes(owner, "released at shutdown");
     try {
       store.releaseLease(dsl, heartbeat.name(), owner);
     } catch (RuntimeException e) {

@@ -1,0 +1,212 @@
+package dev.relayer.dispatch.internal;
+
+import dev.relayer.dispatch.TransportSends;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Watches each transport's sends: counts accepted and failed messages per second over the last
+ * minute (for {@link dev.relayer.dispatch.RelayerHealth}), and tells the operator when a transport
+ * starts failing, while it keeps failing, and when it recovers.
+ *
+ * <p>A transport <em>starts failing</em> with the first send call in which every message failed; it
+ * <em>recovers</em> with the first later call in which any message was accepted. Lines: one WARN
+ * when it starts failing (error and destination), then at most one WARN a minute while it keeps
+ * failing (failures since the previous line, the latest error and destination), and one INFO when
+ * it recovers (how long it failed, how many messages failed). A call with some messages accepted
+ * and some failed (the broker rejected single messages) is not an outage: it logs nothing here.
+ * Lines are decided when sends are recorded, by the injected clock; nothing runs on a timer.
+ */
+public final class TransportWatch {
+
+  /** The window of the counts, and the least time between two "still failing" lines. */
+  public static final Duration WINDOW = Duration.ofMinutes(1);
+
+  private static final int SECONDS = (int) WINDOW.toSeconds();
+
+  private final String store;
+  private final Clock clock;
+  private final OperatorLog log;
+  private final Map<String, State> states = new ConcurrentHashMap<>();
+
+  public TransportWatch(String store, Clock clock, OperatorLog log) {
+    this.store = store;
+    this.clock = clock;
+    this.log = log;
+  }
+
+  /** One transport's counters and failure state; guarded by its own lock. */
+  private static final class State {
+    final long[] second = new long[SECONDS];
+    final long[] succeeded = new long[SECONDS];
+    final long[] failed = new long[SECONDS];
+    Instant failingSince;
+    Instant lastWarning;
+    long failedSinceWarning;
+    long failedInRun;
+    String lastError;
+    String lastDestination;
+    Instant lastFailureAt;
+
+    void add(long epochSecond, int ok, int bad) {
+      int slot = (int) Math.floorMod(epochSecond, (long) SECONDS);
+      if (second[slot] != epochSecond) {
+        second[slot] = epochSecond;
+        succeeded[slot] = 0;
+        failed[slot] = 0;
+      }
+      succeeded[slot] += ok;
+      failed[slot] += bad;
+    }
+  }
+
+  /**
+   * Records what one {@link DeliveryEngine} send did, per transport, and returns it: accepted and
+   * failed messages; rows naming an unregistered transport, and rows not attempted, are not sends.
+   */
+  public SendOutcome recorded(SendOutcome outcome) {
+    Map<String, int[]> counts = new TreeMap<>();
+    Map<String, SendOutcome.Failure> firstFailure = new TreeMap<>();
+    outcome.accepted().forEach(m -> counts.computeIfAbsent(m.transport(), t -> new int[2])[0]++);
+    for (SendOutcome.Failure f : outcome.failed()) {
+      if (DeliveryEngine.UNKNOWN_TRANSPORT.equals(f.reason())) {
+        continue;
+      }
+      counts.computeIfAbsent(f.message().transport(), t -> new int[2])[1]++;
+      firstFailure.putIfAbsent(f.message().transport(), f);
+    }
+    counts.forEach(
+        (transport, c) -> {
+          SendOutcome.Failure f = firstFailure.get(transport);
+          record(
+              transport,
+              f == null ? null : f.message().destination(),
+              c[0],
+              c[1],
+              f == null ? null : f.error());
+        });
+    return outcome;
+  }
+
+  /**
+   * Records one send call of {@code transport} to {@code destination}: {@code accepted} messages
+   * accepted, {@code failed} failed, the first failure's {@code error} (or {@code null}).
+   */
+  public void record(String transport, String destination, int accepted, int failed, String error) {
+    if (accepted == 0 && failed == 0) {
+      return;
+    }
+    Instant now = clock.instant();
+    State state = states.computeIfAbsent(transport, t -> new State());
+    String line = null;
+    boolean warn = true;
+    synchronized (state) {
+      state.add(now.getEpochSecond(), accepted, failed);
+      if (failed > 0) {
+        state.lastError = error;
+        state.lastDestination = destination;
+        state.lastFailureAt = now;
+      }
+      if (accepted == 0) {
+        if (state.failingSince == null) {
+          state.failingSince = now;
+          state.lastWarning = now;
+          state.failedSinceWarning = 0;
+          state.failedInRun = failed;
+          line =
+              "store="
+                  + store
+                  + " transport="
+                  + transport
+                  + " sends are failing: destination="
+                  + destination
+                  + " failed="
+                  + failed
+                  + " error="
+                  + error;
+        } else {
+          state.failedInRun += failed;
+          state.failedSinceWarning += failed;
+          if (!now.isBefore(state.lastWarning.plus(WINDOW))) {
+            line =
+                "store="
+                    + store
+                    + " transport="
+                    + transport
+                    + " still failing since "
+                    + state.failingSince
+                    + ": failed="
+                    + state.failedSinceWarning
+                    + " since the last report, "
+                    + state.failedInRun
+                    + " in all; last destination="
+                    + destination
+                    + " error="
+                    + error;
+            state.lastWarning = now;
+            state.failedSinceWarning = 0;
+          }
+        }
+      } else if (state.failingSince != null) {
+        state.failedInRun += failed;
+        line =
+            "store="
+                + store
+                + " transport="
+                + transport
+                + " sends succeed again after failing for "
+                + Durations.format(Duration.between(state.failingSince, now))
+                + " (failed="
+                + state.failedInRun
+                + ")";
+        warn = false;
+        state.failingSince = null;
+        state.lastWarning = null;
+      }
+    }
+    if (line != null) {
+      if (warn) {
+        log.warn(line);
+      } else {
+        log.info(line);
+      }
+    }
+  }
+
+  /** Every transport that was sent to, with its counts over the last minute, by name. */
+  public Map<String, TransportSends> lastMinute() {
+    Instant now = clock.instant();
+    long current = now.getEpochSecond();
+    Map<String, TransportSends> result = new TreeMap<>();
+    states.forEach(
+        (name, state) -> {
+          synchronized (state) {
+            long ok = 0;
+            long bad = 0;
+            for (int i = 0; i < SECONDS; i++) {
+              if (state.second[i] > current - SECONDS && state.second[i] <= current) {
+                ok += state.succeeded[i];
+                bad += state.failed[i];
+              }
+            }
+            boolean recentFailure =
+                state.lastFailureAt != null && state.lastFailureAt.isAfter(now.minus(WINDOW));
+            result.put(
+                name,
+                new TransportSends(
+                    name,
+                    ok,
+                    bad,
+                    Optional.ofNullable(state.failingSince),
+                    recentFailure ? Optional.ofNullable(state.lastError) : Optional.empty(),
+                    recentFailure ? Optional.ofNullable(state.lastDestination) : Optional.empty()));
+          }
+        });
+    return result;
+  }
+}

@@ -1,0 +1,213 @@
+package dev.relayer.dispatch;
+
+import static dev.relayer.dispatch.DispatchFixture.message;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relayer.store.ClaimByIds;
+import dev.relayer.store.DeadLetter;
+import dev.relayer.store.LeaseRequest;
+import dev.relayer.testkit.transport.InMemoryTransport;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The age rule, the failing-transport rule and the report's counts, each at its boundaries, on a
+ * real PostgreSQL; the eligible-count rule's boundaries are in {@link HealthIT}.
+ */
+class HealthRulesIT {
+
+  DispatchFixture fx;
+  InMemoryTransport memory;
+  SettableClock clock;
+  RelayerDispatcher dispatcher;
+
+  @BeforeEach
+  void setUp() {
+    fx = new DispatchFixture(4);
+    memory = InMemoryTransport.named("memory");
+    // A whole second, just ahead of the database's now(): rows written next are not in its future.
+    clock = new SettableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(1));
+    dispatcher =
+        fx.track(
+            RelayerDispatcher.builder(fx.store, fx.dsl)
+                .transport(memory)
+                .clock(clock)
+                .options(DispatchFixture.fastOptions().build())
+                .build());
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    fx.close();
+  }
+
+  private RelayerHealth.Builder health() {
+    return RelayerHealth.builder(fx.store).eligibleThresholds(1_000, 2_000).clock(clock);
+  }
+
+  /** Writes one unordered row and returns its {@code created_at}. */
+  private Instant written() {
+    long id = fx.store.enqueue(fx.dsl, message("health"));
+    return createdAt(id);
+  }
+
+  private Instant createdAt(long id) {
+    return fx.dsl
+        .select(DSL.field(DSL.name("created_at"), OffsetDateTime.class))
+        .from(DSL.table(DSL.name("public", "relayer_outbox")))
+        .where(DSL.field(DSL.name("id"), Long.class).eq(id))
+        .fetchOne()
+        .value1()
+        .toInstant();
+  }
+
+  @Test
+  void theOldestEligibleAgeIsHealthyBelowDegradedAtAndUnhealthyFromUnhealthyAt() {
+    RelayerHealth health =
+        health().ageThresholds(Duration.ofSeconds(60), Duration.ofSeconds(300)).build();
+    Instant created = written();
+    Duration micro = Duration.of(1, ChronoUnit.MICROS);
+
+    assertThat(health.check(fx.dsl, created.plusSeconds(60).minus(micro)).status())
+        .isEqualTo(HealthStatus.HEALTHY);
+    HealthReport degraded = health.check(fx.dsl, created.plusSeconds(60));
+    assertThat(degraded.status()).isEqualTo(HealthStatus.DEGRADED);
+    assertThat(degraded.reasons()).singleElement().asString().contains("ageDegradedAt=1m");
+    assertThat(health.check(fx.dsl, created.plusSeconds(300).minus(micro)).status())
+        .isEqualTo(HealthStatus.DEGRADED);
+    HealthReport unhealthy = health.check(fx.dsl, created.plusSeconds(300));
+    assertThat(unhealthy.status()).isEqualTo(HealthStatus.UNHEALTHY);
+    assertThat(unhealthy.reasons()).singleElement().asString().contains("ageUnhealthyAt=5m");
+  }
+
+  @Test
+  void aTransportThatFailsEverySendDegradesTheStatusForAMinute() {
+    memory.reject(m -> true, "broker down");
+    RelayerHealth health =
+        health()
+            .ageThresholds(Duration.ofHours(1), Duration.ofHours(2))
+            .dispatcher(dispatcher)
+            .build();
+    RelayerMaintenance maintenance =
+        fx.track(RelayerMaintenance.create(dispatcher, DispatchFixture.fastMaintenance().build()));
+    fx.store.enqueue(fx.dsl, message("a"));
+    Instant failedAt = clock.instant();
+    assertThat(health.check(fx.dsl).status())
+        .as("nothing sent yet")
+        .isEqualTo(HealthStatus.HEALTHY);
+
+    assertThat(maintenance.sweepOnce().claimed()).isEqualTo(1);
+
+    HealthReport failing = health.check(fx.dsl);
+    assertThat(failing.status()).isEqualTo(HealthStatus.DEGRADED);
+    assertThat(failing.reasons()).singleElement().asString().contains("transport=memory");
+    TransportSends sends = failing.transports().get("memory");
+    assertThat(sends.failed()).isEqualTo(1);
+    assertThat(sends.succeeded()).isZero();
+    assertThat(sends.failingSince()).contains(failedAt);
+    assertThat(sends.lastError()).hasValueSatisfying(e -> assertThat(e).contains("broker down"));
+    assertThat(sends.lastFailedDestination()).contains("a");
+    assertThat(failing.retrying()).isEqualTo(1);
+    assertThat(failing.eligible()).as("waiting out its retry").isZero();
+
+    clock.set(failedAt.plusSeconds(59).plusMillis(999));
+    assertThat(health.check(fx.dsl).status()).isEqualTo(HealthStatus.DEGRADED);
+    clock.set(failedAt.plusSeconds(60));
+    HealthReport later = health.check(fx.dsl);
+    assertThat(later.transports().get("memory").failed()).as("out of the window").isZero();
+    assertThat(later.status()).isEqualTo(HealthStatus.HEALTHY);
+  }
+
+  @Test
+  void oneAcceptedSendAmongFailuresIsNotATransportFailingEverySend() {
+    memory.reject(m -> m.body().length > 14, "rejected");
+    RelayerHealth health =
+        health()
+            .ageThresholds(Duration.ofHours(1), Duration.ofHours(2))
+            .dispatcher(dispatcher)
+            .build();
+    RelayerMaintenance maintenance =
+        fx.track(RelayerMaintenance.create(dispatcher, DispatchFixture.fastMaintenance().build()));
+    fx.store.enqueue(fx.dsl, message("a")); // body {"order":"a"}: 13 bytes, accepted
+    fx.store.enqueue(fx.dsl, message("rejected-one"));
+
+    maintenance.sweepOnce();
+
+    HealthReport report = health.check(fx.dsl);
+    assertThat(report.transports().get("memory").succeeded()).isEqualTo(1);
+    assertThat(report.transports().get("memory").failed()).isEqualTo(1);
+    assertThat(report.status()).isEqualTo(HealthStatus.HEALTHY);
+  }
+
+  @Test
+  void theReportCountsRetryingNeverHandedOffParkedAndRecentDeadRowsAndListsEveryLease() {
+    Duration recovery = Duration.ofSeconds(30);
+    RelayerHealth health = health().recoveryDelay(recovery).build();
+    Instant now = clock.instant();
+    var dsl = fx.dsl;
+    // Never handed off: written, never claimed; counted once older than the recovery delay.
+    Instant unclaimed = written();
+    // Retrying: claimed, failed, held until later.
+    long failing = fx.store.enqueue(dsl, message("retry"));
+    var claim =
+        fx.store.claimByIds(dsl, new ClaimByIds(List.of(failing), now, Duration.ofSeconds(5)));
+    fx.store.recordFailures(
+        dsl,
+        claim.token(),
+        List.of(new dev.relayer.store.FailedSend(failing, "boom", now.plusSeconds(3600))));
+    // Parked head at a known instant.
+    long head = fx.store.enqueue(dsl, DispatchFixture.ordered("customer-1"));
+    dsl.update(DSL.table(DSL.name("public", "relayer_outbox")))
+        .set(DSL.field(DSL.name("status"), String.class), "parked")
+        .set(
+            DSL.field(DSL.name("parked_at"), OffsetDateTime.class),
+            OffsetDateTime.ofInstant(now.minusSeconds(90), java.time.ZoneOffset.UTC))
+        .where(DSL.field(DSL.name("id"), Long.class).eq(head))
+        .execute();
+    // Dead rows: exactly one hour old (not recent) and just inside the hour.
+    for (Instant failedAt : List.of(now.minus(Duration.ofHours(1)), now.minusSeconds(3599))) {
+      long id = fx.store.enqueue(dsl, message("dead"));
+      var c = fx.store.claimByIds(dsl, new ClaimByIds(List.of(id), now, Duration.ofSeconds(5)));
+      fx.store.moveToDead(
+          dsl, c.token(), new DeadLetter(List.of(id), "max-attempts", "e", failedAt));
+    }
+    dsl.transaction(
+        tx -> {
+          fx.store.tryAcquireLease(
+              tx.dsl(), new LeaseRequest("sweeper", "a", Duration.ofMinutes(1)));
+          fx.store.tryAcquireLease(
+              tx.dsl(), new LeaseRequest("cleanup", "b", Duration.ofMinutes(1)));
+          fx.store.tryAcquireLease(
+              tx.dsl(), new LeaseRequest("lane/3", "c", Duration.ofMinutes(1)));
+          fx.store.tryAcquireLease(
+              tx.dsl(), new LeaseRequest("instance/c", "c", Duration.ofMinutes(1)));
+        });
+
+    HealthReport young = health.check(dsl, unclaimed.plus(recovery).minusNanos(1000));
+    assertThat(young.neverHandedOff()).isZero();
+    HealthReport report = health.check(dsl, unclaimed.plus(recovery));
+    assertThat(report.neverHandedOff()).isEqualTo(1);
+    assertThat(report.retrying()).isEqualTo(1);
+    assertThat(report.oldestRetryingAge()).isPresent();
+    assertThat(report.eligible()).as("the unclaimed row").isEqualTo(1);
+    assertThat(report.oldestPendingAge().orElseThrow())
+        .isGreaterThanOrEqualTo(report.oldestEligibleAge().orElseThrow());
+    assertThat(report.parkedKeys()).isEqualTo(1);
+    assertThat(report.oldestParkedAge())
+        .contains(Duration.between(now.minusSeconds(90), unclaimed.plus(recovery)));
+    assertThat(report.deadRows()).isEqualTo(2);
+    HealthReport atNow = health.check(dsl, now);
+    assertThat(atNow.deadRowsLastHour()).as("exactly an hour old is not within it").isEqualTo(1);
+    assertThat(report.leases())
+        .extracting(l -> l.name() + "=" + l.owner())
+        .containsExactly("cleanup=b", "instance/c=c", "lane/3=c", "sweeper=a");
+    assertThat(report.sweeperLease()).hasValueSatisfying(l -> assertThat(l.owner()).isEqualTo("a"));
+  }
+}
