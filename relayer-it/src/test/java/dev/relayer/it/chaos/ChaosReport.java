@@ -82,10 +82,18 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
         }
       }
     }
+    Map<UUID, Left> leftById = new HashMap<>();
+    left.forEach(l -> leftById.put(l.messageId(), l));
+    List<UUID> stuck = lost.stream().filter(leftById::containsKey).toList();
+    List<UUID> gone = lost.stream().filter(id -> !leftById.containsKey(id)).toList();
     check(
         problems,
-        lost.isEmpty(),
-        lost.size() + " committed messages never delivered: " + few(lost));
+        gone.isEmpty(),
+        gone.size() + " committed messages gone from the outbox, never delivered: " + few(gone));
+    check(
+        problems,
+        stuck.isEmpty(),
+        stuck.size() + " committed messages still in the outbox, never delivered: " + few(stuck));
 
     List<UUID> phantom = new ArrayList<>();
     List<UUID> poisonDelivered = new ArrayList<>();
@@ -223,7 +231,15 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
         text,
         "deliveries",
         deliveries.size() + " (" + first.size() + " distinct, " + duplicates + " duplicates)");
-    line(text, "lost", lost.size());
+    line(
+        text,
+        "lost",
+        lost.size()
+            + " ("
+            + gone.size()
+            + " gone from the outbox, "
+            + stuck.size()
+            + " still in it)");
     line(text, "reordered", reordered.size());
     line(text, "phantom deliveries", phantom.size());
     line(
@@ -251,6 +267,20 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
             + maxAttempts
             + ")");
     line(text, "parked", parkedIds.size() + " poison keys");
+    Map<UUID, Dead> deadById = new HashMap<>();
+    dead.forEach(d -> deadById.put(d.messageId(), d));
+    for (UUID id : poison) {
+      Dead d = deadById.get(id);
+      Left l = leftById.get(id);
+      String where =
+          d != null
+              ? "dead after " + d.attempts() + " attempts: " + d.reason()
+              : l != null ? l.status() + " after " + l.attempts() + " attempts" : "gone";
+      line(
+          text,
+          "  poison " + (byId.get(id).orderingKey() == null ? "unordered" : "ordered"),
+          id + " " + where);
+    }
     line(
         text,
         "outbox left",
