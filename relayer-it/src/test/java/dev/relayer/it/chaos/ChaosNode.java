@@ -59,7 +59,7 @@ final class ChaosNode implements AutoCloseable {
             .build();
     this.dispatcher =
         RelayerDispatcher.builder(store, dsl)
-            .transport(new PoisonTransport(rabbit))
+            .transport(new PoisonTransport(rabbit, java.nio.file.Path.of(args.get("haltLog"))))
             .options(dispatchOptions())
             .build();
   }

@@ -56,6 +56,7 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
       List<Dead> dead,
       List<Left> left,
       Faults faults,
+      List<String> poisonSends,
       int maxAttempts) {
     List<String> problems = new ArrayList<>();
     Map<UUID, Committed> byId = new HashMap<>();
@@ -267,6 +268,13 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
             + maxAttempts
             + ")");
     line(text, "parked", parkedIds.size() + " poison keys");
+    Map<UUID, Integer> sends = new HashMap<>();
+    for (String line : poisonSends) {
+      if (!line.isBlank()) {
+        sends.merge(UUID.fromString(line.strip()), 1, Integer::sum);
+      }
+    }
+    List<String> sentTooOften = new ArrayList<>();
     Map<UUID, Dead> deadById = new HashMap<>();
     dead.forEach(d -> deadById.put(d.messageId(), d));
     for (UUID id : poison) {
@@ -276,6 +284,11 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
           d != null
               ? "dead after " + d.attempts() + " attempts: " + d.reason()
               : l != null ? l.status() + " after " + l.attempts() + " attempts" : "gone";
+      int sent = sends.getOrDefault(id, 0);
+      where += ", sent " + sent + " times";
+      if (sent > maxAttempts + 1) {
+        sentTooOften.add(id + " (" + sent + " sends)");
+      }
       line(
           text,
           "  poison " + (byId.get(id).orderingKey() == null ? "unordered" : "ordered"),
@@ -301,6 +314,14 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
         "JVM starts",
         faults.dispatcherStarts() + " dispatchers, " + faults.producerStarts() + " producers");
     line(text, "unexpected exits", faults.unexpectedExits().size());
+    check(
+        problems,
+        sentTooOften.isEmpty(),
+        sentTooOften.size()
+            + " poison messages sent more than maxAttempts + 1 = "
+            + (maxAttempts + 1)
+            + " times: "
+            + few(sentTooOften));
     text.append(problems.isEmpty() ? "verdict: PASS\n" : "verdict: FAIL\n");
     problems.forEach(p -> text.append("  - ").append(p).append('\n'));
     return new ChaosReport(text.toString(), List.copyOf(problems), faults);

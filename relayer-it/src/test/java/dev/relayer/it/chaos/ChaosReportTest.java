@@ -23,6 +23,8 @@ class ChaosReportTest {
   private final UUID poisonU = UUID.randomUUID();
   private final UUID poisonO = UUID.randomUUID();
 
+  private final List<String> poisonSends = new ArrayList<>();
+
   private final List<Committed> committed =
       List.of(
           new Committed(a1, 1, "k-01", false),
@@ -91,6 +93,22 @@ class ChaosReportTest {
         .anyMatch(p -> p.startsWith("1 deliveries never committed"));
   }
 
+  @Test
+  void aPoisonMessageSentMoreThanMaxAttemptsPlusOneTimesIsAProblem() {
+    for (int i = 0; i < MAX_ATTEMPTS + 2; i++) {
+      poisonSends.add(poisonU.toString());
+    }
+    poisonSends.add(poisonO.toString());
+
+    ChaosReport report = report(deliveries(a1, u, a2), poisonDead(), poisonParked());
+
+    assertThat(report.problems())
+        .singleElement()
+        .asString()
+        .startsWith("1 poison messages sent more than maxAttempts + 1 = 9 times");
+    assertThat(report.text()).contains("sent 10 times").contains("sent 1 times");
+  }
+
   private List<Dead> poisonDead() {
     return List.of(new Dead(poisonU, 3, "never completed"));
   }
@@ -126,6 +144,7 @@ class ChaosReportTest {
         dead,
         left,
         faults,
+        poisonSends,
         MAX_ATTEMPTS);
   }
 }

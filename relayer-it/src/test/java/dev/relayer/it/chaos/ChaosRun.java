@@ -80,6 +80,11 @@ final class ChaosRun {
     this.random = new Random(settings.seed());
   }
 
+  /** Where {@link PoisonTransport} logs the poison ids of each batch it halted on. */
+  private Path haltLog() {
+    return runDirectory.resolve("poison-halts.log");
+  }
+
   /** A directory for one run's logs and report under {@code target/chaos}. */
   static Path newRunDirectory() throws java.io.IOException {
     String stamp =
@@ -104,7 +109,8 @@ final class ChaosRun {
               "jdbcUrl=" + postgres.jdbcUrl(),
               "amqpUri=" + viaProxy(broker, proxy),
               "destination=/" + queue,
-              "pauseMillis=" + settings.producerPause().toMillis());
+              "pauseMillis=" + settings.producerPause().toMillis(),
+              "haltLog=" + haltLog().toAbsolutePath());
       try (DeliveryLog deliveries = DeliveryLog.consume(rabbit.admin(), queue);
           Fleet fleet = new Fleet(runDirectory, random)) {
         for (int i = 1; i <= settings.dispatchers(); i++) {
@@ -151,6 +157,7 @@ final class ChaosRun {
                     .from(OUTBOX)
                     .fetch(r -> new Left(r.value1(), r.value2(), r.value3(), r.value4())),
                 faults,
+                Files.exists(haltLog()) ? Files.readAllLines(haltLog(), UTF_8) : List.of(),
                 ChaosNode.MAX_ATTEMPTS);
         Files.writeString(runDirectory.resolve("report.txt"), report.text(), UTF_8);
         Files.writeString(Path.of("target", "chaos-report.txt"), report.text(), UTF_8);
