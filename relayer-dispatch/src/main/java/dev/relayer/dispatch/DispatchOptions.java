@@ -13,7 +13,8 @@ import java.util.function.Consumer;
  *
  * @param claimDuration how long a direct-dispatch claim holds rows; > 0, default 30 s. Must exceed
  *     {@code sendTimeout} plus the database round trips, or another claimer may send the rows again
- * @param sendTimeout how long one transport call may take; > 0 and < claimDuration, default 10 s
+ * @param sendTimeout how long one transport call may take; > 0 and at most claimDuration − 1 s
+ *     ({@link #ROUND_TRIPS}), default 10 s
  * @param maxAttempts claims a row may use before it goes to the dead table (an ordered head is
  *     parked instead); 1–1000, default 10. A claim that expires without an answer counts too
  * @param backoffInitial delay before the first retry; > 0, default 1 s
@@ -36,6 +37,12 @@ public record DispatchOptions(
     int claimBatchSize,
     Duration shutdownTimeout) {
 
+  /**
+   * Room a claim leaves beyond {@code sendTimeout}, for the claim's and the completion's database
+   * round trips: {@code claimDuration} must be at least {@code sendTimeout} plus this (1 s).
+   */
+  public static final Duration ROUND_TRIPS = Duration.ofSeconds(1);
+
   public DispatchOptions {
     OptionChecks checks = new OptionChecks("dispatch");
     checks
@@ -50,12 +57,15 @@ public record DispatchOptions(
         .notNegative("shutdownTimeout", shutdownTimeout);
     if (claimDuration != null && sendTimeout != null) {
       checks.rule(
-          sendTimeout.compareTo(claimDuration) < 0,
+          claimDuration.compareTo(sendTimeout.plus(ROUND_TRIPS)) >= 0,
           "sendTimeout ("
               + Durations.format(sendTimeout)
               + ") must be shorter than claimDuration ("
               + Durations.format(claimDuration)
-              + ")");
+              + ") by at least "
+              + Durations.format(ROUND_TRIPS)
+              + " for the database round trips (direct dispatch and the lanes claim for"
+              + " claimDuration)");
     }
     if (backoffInitial != null && backoffMax != null) {
       checks.rule(

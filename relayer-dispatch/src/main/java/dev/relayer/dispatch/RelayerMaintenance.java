@@ -56,12 +56,6 @@ public final class RelayerMaintenance implements AutoCloseable {
   private final CountDownLatch stopSignal = new CountDownLatch(1);
   private Instant nextCleanup = Instant.MIN;
 
-  /**
-   * Room a sweeper claim leaves beyond the dispatcher's {@code sendTimeout}, for the claim's and
-   * the completion's database round trips.
-   */
-  static final Duration ROUND_TRIPS = Duration.ofSeconds(1);
-
   private RelayerMaintenance(
       RelayerDispatcher dispatcher, MaintenanceOptions options, String owner) {
     this.store = dispatcher.store();
@@ -117,7 +111,7 @@ public final class RelayerMaintenance implements AutoCloseable {
       problems.add("maintenance owner must not be blank");
     }
     Duration sendTimeout = dispatcher.options().sendTimeout();
-    Duration least = sendTimeout.plus(ROUND_TRIPS);
+    Duration least = sendTimeout.plus(DispatchOptions.ROUND_TRIPS);
     if (options.claimDuration().compareTo(least) < 0) {
       problems.add(
           "maintenance claimDuration ("
@@ -125,7 +119,7 @@ public final class RelayerMaintenance implements AutoCloseable {
               + ") must be at least the dispatcher's sendTimeout ("
               + Durations.format(sendTimeout)
               + ") plus "
-              + Durations.format(ROUND_TRIPS)
+              + Durations.format(DispatchOptions.ROUND_TRIPS)
               + " for the database round trips; a sweeper claim that lapses before its send can"
               + " end spends attempts without sending");
     }

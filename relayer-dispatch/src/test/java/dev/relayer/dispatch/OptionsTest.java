@@ -235,7 +235,19 @@ class OptionsTest {
         DispatchOptions.builder()
             .sendTimeout(Duration.ofSeconds(30))
             .claimDuration(Duration.ofSeconds(30)),
-        "sendTimeout (30s) must be shorter than claimDuration (30s)");
+        "sendTimeout (30s) must be shorter than claimDuration (30s) by at least 1s");
+    assertRejected(
+        DispatchOptions.builder()
+            .sendTimeout(Duration.ofSeconds(10))
+            .claimDuration(Duration.ofMillis(10_999)),
+        "sendTimeout (10s) must be shorter than claimDuration (10999ms) by at least 1s");
+    assertThat(
+            DispatchOptions.builder()
+                .sendTimeout(Duration.ofSeconds(10))
+                .claimDuration(Duration.ofSeconds(11))
+                .build()
+                .claimDuration())
+        .isEqualTo(Duration.ofSeconds(11));
     assertRejected(
         DispatchOptions.builder()
             .backoffInitial(Duration.ofMinutes(10))
