@@ -150,6 +150,21 @@ public class NatsTransportIT extends TransportContract {
   }
 
   @Test
+  void headersOverTheStreamsLimitAreRejectedForGoodAlone() throws Exception {
+    OutgoingMessage plain = messages(1).get(0);
+    OutgoingMessage bigHeaders =
+        new OutgoingMessage(
+            plain.messageId(),
+            plain.messageType(),
+            Map.of("x-big", "a".repeat(70_000)),
+            plain.body(),
+            null,
+            null);
+
+    assertOnlyTheSecondIsRejected(bigHeaders, "(error 10097)");
+  }
+
+  @Test
   void problemsNameEveryFieldNatsCannotCarry() {
     Transport transport = open(shared.openTransport());
     OutgoingMessage message =
