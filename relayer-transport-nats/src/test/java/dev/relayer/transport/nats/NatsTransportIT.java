@@ -85,8 +85,8 @@ public class NatsTransportIT extends TransportContract {
   }
 
   /**
-   * No responders: NATS answers the same when no stream captures the subject and while the stream's
-   * servers restart, so the message is retried.
+   * No responders: nothing answered for the subject, which a publish cannot tell from a stream that
+   * is briefly unavailable, so the message is retried.
    */
   @Override
   protected boolean rejectsUnroutableForGood() {
