@@ -182,13 +182,13 @@ public final class NatsTransport implements Transport {
     for (int i = 0; i < messages.size(); i++) {
       acks.add(null);
       OutgoingMessage message = messages.get(i);
-      SendResult refused = unsendable(message, maxPayload);
-      if (refused != null) {
-        unsent[i] = refused;
+      Prepared prepared = prepare(message, maxPayload);
+      if (prepared.refused() != null) {
+        unsent[i] = prepared.refused();
         continue;
       }
       try {
-        acks.set(i, publish(jetStream, subject, message));
+        acks.set(i, publish(jetStream, subject, message, prepared.headers()));
       } catch (RuntimeException e) {
         unsent[i] = SendResult.failed(notSent(e));
       }
@@ -216,11 +216,16 @@ public final class NatsTransport implements Transport {
       if (!results.isEmpty() && !results.get(results.size() - 1).isAccepted()) {
         result = SendResult.failed("not sent: an earlier message of this ordered batch failed");
       } else {
-        result = unsendable(message, maxPayload);
+        Prepared prepared = prepare(message, maxPayload);
+        result = prepared.refused();
         if (result == null) {
           try {
             result =
-                await(publish(jetStream, subject, message), deadline, batch.timeout(), subject);
+                await(
+                    publish(jetStream, subject, message, prepared.headers()),
+                    deadline,
+                    batch.timeout(),
+                    subject);
           } catch (RuntimeException e) {
             result = SendResult.failed(notSent(e));
           }
@@ -231,38 +236,45 @@ public final class NatsTransport implements Transport {
     return results;
   }
 
+  /** A message's NATS headers, or why it is rejected for good; exactly one is set. */
+  private record Prepared(Headers headers, SendResult refused) {}
+
   /**
-   * The message rejected for good when NATS cannot carry it: a header or message type its headers
-   * cannot hold, or a body and headers over the server's {@code max_payload}; else {@code null}.
+   * The message's headers, or the message rejected for good when NATS cannot carry it: a header or
+   * message type its headers cannot hold, or a body and headers over the server's {@code
+   * max_payload}.
    */
-  private static SendResult unsendable(OutgoingMessage message, long maxPayload) {
+  private static Prepared prepare(OutgoingMessage message, long maxPayload) {
     List<String> problems = NatsHeaderRules.problems(message);
     if (!problems.isEmpty()) {
-      return SendResult.rejected("not sent: " + String.join("; ", problems));
+      return new Prepared(null, SendResult.rejected("not sent: " + String.join("; ", problems)));
     }
-    long size;
+    Headers headers;
     try {
-      size = message.body().length + (long) headers(message).serializedLength();
+      headers = headers(message);
     } catch (IllegalArgumentException e) {
       // The client's own header rules, should they be stricter than NatsHeaderRules.
-      return SendResult.rejected("not sent: " + e.getMessage());
+      return new Prepared(null, SendResult.rejected("not sent: " + e.getMessage()));
     }
+    long size = message.body().length + (long) headers.serializedLength();
     if (maxPayload > 0 && size > maxPayload) {
-      return SendResult.rejected(
-          "not sent: body and headers are "
-              + size
-              + " bytes; the NATS server takes at most "
-              + maxPayload
-              + " (max_payload)");
+      return new Prepared(
+          null,
+          SendResult.rejected(
+              "not sent: body and headers are "
+                  + size
+                  + " bytes; the NATS server takes at most "
+                  + maxPayload
+                  + " (max_payload)"));
     }
-    return null;
+    return new Prepared(headers, null);
   }
 
   private static CompletableFuture<PublishAck> publish(
-      JetStream jetStream, String subject, OutgoingMessage message) {
+      JetStream jetStream, String subject, OutgoingMessage message, Headers headers) {
     return jetStream.publishAsync(
         subject,
-        headers(message),
+        headers,
         message.body(),
         PublishOptions.builder().messageId(message.messageId().toString()).build());
   }
@@ -325,6 +337,8 @@ public final class NatsTransport implements Transport {
       }
     }
     headers.put(MESSAGE_TYPE_HEADER, message.messageType());
+    // The publish options set it too; here it counts in the size checked against max_payload.
+    headers.put(MESSAGE_ID_HEADER, message.messageId().toString());
     return headers;
   }
 

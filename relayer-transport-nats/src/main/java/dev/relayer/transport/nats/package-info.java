@@ -30,9 +30,10 @@
  *   <li>an error from the stream: rejected for good for a message over the stream's maximum size
  *       (JetStream error 10054) or headers over the maximum (10097), failed with the stream's
  *       reason otherwise (for example a full stream that discards new messages);
- *   <li>no responders: failed, to be retried. The server answers so when no stream captures the
- *       subject, and also while a stream's servers restart; a publish cannot tell which, so the row
- *       is retried until the dispatcher's {@code maxAttempts};
+ *   <li>no responders: failed, to be retried. Nothing answered for the subject: no stream captures
+ *       it, or the server holding the stream is restarting, or the stream is imported from another
+ *       account; a publish cannot tell which, so the row is retried until the dispatcher's {@code
+ *       maxAttempts};
  *   <li>no acknowledgement before the timeout: failed. The message may still have been stored; a
  *       resend within the duplicate window is dropped, and consumers deduplicate on {@code
  *       Nats-Msg-Id} beyond it.

@@ -85,8 +85,8 @@ public class NatsTransportIT extends TransportContract {
   }
 
   /**
-   * No responders: NATS answers the same when no stream captures the subject and while the stream's
-   * servers restart, so the message is retried.
+   * No responders: nothing answered for the subject, which a publish cannot tell from a stream that
+   * is briefly unavailable, so the message is retried.
    */
   @Override
   protected boolean rejectsUnroutableForGood() {
@@ -147,6 +147,21 @@ public class NatsTransportIT extends TransportContract {
             null);
 
     assertOnlyTheSecondIsRejected(huge, "the NATS server takes at most " + maxPayload);
+  }
+
+  @Test
+  void headersOverTheStreamsLimitAreRejectedForGoodAlone() throws Exception {
+    OutgoingMessage plain = messages(1).get(0);
+    OutgoingMessage bigHeaders =
+        new OutgoingMessage(
+            plain.messageId(),
+            plain.messageType(),
+            Map.of("x-big", "a".repeat(70_000)),
+            plain.body(),
+            null,
+            null);
+
+    assertOnlyTheSecondIsRejected(bigHeaders, "(error 10097)");
   }
 
   @Test
