@@ -51,7 +51,7 @@ public final class ProducerMain {
                   node.close();
                 },
                 "chaos-producer-shutdown"));
-    node.dispatcher.start();
+    ChaosNode.startRetrying(node.dispatcher::start);
     DSLContext app =
         DSL.using(node.dsl.configuration().deriveAppending(node.dispatcher.transactionListener()));
     System.out.println("started");
