@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
  * The chaos run of {@link ChaosRun}: real dispatcher and producer JVMs killed with SIGKILL and
  * restarted, the run's own PostgreSQL crashed and restarted, the transport to the real RabbitMQ
  * cut, poison messages that halt the JVM sending them; then nothing lost, nothing reordered, only
- * the poison dead or parked. {@code mvn verify} runs the short run (90 s of faults); {@code
+ * the poison dead or parked. {@code mvn verify} runs the short run (60 s of faults); {@code
  * -Drelayer.chaos.duration=PT20M} makes it a long one (see {@code docs/reliability.md}).
  */
 class ChaosIT {

@@ -107,6 +107,22 @@ final class ChaosNode implements AutoCloseable {
         .build();
   }
 
+  /**
+   * Runs {@code start} until it succeeds: {@code start()} checks the schema, so it fails while
+   * PostgreSQL is down (a restart fault), and an instance started then waits for the database.
+   */
+  static void startRetrying(Runnable start) throws InterruptedException {
+    while (true) {
+      try {
+        start.run();
+        return;
+      } catch (RuntimeException e) {
+        System.err.println("start failed, retrying: " + e);
+        Thread.sleep(500);
+      }
+    }
+  }
+
   String name() {
     return args.get("name");
   }

@@ -42,9 +42,9 @@ import org.jooq.impl.SQLDataType;
  *
  * <p>Faults come in rounds, each a shuffled list of: SIGKILL a dispatcher, SIGKILL a producer,
  * crash PostgreSQL ({@code pg_ctl stop -m immediate}) and start it 1–3 s later, cut the transport
- * for 2–4 s, and (with poison on, in the first two rounds and every third after) ask a producer to
- * commit a poison message, unordered and ordered in turn. Faults are 2–5 s apart. Killed processes
- * come back after 0.5–2.5 s, halted ones after 0.3 s.
+ * for 2–4 s, and (with poison on: first in the first two rounds, anywhere in every third round
+ * after) ask a producer to commit a poison message, unordered and ordered in turn. Faults are 2–5 s
+ * apart. Killed processes come back after 0.5–2.5 s, halted ones after 0.3 s.
  */
 final class ChaosRun {
 
@@ -177,10 +177,13 @@ final class ChaosRun {
                   Fault.KILL_PRODUCER,
                   Fault.RESTART_POSTGRES,
                   Fault.CUT_TRANSPORT));
-      if (settings.poison() && (round < 2 || round % 3 == 0)) {
-        faults.add(Fault.POISON);
-      }
       Collections.shuffle(faults, random);
+      if (settings.poison() && round < 2) {
+        // First, so that the short run's poison has most of the run to end dead or parked.
+        faults.add(0, Fault.POISON);
+      } else if (settings.poison() && round % 3 == 0) {
+        faults.add(random.nextInt(faults.size() + 1), Fault.POISON);
+      }
       for (Fault fault : faults) {
         Thread.sleep(2_000 + random.nextInt(3_000));
         if (System.nanoTime() >= end) {

@@ -9,7 +9,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <ul>
  *   <li>{@code relayer.chaos.duration}: how long faults are injected, ISO-8601; default {@code
- *       PT90S} (the short run of {@code mvn verify}, about two minutes with the drain)
+ *       PT60S} (the short run of {@code mvn verify}, two to three minutes with start-up and drain)
  *   <li>{@code relayer.chaos.drainTimeout}: how long, after the last fault, everything may take to
  *       be delivered; default {@code PT3M}
  *   <li>{@code relayer.chaos.dispatchers}, {@code relayer.chaos.producers}: child JVMs of each
@@ -32,7 +32,7 @@ record ChaosSettings(
 
   static ChaosSettings fromSystemProperties() {
     return new ChaosSettings(
-        Duration.parse(System.getProperty("relayer.chaos.duration", "PT90S")),
+        Duration.parse(System.getProperty("relayer.chaos.duration", "PT60S")),
         Duration.parse(System.getProperty("relayer.chaos.drainTimeout", "PT3M")),
         Integer.parseInt(System.getProperty("relayer.chaos.dispatchers", "3")),
         Integer.parseInt(System.getProperty("relayer.chaos.producers", "2")),

@@ -33,9 +33,9 @@ public final class DispatcherMain {
                   node.close();
                 },
                 "chaos-dispatcher-shutdown"));
-    node.dispatcher.start();
-    maintenance.start();
-    lanes.start();
+    ChaosNode.startRetrying(node.dispatcher::start);
+    ChaosNode.startRetrying(maintenance::start);
+    ChaosNode.startRetrying(lanes::start);
     System.out.println("started");
     System.out.flush();
     Thread.sleep(Long.MAX_VALUE);

@@ -1,8 +1,13 @@
 package dev.relayer.it.chaos;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -153,6 +158,7 @@ final class Fleet implements AutoCloseable {
 
   private void ended(Member member, int exitCode, long now) {
     member.process = null;
+    mark(member, "exited with " + exitCode + (member.killedByUs ? " (killed by the run)" : ""));
     long pauseMillis;
     if (member.killedByUs) {
       member.killedByUs = false;
@@ -180,11 +186,14 @@ final class Fleet implements AutoCloseable {
             "-XX:TieredStopAtLevel=1",
             "-XX:+UseSerialGC",
             "-Xmx256m",
+            "-Dorg.slf4j.simpleLogger.showDateTime=true",
+            "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
             "-cp",
             System.getProperty("java.class.path"),
             member.role.main.getName()));
     command.addAll(member.args);
     command.add("name=" + member.name);
+    mark(member, "starting");
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().remove("JAVA_TOOL_OPTIONS");
     builder.environment().remove("JDK_JAVA_OPTIONS");
@@ -199,6 +208,20 @@ final class Fleet implements AutoCloseable {
       throw new UncheckedIOException("cannot start " + member.name, e);
     }
     starts.merge(member.role, 1, Integer::sum);
+  }
+
+  /** A line of the supervisor's in the member's log, between two of its lives. */
+  private void mark(Member member, String what) {
+    try {
+      Files.writeString(
+          logs.resolve(member.name + ".log"),
+          "=== " + Instant.now() + " " + member.name + " " + what + "\n",
+          UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Override

@@ -48,6 +48,11 @@ final class PoisonTransport implements Transport {
   }
 
   @Override
+  public List<String> problems(String destination, OutgoingMessage message) {
+    return delegate.problems(destination, message);
+  }
+
+  @Override
   public List<SendResult> send(TransportBatch batch) throws Exception {
     StringBuilder poison = new StringBuilder();
     for (OutgoingMessage message : batch.messages()) {

@@ -51,15 +51,22 @@ public final class ProducerMain {
                   node.close();
                 },
                 "chaos-producer-shutdown"));
-    node.dispatcher.start();
+    ChaosNode.startRetrying(node.dispatcher::start);
     DSLContext app =
         DSL.using(node.dsl.configuration().deriveAppending(node.dispatcher.transactionListener()));
     System.out.println("started");
     System.out.flush();
+    long committed = 0;
+    long nextReport = System.nanoTime();
     try {
       while (!Thread.currentThread().isInterrupted()) {
+        if (System.nanoTime() - nextReport >= 0) {
+          System.out.println(java.time.Instant.now() + " committed " + committed + " transactions");
+          nextReport = System.nanoTime() + 10_000_000_000L;
+        }
         try {
           app.transaction(tx -> writeOnce(node, tx.dsl()));
+          committed++;
         } catch (RuntimeException e) {
           // PostgreSQL restarting, a pool timeout: nothing was committed, try again.
           System.err.println("transaction failed: " + e);
