@@ -17,8 +17,9 @@ import java.util.UUID;
  * What a chaos run committed, delivered and left behind, checked against the promises: every
  * committed message delivered at least once, per ordering key the first deliveries in commit order
  * (outbox id order), every poison message dead (unordered) or parked (ordered) after at most {@code
- * maxAttempts} claims and nothing else dead or parked, the outbox empty but for the parked poison.
- * {@link #problems()} lists every broken promise; {@link #text()} is the summary.
+ * maxAttempts + 1} claims — at most {@code maxAttempts} that sent it, and the one that found it out
+ * of attempts and moved it unsent — and nothing else dead or parked, the outbox empty but for the
+ * parked poison. {@link #problems()} lists every broken promise; {@link #text()} is the summary.
  */
 record ChaosReport(String text, List<String> problems, Faults faults) {
 
@@ -143,7 +144,7 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
       if (!poisonUnordered.contains(d.messageId())) {
         deadOther.add(d.messageId());
       }
-      if (d.attempts() > maxAttempts) {
+      if (d.attempts() > maxAttempts + 1) {
         deadBeyond.add(d.messageId() + " (" + d.attempts() + " attempts)");
       }
     }
@@ -161,9 +162,9 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
         problems,
         deadBeyond.isEmpty(),
         deadBeyond.size()
-            + " dead after more than "
-            + maxAttempts
-            + " attempts: "
+            + " dead after more than maxAttempts + 1 = "
+            + (maxAttempts + 1)
+            + " claims: "
             + few(deadBeyond));
 
     Set<UUID> parkedIds = new HashSet<>();
@@ -172,7 +173,7 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
     for (Left l : left) {
       if ("parked".equals(l.status()) && poisonOrdered.contains(l.messageId())) {
         parkedIds.add(l.messageId());
-        if (l.attempts() > maxAttempts) {
+        if (l.attempts() > maxAttempts + 1) {
           parkedBeyond.add(l.messageId() + " (" + l.attempts() + " attempts)");
         }
       } else {
@@ -193,9 +194,9 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
         problems,
         parkedBeyond.isEmpty(),
         parkedBeyond.size()
-            + " parked after more than "
-            + maxAttempts
-            + " attempts: "
+            + " parked after more than maxAttempts + 1 = "
+            + (maxAttempts + 1)
+            + " claims: "
             + few(parkedBeyond));
     check(problems, run.drained(), "not drained within " + run.settings().drainTimeout());
     check(

@@ -73,13 +73,13 @@ class ChaosReportTest {
     ChaosReport report =
         report(
             deliveries(a1, a2),
-            List.of(new Dead(u, 8, "gave up"), new Dead(poisonO, MAX_ATTEMPTS + 1, "crashed")),
+            List.of(new Dead(u, 8, "gave up"), new Dead(poisonO, MAX_ATTEMPTS + 2, "crashed")),
             List.of(new Left(poisonU, null, "pending", 2)));
 
     assertThat(report.problems())
         .anyMatch(p -> p.startsWith("1 unordered poison messages not dead"))
         .anyMatch(p -> p.startsWith("2 other messages dead"))
-        .anyMatch(p -> p.startsWith("1 dead after more than 8 attempts"))
+        .anyMatch(p -> p.startsWith("1 dead after more than maxAttempts + 1 = 9 claims"))
         .anyMatch(p -> p.startsWith("1 ordered poison messages not parked"));
   }
 
