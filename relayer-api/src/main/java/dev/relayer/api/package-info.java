@@ -5,5 +5,7 @@
  *
  * <p>Bad input to any public entry point throws {@link dev.relayer.api.InvalidInputException}
  * before anything is written; every problem found is listed, each naming the offending option.
+ * {@link dev.relayer.api.TextChecks} is the rule every text value Relayer writes follows: no NUL
+ * character and no unpaired UTF-16 surrogate.
  */
 package dev.relayer.api;

@@ -6,9 +6,15 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * The {@code relayer} command line: {@code relayer db script --provider postgres [--schema S]
@@ -19,9 +25,9 @@ import picocli.CommandLine.IParameterExceptionHandler;
  * printed on standard output. Both streams are UTF-8, whatever the platform's default.
  *
  * <p>Exit codes: {@value #EXIT_OK} success (also for {@code --help} and {@code --version}), {@value
- * #EXIT_FAILURE} failure while running (for example standard output closed), {@value #EXIT_USAGE}
- * invalid command line (unknown command or option, missing value, unsupported provider, invalid
- * schema or prefix).
+ * #EXIT_FAILURE} failure while running (for example standard output closed, for every command
+ * including {@code --help} and {@code --version}), {@value #EXIT_USAGE} invalid command line
+ * (unknown command or option, missing value, unsupported provider, invalid schema or prefix).
  */
 public final class RelayerCli {
 
@@ -64,11 +70,74 @@ public final class RelayerCli {
           return EXIT_USAGE;
         }
       }
-      return commandLine(out, err).execute(args);
+      CommandLine commandLine = commandLine(out, err);
+      String separated = optionAsSeparateValue(commandLine, args);
+      if (separated != null) {
+        err.println(ErrorLine.of(separated));
+        return EXIT_USAGE;
+      }
+      int exitCode = commandLine.execute(args);
+      if (exitCode == EXIT_OK && out.checkError()) {
+        // --help, --version or a result written to a closed standard output.
+        err.println("relayer: could not write to standard output");
+        return EXIT_FAILURE;
+      }
+      return exitCode;
     } finally {
       out.flush();
       err.flush();
     }
+  }
+
+  /**
+   * The usage error for an option whose value, given as the next argument, is another option
+   * ({@code --schema --prefix x}): probably a forgotten value. Values that look like options are
+   * accepted attached ({@code --schema=--prefix}), where nothing is ambiguous. Null when there is
+   * none.
+   */
+  private static String optionAsSeparateValue(CommandLine commandLine, String[] args) {
+    Map<String, String> takingValues = new HashMap<>();
+    Set<String> names = new HashSet<>();
+    collectOptions(commandLine.getCommandSpec(), takingValues, names);
+    for (int i = 0; i + 1 < args.length; i++) {
+      String command = takingValues.get(args[i]);
+      if (command == null) {
+        continue;
+      }
+      String next = args[i + 1];
+      int equals = next.indexOf('=');
+      if (names.contains(equals < 0 ? next : next.substring(0, equals))) {
+        return command
+            + ": Expected parameter for option '"
+            + args[i]
+            + "' but found '"
+            + next
+            + "'; to pass a value that starts like an option, attach it: "
+            + args[i]
+            + "="
+            + next
+            + " (see '"
+            + command
+            + " --help')";
+      }
+      i++;
+    }
+    return null;
+  }
+
+  private static void collectOptions(
+      CommandSpec spec, Map<String, String> takingValues, Set<String> names) {
+    for (OptionSpec option : spec.options()) {
+      for (String name : option.names()) {
+        names.add(name);
+        if (option.arity().max() > 0) {
+          takingValues.putIfAbsent(name, spec.qualifiedName());
+        }
+      }
+    }
+    spec.subcommands()
+        .values()
+        .forEach(sub -> collectOptions(sub.getCommandSpec(), takingValues, names));
   }
 
   /** The configured picocli command line, writing to {@code out} and {@code err}. */
@@ -78,6 +147,9 @@ public final class RelayerCli {
     commandLine.setErr(err);
     // Identifiers may start with '@': never read arguments from a file.
     commandLine.setExpandAtFiles(false);
+    // A value attached with '=' is a value whatever it looks like (--schema=--prefix); a separate
+    // argument that is an option is refused before parsing (optionAsSeparateValue).
+    commandLine.setAllowOptionsAsOptionParameters(true);
     commandLine.setParameterExceptionHandler(usageErrorHandler());
     commandLine.setExecutionExceptionHandler(failureHandler());
     return commandLine;

@@ -7,6 +7,9 @@ import dev.relayer.schema.SchemaOptions;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -233,5 +236,98 @@ class RelayerCliTest {
     assertThat(exitCode).isEqualTo(RelayerCli.EXIT_FAILURE);
     assertThat(err.toString().strip())
         .isEqualTo("relayer db script: could not write the script to standard output");
+  }
+
+  @Test
+  void attachedValuesThatLookLikeOptionsAreValues() {
+    Run run =
+        run("db", "script", "--provider=postgres", "--schema=--prefix", "--prefix=--schema=x_");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.err()).isEmpty();
+    assertThat(run.out())
+        .isEqualTo(
+            PostgreSqlOutboxSchema.createScript(SchemaOptions.of("--prefix", "--schema=x_")));
+    assertThat(run("db", "script", "--provider", "postgres", "--schema=--help").out())
+        .contains("CREATE SCHEMA IF NOT EXISTS \"--help\"");
+  }
+
+  @Test
+  void aSeparateValueThatIsAnOptionIsAUsageErrorSuggestingTheAttachedForm() {
+    assertThat(usageError("db", "script", "--provider", "postgres", "--schema", "--prefix=x"))
+        .isEqualTo(
+            "relayer db script: Expected parameter for option '--schema' but found '--prefix=x';"
+                + " to pass a value that starts like an option, attach it: --schema=--prefix=x"
+                + " (see 'relayer db script --help')");
+    assertThat(usageError("db", "script", "--provider", "--help")).contains("--provider=--help");
+  }
+
+  @Test
+  void aHugeArgumentGivesAShortErrorLine() {
+    String prefix = "p".repeat(100_000);
+
+    String error = usageError("db", "script", "--provider", "postgres", "--prefix", prefix);
+
+    assertThat(error.length()).isLessThan(ErrorLine.MAX_LENGTH + 100);
+    assertThat(error)
+        .startsWith("relayer db script: identifier \"pppp")
+        .contains("… (100028 characters) is 100028 bytes in UTF-8; PostgreSQL allows at most 63")
+        .contains("(and 30 more identifiers with this prefix)")
+        .endsWith("(see 'relayer db script --help')");
+    String provider = "x".repeat(50_000) + "\n";
+    String providerError = usageError("db", "script", "--provider", provider);
+    assertThat(providerError.length()).isLessThanOrEqualTo(ErrorLine.MAX_LENGTH + 40);
+    assertThat(providerError)
+        .contains("characters left out")
+        .endsWith("(see 'relayer db script --help')");
+  }
+
+  private static PrintWriter closed() {
+    return new PrintWriter(
+        new Writer() {
+          @Override
+          public void write(char[] buffer, int offset, int length) throws java.io.IOException {
+            throw new java.io.IOException("Stream closed");
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        });
+  }
+
+  @Test
+  void helpAndVersionOnAStandardOutputThatCannotBeWrittenExitOne() {
+    for (String[] args : new String[][] {{"--help"}, {"db", "script", "--help"}, {"--version"}}) {
+      StringWriter err = new StringWriter();
+
+      int exitCode = RelayerCli.run(closed(), new PrintWriter(err), args);
+
+      assertThat(exitCode).as(String.join(" ", args)).isEqualTo(RelayerCli.EXIT_FAILURE);
+      assertThat(err.toString().strip()).isEqualTo("relayer: could not write to standard output");
+    }
+  }
+
+  @Test
+  void helpWithItsStandardOutputClosedByTheReaderExitsOneInARealProcess() throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process process =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                RelayerCli.class.getName(),
+                "--help")
+            .redirectError(ProcessBuilder.Redirect.PIPE)
+            .start();
+    // The reader goes away before the command writes: its writes fail with a broken pipe.
+    process.getInputStream().close();
+
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.exitValue()).as(err).isEqualTo(RelayerCli.EXIT_FAILURE);
+    assertThat(err.strip()).isEqualTo("relayer: could not write to standard output");
   }
 }

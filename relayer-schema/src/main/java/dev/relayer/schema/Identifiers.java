@@ -28,6 +28,25 @@ public final class Identifiers {
     return quote(schema) + '.' + quote(name);
   }
 
+  /** Longest identifier, in characters, that a message quotes whole. */
+  static final int MAX_QUOTED_CHARS = 80;
+
+  /**
+   * {@code identifier} quoted for a message: whole when it has at most {@value #MAX_QUOTED_CHARS}
+   * characters, else its beginning followed by {@code …} and its length, so that a message about a
+   * huge value stays short.
+   */
+  public static String quoteForMessage(String identifier) {
+    if (identifier.length() <= MAX_QUOTED_CHARS) {
+      return quote(identifier);
+    }
+    int end = MAX_QUOTED_CHARS - 20;
+    if (Character.isHighSurrogate(identifier.charAt(end - 1))) {
+      end--;
+    }
+    return quote(identifier.substring(0, end)) + "… (" + identifier.length() + " characters)";
+  }
+
   /** The number of bytes {@code identifier} takes in UTF-8. */
   public static int byteLength(String identifier) {
     return identifier.getBytes(StandardCharsets.UTF_8).length;
@@ -45,7 +64,8 @@ public final class Identifiers {
     if (identifier.isEmpty()) {
       return Optional.of(role + " must not be empty");
     }
-    Optional<String> text = TextChecks.problem(role + " " + quote(identifier), identifier);
+    Optional<String> text =
+        TextChecks.problem(role + " " + quoteForMessage(identifier), identifier);
     if (text.isPresent()) {
       return text;
     }
@@ -54,7 +74,7 @@ public final class Identifiers {
       return Optional.of(
           role
               + " "
-              + quote(identifier)
+              + quoteForMessage(identifier)
               + " is "
               + bytes
               + " bytes in UTF-8; PostgreSQL allows at most "

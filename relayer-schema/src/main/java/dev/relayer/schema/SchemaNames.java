@@ -68,10 +68,25 @@ public final class SchemaNames {
   /** Problems with the names {@code prefix} would produce; empty when all of them are valid. */
   static List<String> problems(String prefix) {
     List<String> problems = new ArrayList<>();
+    String longest = null;
     for (String base : BASE_NAMES) {
-      Identifiers.problem("identifier", prefix + base).ifPresent(problems::add);
+      if (Identifiers.problem("identifier", prefix + base).isPresent()) {
+        problems.add(base);
+        if (longest == null || base.length() > longest.length()) {
+          longest = base;
+        }
+      }
     }
-    return problems;
+    if (longest == null) {
+      return List.of();
+    }
+    // One problem, for the longest name: a long prefix makes every name too long, and a message
+    // listing all of them would repeat the prefix thirty times.
+    String problem = Identifiers.problem("identifier", prefix + longest).orElseThrow();
+    if (problems.size() > 1) {
+      problem += " (and " + (problems.size() - 1) + " more identifiers with this prefix)";
+    }
+    return List.of(problem);
   }
 
   /** The schema, unquoted. */

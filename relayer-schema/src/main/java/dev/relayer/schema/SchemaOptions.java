@@ -54,7 +54,7 @@ public record SchemaOptions(String schema, String tablePrefix) {
     if (schema.isBlank()) {
       return Optional.of(
           "schema "
-              + Identifiers.quote(schema)
+              + Identifiers.quoteForMessage(schema)
               + " must not be blank (only whitespace): give a visible name");
     }
     if (schema.contains("${")) {
@@ -63,7 +63,7 @@ public record SchemaOptions(String schema, String tablePrefix) {
     if (schema.startsWith(RESERVED_SCHEMA_PREFIX)) {
       return Optional.of(
           "schema "
-              + Identifiers.quote(schema)
+              + Identifiers.quoteForMessage(schema)
               + " must not start with \""
               + RESERVED_SCHEMA_PREFIX
               + "\": PostgreSQL reserves such names for its system schemas");
@@ -79,7 +79,7 @@ public record SchemaOptions(String schema, String tablePrefix) {
   private static String placeholderProblem(String role, String value) {
     return role
         + " "
-        + Identifiers.quote(value)
+        + Identifiers.quoteForMessage(value)
         + " must not contain \"${\": Liquibase would expand it as a changelog parameter";
   }
 

@@ -1,5 +1,6 @@
 package dev.relayer.store;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -75,28 +76,30 @@ final class StoreJdbc {
    * rollback when it throws.
    */
   <T> T atomically(DSLContext dsl, Function<DSLContext, T> work) {
+    // Asked on a connection of its own, so that the caller's statements never wait for a second
+    // connection while this one is held (a one-connection pool must work).
+    if (!dsl.connectionResult(Connection::getAutoCommit)) {
+      return work.apply(dsl);
+    }
     return dsl.connectionResult(
         connection -> {
-          if (!connection.getAutoCommit()) {
-            return work.apply(dsl);
-          }
           connection.setAutoCommit(false);
-          boolean committed = false;
           try {
             T result = work.apply(DSL.using(dsl.configuration().derive(connection)));
             connection.commit();
-            committed = true;
             return result;
-          } catch (SQLException e) {
-            throw mapping.translate("COMMIT", e);
-          } finally {
+          } catch (SQLException | RuntimeException | Error e) {
             try {
-              if (!committed) {
-                connection.rollback();
-              }
-            } finally {
-              connection.setAutoCommit(true);
+              connection.rollback();
+            } catch (SQLException rollback) {
+              e.addSuppressed(rollback);
             }
+            if (e instanceof SQLException commit) {
+              throw mapping.translate("COMMIT", commit);
+            }
+            throw e;
+          } finally {
+            connection.setAutoCommit(true);
           }
         });
   }
