@@ -86,23 +86,23 @@
  * transaction began, so direct dispatch had nothing to send), as soon as it is due, whatever its
  * age; a scheduled unordered row therefore goes out within {@code sweepInterval} plus one pass of
  * {@code deliver_at}. A row that was already due when written waits out {@code recoveryDelay} like
- * any other. It walks
- * by keyset: the end of a traversal is the highest pending unordered id captured when it began, the
- * cursor advances to the last id claimed, and an empty page wraps the traversal to the start.
- * Traffic arriving during a traversal lands above its end, so it cannot starve retries, newly due
- * schedules or expired claims behind the cursor. Claims, completions and the lease renewal commit
- * together with the pass: a crash or error before the commit rolls all of them back (a send that
- * happened in the rolled-back pass is repeated by a later one). Because nothing outside the pass
- * could ever see a claim stamp written inside it, the sweeper's claim is the row lock alone ({@code
- * SELECT … FOR UPDATE SKIP LOCKED}, no {@code UPDATE}): direct dispatch and other claimers skip the
- * locked rows until the pass ends; sent rows are deleted by id, and the rows that were not sent get
- * the claim's token, expiry and attempt before their failure, hold or move to the dead table is
- * written — the same end state a stamped claim leaves, without writing a new version of every row
- * it sends. The traversal state is in memory; a new leader starts from the beginning (after a
- * takeover, careful until it wraps: see above). A pass that claimed a full {@code batchSize} page
- * and sent all of it is followed at once by the next, so a backlog (a burst that overflowed the
- * hand-off queue, an outage's worth of rows) drains at the sweeper's full rate; any other pass
- * waits {@code sweepInterval} before the next, so an idle or failing sweeper stays quiet.
+ * any other. It walks by keyset: the end of a traversal is the highest pending unordered id
+ * captured when it began, the cursor advances to the last id claimed, and an empty page wraps the
+ * traversal to the start. Traffic arriving during a traversal lands above its end, so it cannot
+ * starve retries, newly due schedules or expired claims behind the cursor. Claims, completions and
+ * the lease renewal commit together with the pass: a crash or error before the commit rolls all of
+ * them back (a send that happened in the rolled-back pass is repeated by a later one). Because
+ * nothing outside the pass could ever see a claim stamp written inside it, the sweeper's claim is
+ * the row lock alone ({@code SELECT … FOR UPDATE SKIP LOCKED}, no {@code UPDATE}): direct dispatch
+ * and other claimers skip the locked rows until the pass ends; sent rows are deleted by id, and the
+ * rows that were not sent get the claim's token, expiry and attempt before their failure, hold or
+ * move to the dead table is written — the same end state a stamped claim leaves, without writing a
+ * new version of every row it sends. The traversal state is in memory; a new leader starts from the
+ * beginning (after a takeover, careful until it wraps: see above). A pass that claimed a full
+ * {@code batchSize} page and sent all of it is followed at once by the next, so a backlog (a burst
+ * that overflowed the hand-off queue, an outage's worth of rows) drains at the sweeper's full rate;
+ * any other pass waits {@code sweepInterval} before the next, so an idle or failing sweeper stays
+ * quiet.
  *
  * <h2>Cleanup</h2>
  *
