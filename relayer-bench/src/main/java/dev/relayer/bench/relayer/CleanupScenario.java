@@ -73,7 +73,7 @@ public final class CleanupScenario implements Scenario {
         + " `RelayerMaintenance.cleanupOnce()` at the default options (`cleanupBatchSize`"
         + " 5000, `cleanupBudget` 5 s) until a run reports `drained`, with the producer at the"
         + " same rate beside it; the rate is all rows deleted over the whole time. Then both"
-        + " tables are loaded again the same way and *ctid loop* deletes them over plain JDBC"
+        + " tables are truncated and loaded again the same way and *ctid loop* deletes them over plain JDBC"
         + " in auto-commit: `DELETE FROM t WHERE ctid = ANY(ARRAY(SELECT ctid FROM t WHERE ts"
         + " < $cutoff LIMIT 5000))` repeated until it deletes fewer than 5000, the dead table"
         + " first, with the producer beside it again. The producer's figures are the rate it"
@@ -146,6 +146,8 @@ public final class CleanupScenario implements Scenario {
         "producer.relayer.msgs", "producer during Relayer cleanup", "msg/s", beside.rate());
     context.record("producer.relayer.p99", "  its commit latency p99", "ms", beside.p99Millis());
 
+    // The same start as Relayer's: fresh files, not the emptied ones its deletes left behind.
+    db.execute("TRUNCATE relayer_inbox, relayer_outbox_dead");
     load(context, inbox, dead);
     Producer.Run besideAnchor = Producer.start(producerPool, o.producers(), rate);
     long start = System.nanoTime();
