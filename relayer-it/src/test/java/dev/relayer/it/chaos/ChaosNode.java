@@ -71,7 +71,27 @@ final class ChaosNode implements AutoCloseable {
       int eq = arg.indexOf('=');
       args.put(arg.substring(0, eq), arg.substring(eq + 1));
     }
+    watchParent(Long.parseLong(args.get("parentPid")));
     return new ChaosNode(args, poolSize);
+  }
+
+  /** Halts this JVM once the test JVM is gone (killed itself), so no child outlives its run. */
+  private static void watchParent(long parentPid) {
+    Thread watchdog =
+        new Thread(
+            () -> {
+              while (ProcessHandle.of(parentPid).map(ProcessHandle::isAlive).orElse(false)) {
+                try {
+                  Thread.sleep(1_000);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+              Runtime.getRuntime().halt(1);
+            },
+            "chaos-parent-watchdog");
+    watchdog.setDaemon(true);
+    watchdog.start();
   }
 
   static DispatchOptions dispatchOptions() {

@@ -51,6 +51,7 @@ final class Fleet implements AutoCloseable {
   private final List<String> killsNotBySigkill = new ArrayList<>();
   private final Thread supervisor;
   private volatile boolean closed;
+  private final Thread onExit = new Thread(this::killAll, "chaos-fleet-on-exit");
 
   Fleet(Path logs, Random random) {
     this.logs = logs;
@@ -63,6 +64,7 @@ final class Fleet implements AutoCloseable {
     this.supervisor = new Thread(this::supervise, "chaos-fleet-supervisor");
     this.supervisor.setDaemon(true);
     this.supervisor.start();
+    Runtime.getRuntime().addShutdownHook(onExit);
   }
 
   /** Adds a member and starts it; {@code args} are its {@code key=value} arguments. */
@@ -193,6 +195,7 @@ final class Fleet implements AutoCloseable {
             member.role.main.getName()));
     command.addAll(member.args);
     command.add("name=" + member.name);
+    command.add("parentPid=" + ProcessHandle.current().pid());
     mark(member, "starting");
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().remove("JAVA_TOOL_OPTIONS");
@@ -226,9 +229,20 @@ final class Fleet implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
+    try {
+      Runtime.getRuntime().removeShutdownHook(onExit);
+    } catch (IllegalStateException e) {
+      return; // the JVM is exiting: the hook does it
+    }
     closed = true;
     supervisor.interrupt();
     supervisor.join(5_000);
+    killAll();
+  }
+
+  /** SIGKILLs every member and waits for them; also run if the test JVM exits mid-run. */
+  private void killAll() {
+    closed = true;
     List<Process> running = new ArrayList<>();
     synchronized (this) {
       for (Member member : members) {
@@ -239,8 +253,12 @@ final class Fleet implements AutoCloseable {
         }
       }
     }
-    for (Process process : running) {
-      process.waitFor(15, TimeUnit.SECONDS);
+    try {
+      for (Process process : running) {
+        process.waitFor(15, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

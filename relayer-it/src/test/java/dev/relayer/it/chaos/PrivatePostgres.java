@@ -37,6 +37,7 @@ final class PrivatePostgres implements AutoCloseable {
   private final Path data;
   private final int port;
   private final boolean asPostgresUser;
+  private final Thread onExit = new Thread(this::stopAndDelete, "chaos-postgres-on-exit");
 
   private PrivatePostgres(Path bin, Path base, int port, boolean asPostgresUser) {
     this.bin = bin;
@@ -56,6 +57,8 @@ final class PrivatePostgres implements AutoCloseable {
       Files.setOwner(base, postgres);
     }
     PrivatePostgres server = new PrivatePostgres(binaries(), base, freePort(), root);
+    // pg_ctl detaches the server: stop it even when the test JVM is told to exit mid-run.
+    Runtime.getRuntime().addShutdownHook(server.onExit);
     try {
       server.run(
           List.of(
@@ -133,6 +136,15 @@ final class PrivatePostgres implements AutoCloseable {
 
   @Override
   public void close() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(onExit);
+    } catch (IllegalStateException e) {
+      return; // the JVM is exiting: the hook does it
+    }
+    stopAndDelete();
+  }
+
+  private void stopAndDelete() {
     try {
       if (Files.exists(data.resolve("postmaster.pid"))) {
         run(List.of(tool("pg_ctl"), "-D", data.toString(), "-m", "fast", "-w", "stop"));
