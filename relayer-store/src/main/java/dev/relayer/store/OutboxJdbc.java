@@ -31,8 +31,10 @@ import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Param;
 import org.jooq.Query;
-import org.jooq.Record1;
+import org.jooq.Record;
 import org.jooq.Record2;
+import org.jooq.ResultQuery;
+import org.jooq.SelectSelectStep;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 
@@ -107,16 +109,7 @@ final class OutboxJdbc {
     // RelayerStore.IN_FLIGHT).
     this.claimByIds = jdbc.render(claimInFlight(O.ID.eq(any(IDS)).and(O.LANE.isNull())));
     this.claimPage = jdbc.render(claim(page()));
-    this.lockPage =
-        jdbc.render(
-            select(CLAIMED)
-                .from(O)
-                .where(page())
-                .and(eligible(O))
-                .orderBy(O.ID)
-                .limit(LIMIT)
-                .forUpdate()
-                .skipLocked());
+    this.lockPage = jdbc.render(lockEligible(select(CLAIMED), page()));
     this.deleteFenced =
         jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))).and(O.CLAIM_TOKEN.eq(TOKEN)));
     this.deleteLocked = jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))));
@@ -167,19 +160,23 @@ final class OutboxJdbc {
    * another transaction holds, and stamps them.
    */
   private static Query claim(Condition which) {
-    CommonTableExpression<Record1<Long>> claimable =
-        name("claimable")
-            .fields("id")
-            .as(
-                select(O.ID)
-                    .from(O)
-                    .where(which)
-                    .and(eligible(O))
-                    .orderBy(O.ID)
-                    .limit(LIMIT)
-                    .forUpdate()
-                    .skipLocked());
-    return stamp(claimable);
+    return stamp(name("claimable").fields("id").as(lockEligible(select(O.ID), which)));
+  }
+
+  /**
+   * {@code select} of up to {@link #LIMIT} eligible rows matching {@code which}, in id order,
+   * locked, skipping rows another transaction holds.
+   */
+  private static <R extends Record> ResultQuery<R> lockEligible(
+      SelectSelectStep<R> select, Condition which) {
+    return select
+        .from(O)
+        .where(which)
+        .and(eligible(O))
+        .orderBy(O.ID)
+        .limit(LIMIT)
+        .forUpdate()
+        .skipLocked();
   }
 
   /**
@@ -190,15 +187,7 @@ final class OutboxJdbc {
     CommonTableExpression<Record2<Long, String>> claimable =
         name("claimable")
             .fields("id", "last_error")
-            .as(
-                select(O.ID, O.LAST_ERROR)
-                    .from(O)
-                    .where(which)
-                    .and(eligible(O))
-                    .orderBy(O.ID)
-                    .limit(LIMIT)
-                    .forUpdate()
-                    .skipLocked());
+            .as(lockEligible(select(O.ID, O.LAST_ERROR), which));
     List<Field<?>> returned = new ArrayList<>(CLAIMED);
     returned.set(returned.indexOf(O.LAST_ERROR), claimable.field("last_error", String.class));
     return DSL.with(claimable)
