@@ -69,7 +69,7 @@ class ChaosReportTest {
   }
 
   @Test
-  void anOrdinaryMessageDeadOrPoisonBeyondMaxAttemptsOrNotDeadIsAProblem() {
+  void anOrdinaryMessageDeadOrPoisonNotDeadOrNotParkedIsAProblem() {
     ChaosReport report =
         report(
             deliveries(a1, a2),
@@ -79,8 +79,18 @@ class ChaosReportTest {
     assertThat(report.problems())
         .anyMatch(p -> p.startsWith("1 unordered poison messages not dead"))
         .anyMatch(p -> p.startsWith("2 other messages dead"))
-        .anyMatch(p -> p.startsWith("1 dead after more than maxAttempts + 1 = 9 claims"))
         .anyMatch(p -> p.startsWith("1 ordered poison messages not parked"));
+  }
+
+  @Test
+  void aPoisonMessageDeadForAnotherReasonThanItsAttemptsIsAProblem() {
+    ChaosReport report =
+        report(
+            deliveries(a1, a2), List.of(new Dead(poisonU, 1, "rejected")), poisonParked());
+
+    assertThat(report.problems())
+        .anyMatch(
+            p -> p.startsWith("1 poison messages dead for another reason than running out"));
   }
 
   @Test
@@ -110,7 +120,7 @@ class ChaosReportTest {
   }
 
   private List<Dead> poisonDead() {
-    return List.of(new Dead(poisonU, 3, "never completed"));
+    return List.of(new Dead(poisonU, 3, ChaosReport.MAX_ATTEMPTS));
   }
 
   private List<Left> poisonParked() {
