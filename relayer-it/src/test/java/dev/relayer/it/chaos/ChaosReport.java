@@ -20,7 +20,8 @@ import java.util.UUID;
  * sent at most {@code maxAttempts + 1} times, and nothing else dead or parked, the outbox empty but
  * for the parked poison. The poison rows' {@code attempts} are reported, not bounded: every claim
  * counts, including claims of processes the run killed for other reasons while the row was in
- * flight, and the claim that found the row out of attempts and moved it unsent. {@link #problems()} lists every broken promise; {@link #text()} is the summary.
+ * flight, and the claim that found the row out of attempts and moved it unsent. {@link #problems()}
+ * lists every broken promise; {@link #text()} is the summary.
  */
 record ChaosReport(String text, List<String> problems, Faults faults) {
 
@@ -165,7 +166,8 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
     check(
         problems,
         deadBeyond.isEmpty(),
-        deadBeyond.size() + " poison messages dead for another reason than running out of attempts: "
+        deadBeyond.size()
+            + " poison messages dead for another reason than running out of attempts: "
             + few(deadBeyond));
 
     Set<UUID> parkedIds = new HashSet<>();
