@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -58,7 +59,7 @@ public final class LaneWorker {
    * left: that owner may have died sending any of its pass's claims, so as many steps as a pass
    * makes claims commit their claim before the send.
    */
-  private final Map<Integer, Integer> careful = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<Integer, Integer> careful = new ConcurrentHashMap<>();
 
   /** What a pass needs besides the engine. */
   public record Settings(
@@ -418,6 +419,8 @@ public final class LaneWorker {
   private void carefulSteps(
       DSLContext dsl, int lane, LaneTally tally, List<Consumer<RelayerEventListener>> events) {
     RelayerStore store = engine.store();
+    // At most the careful lane's group steps plus one step per head a claim can hold; heads still
+    // marked after that are found again by the lane's next pass.
     for (int step = 0; step < settings.claimsPerPass() + settings.keysPerPass(); step++) {
       boolean groupStep = careful.containsKey(lane);
       boolean[] headsLeft = {false};
