@@ -651,8 +651,8 @@ public final class RelayerStore {
   // ---------------------------------------------------------------------------------------------
 
   /**
-   * Checks that the four tables exist with every column Relayer uses; throws {@link
-   * SchemaMismatchException} naming the first missing table or column.
+   * Checks that the four tables exist with every column Relayer uses, of the types and nullability
+   * it relies on; throws {@link dev.relayer.api.SchemaMismatchException} naming the first mismatch.
    */
   public void verifySchema(DSLContext dsl) {
     SchemaVerifier.verify(dsl, names());

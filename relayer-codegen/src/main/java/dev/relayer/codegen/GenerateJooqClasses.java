@@ -1,4 +1,4 @@
-package dev.relayer.testkit.codegen;
+package dev.relayer.codegen;
 
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.testkit.PostgresServer;
