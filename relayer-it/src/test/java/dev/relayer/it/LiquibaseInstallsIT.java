@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.schema.liquibase.RelayerChangeLogParser;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import java.io.IOException;
@@ -19,6 +20,9 @@ import liquibase.database.Database;
 import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
 import liquibase.exception.LiquibaseException;
+import liquibase.parser.ChangeLogParser;
+import liquibase.parser.ChangeLogParserFactory;
+import liquibase.parser.core.xml.XMLChangeLogSAXParser;
 import liquibase.resource.ClassLoaderResourceAccessor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -117,6 +121,38 @@ class LiquibaseInstallsIT {
     RelayerSchemaInstaller.applyChangelog(db.dataSource(), SchemaOptions.of("third", "c_"));
     assertThat(relayerTables()).contains("third.c_outbox", "third.c_leases");
     assertThat(changelogRows()).hasSize(3);
+  }
+
+  /**
+   * Installs made before {@link RelayerChangeLogParser} existed were parsed by Liquibase's own XML
+   * parser; with Relayer's parser the same install is up to date: same id, same checksum, nothing
+   * runs again.
+   */
+  @Test
+  void installParsedByLiquibasesOwnParserIsUpToDateWithRelayersParser() throws Exception {
+    String[] parameters = {"relayer.schema", "my\"Schema X", "relayer.prefix", "Ü-x_"};
+    ChangeLogParserFactory parsers = ChangeLogParserFactory.getInstance();
+    ChangeLogParser relayers = parsers.getParser(CHANGELOG_PATH, new ClassLoaderResourceAccessor());
+    assertThat(relayers).isInstanceOf(RelayerChangeLogParser.class);
+    parsers.unregister(relayers);
+    try {
+      assertThat(parsers.getParser(CHANGELOG_PATH, new ClassLoaderResourceAccessor()))
+          .isExactlyInstanceOf(XMLChangeLogSAXParser.class);
+      update(CHANGELOG_PATH, parameters);
+    } finally {
+      parsers.register(relayers);
+    }
+    List<String> checksumsAndTimes = changelogChecksumsAndTimes();
+
+    update(CHANGELOG_PATH, parameters);
+
+    assertThat(changelogChecksumsAndTimes()).isEqualTo(checksumsAndTimes);
+    assertThat(changelogRows())
+        .containsExactly(
+            CHANGESET
+                + " schema=my\"Schema X prefix=Ü-x_ | relayer | "
+                + CHANGELOG_PATH
+                + " | EXECUTED");
   }
 
   @Test
