@@ -32,11 +32,19 @@ public final class RelayerChangeLogParser extends XMLChangeLogSAXParser {
     return Plugin.PRIORITY_SPECIALIZED;
   }
 
-  /** Only Relayer's changelog, however its path is spelled ({@code classpath:}, a leading /). */
+  /**
+   * Only Relayer's changelog, however its path is spelled ({@code classpath:}, a leading {@code /},
+   * a directory before it).
+   */
   @Override
   public boolean supports(String changeLogFile, ResourceAccessor resourceAccessor) {
-    return changeLogFile != null
-        && changeLogFile.replace('\\', '/').endsWith(CHANGELOG)
+    if (changeLogFile == null) {
+      return false;
+    }
+    String path = changeLogFile.replace('\\', '/');
+    return (path.equals(CHANGELOG)
+            || path.endsWith("/" + CHANGELOG)
+            || path.endsWith(":" + CHANGELOG))
         && super.supports(changeLogFile, resourceAccessor);
   }
 

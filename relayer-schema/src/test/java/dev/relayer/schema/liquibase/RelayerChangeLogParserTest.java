@@ -34,7 +34,11 @@ class RelayerChangeLogParserTest {
     assertThat(factory.getParser(CHANGELOG, resources)).isInstanceOf(RelayerChangeLogParser.class);
     assertThat(factory.getParser("classpath:/" + CHANGELOG, resources))
         .isInstanceOf(RelayerChangeLogParser.class);
+    assertThat(factory.getParser("classpath:" + CHANGELOG, resources))
+        .isInstanceOf(RelayerChangeLogParser.class);
     assertThat(factory.getParser("db/changelog/app/db.changelog-app.xml", resources))
+        .isExactlyInstanceOf(XMLChangeLogSAXParser.class);
+    assertThat(factory.getParser("mydb/changelog/relayer/db.changelog-relayer.xml", resources))
         .isExactlyInstanceOf(XMLChangeLogSAXParser.class);
   }
 
