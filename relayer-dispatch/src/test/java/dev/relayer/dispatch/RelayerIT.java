@@ -264,6 +264,7 @@ class RelayerIT {
         .isSubsetOf(Set.of("send"));
     await().atMost(Duration.ofSeconds(5)).until(() -> relayerThreads().isEmpty());
     assertThat(leasesOf(relayer)).as("every lease and the heartbeat given up").isEmpty();
+    relayer.afterCommit(List.of(1L)); // dropped, not an error: the sweeper takes such rows
     int deliveredAtClose = memory.deliveries().size();
 
     // The store still writes after close (twenty more transactions); nothing of this instance
@@ -347,21 +348,59 @@ class RelayerIT {
     assertThat(owned.closes()).isEqualTo(1);
   }
 
+  /** A TCP proxy in front of the test database, to cut the network to it. */
+  private TcpProxy proxyToDatabase() {
+    Matcher url = Pattern.compile("jdbc:postgresql://([^:/]+)(?::(\\d+))?/").matcher(db.jdbcUrl());
+    assertThat(url.lookingAt()).as("jdbc url %s", db.jdbcUrl()).isTrue();
+    return TcpProxy.start(
+        url.group(1), url.group(2) == null ? 5432 : Integer.parseInt(url.group(2)));
+  }
+
+  /** Unpooled connections to the test database through {@code proxy}. */
+  private PGSimpleDataSource through(TcpProxy proxy) {
+    PGSimpleDataSource direct = new PGSimpleDataSource();
+    direct.setUrl("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + db.name());
+    direct.setConnectTimeout(2);
+    direct.setUser(db.user());
+    if (db.password() != null) {
+      direct.setPassword(db.password());
+    }
+    return direct;
+  }
+
+  @Test
+  void startWhileTheDatabaseIsUnreachableStartsNothingAndCanBeRetried() {
+    install();
+    try (TcpProxy proxy = proxyToDatabase()) {
+      CloseCountingTransport owned = new CloseCountingTransport(InMemoryTransport.named("memory"));
+      try (Relayer relayer =
+          Relayer.builder(through(proxy))
+              .prefix(SCHEMA.tablePrefix())
+              .transport(owned)
+              .dispatch(DispatchFixture.fastOptions().build())
+              .maintenance(DispatchFixture.fastMaintenance().build())
+              .lanes(DispatchFixture.fastLanes().build())
+              .build()) {
+        proxy.cut();
+        assertThatThrownBy(relayer::start)
+            .isInstanceOf(DataAccessException.class)
+            .hasMessageContaining("Error getting connection");
+        assertThat(relayerThreads()).as("nothing started").isEmpty();
+        assertThat(owned.closes()).as("the Relayer is still whole").isZero();
+
+        proxy.restore();
+        relayer.start();
+        assertThat(components(relayerThreads())).contains("direct", "maintenance", "lane");
+      }
+      assertThat(owned.closes()).isEqualTo(1);
+    }
+  }
+
   @Test
   void losingTheDatabaseAfterDispatchStartedFailsStartAndLeavesNothingRunning() throws Exception {
     install();
-    Matcher url = Pattern.compile("jdbc:postgresql://([^:/]+)(?::(\\d+))?/").matcher(db.jdbcUrl());
-    assertThat(url.lookingAt()).as("jdbc url %s", db.jdbcUrl()).isTrue();
-    try (TcpProxy proxy =
-        TcpProxy.start(
-            url.group(1), url.group(2) == null ? 5432 : Integer.parseInt(url.group(2)))) {
-      PGSimpleDataSource direct = new PGSimpleDataSource();
-      direct.setUrl("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + db.name());
-      direct.setConnectTimeout(2);
-      direct.setUser(db.user());
-      if (db.password() != null) {
-        direct.setPassword(db.password());
-      }
+    try (TcpProxy proxy = proxyToDatabase()) {
+      PGSimpleDataSource direct = through(proxy);
       // The network to the database goes down as soon as direct dispatch runs: maintenance's
       // start is the first to need a connection after that.
       AtomicBoolean cutWhileDispatchRan = new AtomicBoolean();
@@ -403,11 +442,18 @@ class RelayerIT {
   @Test
   void aRelayerWithoutTransportsOnlyWritesAndAnotherInstanceDeliversItsRows() {
     install();
-    try (Relayer writer = Relayer.builder(pool).prefix(SCHEMA.tablePrefix()).build()) {
+    try (Relayer writer =
+        Relayer.builder(pool)
+            .prefix(SCHEMA.tablePrefix())
+            .health(h -> h.eligibleThresholds(1, 2))
+            .build()) {
       writer.start();
       assertThat(relayerThreads()).as("an instance that only writes runs no thread").isEmpty();
       writer.dsl().transaction(tx -> writer.store().enqueue(tx.dsl(), message("written")));
       assertThat(writer.health().eligible()).isEqualTo(1);
+      assertThat(writer.health().status())
+          .as("the builder's health thresholds apply")
+          .isEqualTo(HealthStatus.DEGRADED);
       assertThat(outboxRows()).isEqualTo(1);
 
       InMemoryTransport memory = InMemoryTransport.named("memory");
