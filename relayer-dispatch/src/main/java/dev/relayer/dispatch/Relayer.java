@@ -366,6 +366,7 @@ public final class Relayer implements AutoCloseable {
     private DataSource listenConnections;
     private String owner = RelayerMaintenance.defaultOwner();
     private Clock clock = Clock.systemUTC();
+    private boolean used;
 
     private Builder(DSLContext dsl) {
       this.dsl = dsl;
@@ -492,8 +493,16 @@ public final class Relayer implements AutoCloseable {
      * Validates everything and builds the Relayer (nothing runs until {@link Relayer#start()}).
      *
      * @throws InvalidInputException listing every problem; the owned transports are then closed
+     * @throws IllegalStateException when this builder was built already: the transports it owns
+     *     belong to the first Relayer (or were closed by the failed build)
      */
     public Relayer build() {
+      if (used) {
+        throw new IllegalStateException(
+            "this Relayer.Builder was built already; the transports it owns went with that build:"
+                + " use a new builder");
+      }
+      used = true;
       List<AutoCloseable> built = new ArrayList<>();
       try {
         return assemble(built);

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.spi.SendResult;
+import dev.relayer.api.spi.Transport;
+import dev.relayer.api.spi.TransportBatch;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.StoreOptions;
 import dev.relayer.testkit.transport.InMemoryTransport;
@@ -133,6 +136,17 @@ class RelayerBuilderTest {
   }
 
   @Test
+  void aBuilderBuildsOneRelayerSoThatOwnedTransportsHaveOneOwner() {
+    Relayer.Builder builder =
+        Relayer.builder(nowhere()).transport(InMemoryTransport.named("memory"));
+    try (Relayer first = builder.build()) {
+      assertThatThrownBy(builder::build)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("was built already");
+    }
+  }
+
+  @Test
   void afterCommitNamesNullAndNonPositiveIds() {
     try (Relayer relayer =
         Relayer.builder(nowhere()).transport(InMemoryTransport.named("memory")).build()) {
@@ -161,5 +175,41 @@ class RelayerBuilderTest {
     assertThatThrownBy(relayer::start)
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("Relayer store=public.relayer_ is closed; build a new one to start again");
+  }
+
+  @Test
+  void aTransportThatFailsToCloseDoesNotKeepTheOthersOpen() {
+    IllegalStateException refusal = new IllegalStateException("broker connection stuck");
+    CloseCountingTransport failing =
+        new CloseCountingTransport(
+            new Transport() {
+              @Override
+              public String name() {
+                return "failing";
+              }
+
+              @Override
+              public int maxBatchSize() {
+                return 10;
+              }
+
+              @Override
+              public List<SendResult> send(TransportBatch batch) {
+                return batch.messages().stream().map(m -> SendResult.accepted()).toList();
+              }
+
+              @Override
+              public void close() {
+                throw refusal;
+              }
+            });
+    CloseCountingTransport next = new CloseCountingTransport(InMemoryTransport.named("next"));
+    Relayer relayer = Relayer.builder(nowhere()).transport(failing).transport(next).build();
+
+    assertThatThrownBy(relayer::close).isSameAs(refusal);
+    assertThat(failing.closes()).isEqualTo(1);
+    assertThat(next.closes()).as("closed after the one that failed").isEqualTo(1);
+    relayer.close(); // closed already: nothing is closed twice
+    assertThat(next.closes()).isEqualTo(1);
   }
 }

@@ -212,6 +212,22 @@ class RelayerIT {
   }
 
   @Test
+  void idsHandedOverWithAfterCommitBeforeStartGoOutOnceStarted() {
+    install();
+    InMemoryTransport memory = InMemoryTransport.named("memory");
+    try (Relayer relayer = relayer(memory).build()) {
+      // Written without the listener: only afterCommit hands it over (the sweeper waits an hour).
+      long id = dsl.transactionResult(tx -> relayer.store().enqueue(tx.dsl(), message("early")));
+      relayer.afterCommit(List.of(id));
+      assertThat(relayerThreads()).as("not started yet").isEmpty();
+
+      relayer.start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> memory.deliveries().size() == 1);
+      assertThat(memory.deliveries().get(0).destination()).isEqualTo("early");
+    }
+  }
+
+  @Test
   void closeWhileLanesAndMaintenanceRunStopsEveryThreadAndReleasesEveryLease() throws Exception {
     install();
     InMemoryTransport memory = InMemoryTransport.named("memory");
