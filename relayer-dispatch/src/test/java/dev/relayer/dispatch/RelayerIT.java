@@ -308,6 +308,75 @@ class RelayerIT {
   }
 
   @Test
+  void repeatedStartAndCloseUnderTrafficLeavesNoThreadNoLeaseAndLosesNothing() throws Exception {
+    install();
+    InMemoryTransport memory = InMemoryTransport.named("memory");
+    List<UUID> written = new ArrayList<>();
+    for (int round = 0; round < 12; round++) {
+      Relayer relayer =
+          Relayer.builder(pool)
+              .prefix(SCHEMA.tablePrefix())
+              .sharedTransport(memory)
+              .dispatch(DispatchFixture.fastOptions().build())
+              .maintenance(DispatchFixture.fastMaintenance().build())
+              .lanes(DispatchFixture.fastLanes().build())
+              .owner("round-" + round)
+              .build();
+      if (round % 4 == 0) {
+        relayer.close(); // never started
+        relayer.close();
+        continue;
+      }
+      relayer.start();
+      relayer.start();
+      for (int i = 0; i < 10; i++) {
+        NewMessage unordered = message("round-" + round);
+        NewMessage ordered =
+            NewMessage.builder()
+                .transport("memory")
+                .destination("orders")
+                .messageType("OrderChanged")
+                .orderingKey("customer-" + (i % 3))
+                .body(new byte[] {(byte) i})
+                .build();
+        relayer
+            .dsl()
+            .transaction(tx -> relayer.store().enqueue(tx.dsl(), List.of(unordered, ordered)));
+        written.add(unordered.messageId());
+        written.add(ordered.messageId());
+      }
+      if (round % 4 == 1) {
+        // Two threads close at once: one closes, the other returns once it is closed.
+        Thread other = new Thread(relayer::close, "test-closer");
+        other.start();
+        relayer.close();
+        other.join();
+      } else {
+        relayer.close();
+      }
+      assertThat(components(relayerThreads())).isSubsetOf(Set.of("send"));
+      assertThat(leasesOf(relayer)).isEmpty();
+      assertThatThrownBy(relayer::start).isInstanceOf(IllegalStateException.class);
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> relayerThreads().isEmpty());
+
+    // What the closed rounds left in the outbox, a last instance delivers.
+    try (Relayer last =
+        Relayer.builder(pool)
+            .prefix(SCHEMA.tablePrefix())
+            .sharedTransport(memory)
+            .dispatch(DispatchFixture.fastOptions().build())
+            .maintenance(DispatchFixture.fastMaintenance().build())
+            .lanes(DispatchFixture.fastLanes().build())
+            .build()) {
+      last.start();
+      await().atMost(Duration.ofSeconds(60)).until(() -> outboxRows() == 0);
+    }
+    assertThat(memory.deliveredIds()).containsAll(written);
+    await().atMost(Duration.ofSeconds(5)).until(() -> relayerThreads().isEmpty());
+  }
+
+  @Test
   void closeIsIdempotentBeforeAndAfterStart() {
     install();
     CloseCountingTransport neverStarted =
