@@ -133,7 +133,7 @@ class RelayerIT {
     install();
     InMemoryTransport memory = InMemoryTransport.named("memory");
     try (Relayer relayer =
-        Relayer.builder(pool)
+        Relayer.builder(dsl) // the application's context; relayer.dsl() derives from it
             .prefix(SCHEMA.tablePrefix())
             .sharedTransport(memory)
             .dispatch(DispatchFixture.fastOptions().build())
@@ -374,6 +374,26 @@ class RelayerIT {
     }
     assertThat(memory.deliveredIds()).containsAll(written);
     await().atMost(Duration.ofSeconds(5)).until(() -> relayerThreads().isEmpty());
+  }
+
+  @Test
+  void lanesListenOnTheDataSourceGivenForIt() {
+    install();
+    PGSimpleDataSource named = db.server().dataSource(db.name());
+    named.setApplicationName("entry-listener");
+    try (Relayer relayer =
+        relayer(InMemoryTransport.named("memory")).listenConnections(named).build()) {
+      relayer.start();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  dsl.fetchCount(
+                          DSL.table(DSL.name("pg_catalog", "pg_stat_activity")),
+                          DSL.field(DSL.name("application_name")).eq("entry-listener"),
+                          DSL.field(DSL.name("datname")).eq(db.name()))
+                      == 1);
+    }
   }
 
   @Test
