@@ -71,18 +71,19 @@
  *   <li>Their usual pass commits its claims with its outcomes, so a crash in it leaves nothing
  *       behind. The instance that then takes over the expired lease knows that much ({@code
  *       LeaseOutcome#takenOver}): the sweeper walks its whole traversal, and a lane its next {@code
- *       claimsPerPass} claims, committing and marking each claim before its send. The dead pass's
- *       rows are reached wherever they were, each further crash is counted, and from then on the
- *       culprit is sent alone.
+ *       claimsPerPass} claims, committing and marking each claim before its send and charging each
+ *       row not already marked one extra attempt, for the send the dead pass may have made of it.
+ *       The dead pass's rows are reached wherever they were, its crash and each further one are
+ *       counted, and from then on the culprit is sent alone.
  * </ul>
  *
- * Such a message is therefore sent at most {@code maxAttempts} times when direct dispatch sent it
- * first, and at most {@code maxAttempts + 1} times when a sweeper or lane pass did (its first crash
- * cannot be attributed); the claim after the last attempt moves it unsent, with the error {@code
- * claimed N times without completing} and the in-flight mark as its last error. The careful
- * traversal costs a stamp and a commit per page and only follows a takeover; a marked row costs two
- * short transactions of its own. Transient send failures overwrite the mark with their error, so
- * rows retried after a broker outage still go out in batches.
+ * Such a message is therefore sent at most {@code maxAttempts} times on every path; the claim after
+ * the last attempt moves it unsent, with the error {@code claimed N times without completing} and
+ * the in-flight mark as its last error. The careful traversal costs a stamp and a commit per page
+ * and only follows a takeover; a marked row costs two short transactions of its own. The charge is
+ * not exact: a row that the dead pass never reached, and that then fails for another reason, has
+ * one retry less. Transient send failures overwrite the mark with their error, so rows retried
+ * after a broker outage still go out in batches.
  *
  * <h2>Leases</h2>
  *

@@ -38,6 +38,25 @@ public record ClaimedMessage(
     String lastError,
     Instant deliverAt) {
 
+  /** This row as it reads after {@code extra} more attempts were charged to it. */
+  public ClaimedMessage withMoreAttempts(int extra) {
+    return new ClaimedMessage(
+        id,
+        messageId,
+        transport,
+        destination,
+        messageType,
+        headers,
+        body,
+        orderingKey,
+        lane,
+        tenantId,
+        attempts + extra,
+        createdAt,
+        lastError,
+        deliverAt);
+  }
+
   /**
    * Whether the row was scheduled past its own {@code created_at}: not due when its transaction
    * began, so direct dispatch had nothing to send and the sweeper delivers it by design.

@@ -76,6 +76,7 @@ final class OutboxJdbc {
   private static final Param<OffsetDateTime> CREATED_BEFORE =
       param("createdBefore", OffsetDateTime.class);
   private static final Param<String> IN_FLIGHT = param("inFlight", String.class);
+  private static final Param<Integer> EXTRA_ATTEMPTS = param("extraAttempts", Integer.class);
   private static final Param<String[]> ERRORS = param("errors", String[].class);
   private static final Param<OffsetDateTime[]> RETRY_ATS =
       param("retryAts", OffsetDateTime[].class);
@@ -117,6 +118,7 @@ final class OutboxJdbc {
         jdbc.render(
             update(O)
                 .set(O.LAST_ERROR, IN_FLIGHT)
+                .set(O.ATTEMPTS, O.ATTEMPTS.plus(EXTRA_ATTEMPTS))
                 .where(O.ID.eq(any(IDS)))
                 .and(O.CLAIM_TOKEN.eq(TOKEN)));
     // The i-th failure is (ids[i], errors[i], retryAts[i]).
@@ -412,7 +414,7 @@ final class OutboxJdbc {
   }
 
   /** Marks rows still under {@code token} in flight ({@link RelayerStore#IN_FLIGHT}). */
-  int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids) {
+  int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids, int extraAttempts) {
     if (ids.isEmpty()) {
       return 0;
     }
@@ -425,7 +427,9 @@ final class OutboxJdbc {
             TOKEN.getParamName(),
             token,
             IN_FLIGHT.getParamName(),
-            RelayerStore.IN_FLIGHT));
+            RelayerStore.IN_FLIGHT,
+            EXTRA_ATTEMPTS.getParamName(),
+            extraAttempts));
   }
 
   /**

@@ -414,7 +414,21 @@ public final class RelayerStore {
    * before its send; returns how many.
    */
   public int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids) {
-    int marked = outbox.markInFlight(dsl, token, ids);
+    return markInFlight(dsl, token, ids, 0);
+  }
+
+  /**
+   * Marks rows still under {@code token} in flight, as {@link #markInFlight(DSLContext, UUID,
+   * Collection)} does, and charges each {@code extraAttempts} more attempts: for rows that an owner
+   * which died may have sent in a pass that left no trace (a claim that was never committed).
+   * Returns how many rows were marked. The caller's {@link ClaimedMessage}s do not change; use
+   * {@link ClaimedMessage#withMoreAttempts} to match them.
+   */
+  public int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids, int extraAttempts) {
+    if (extraAttempts < 0) {
+      throw new IllegalArgumentException("extraAttempts must be >= 0, got " + extraAttempts);
+    }
+    int marked = outbox.markInFlight(dsl, token, ids, extraAttempts);
     return checkAtMost("markInFlight", marked, ids.size());
   }
 

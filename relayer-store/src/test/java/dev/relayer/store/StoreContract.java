@@ -385,6 +385,37 @@ abstract class StoreContract {
   }
 
   @Test
+  void markInFlightMarksOnlyRowsUnderTheTokenAndChargesWhatItIsTold() {
+    Instant now = now();
+    long first = store.enqueue(dsl, unordered());
+    long second = store.enqueue(dsl, unordered());
+    long foreign = store.enqueue(dsl, unordered());
+    Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(first, second), now, CLAIM));
+    Claim other = store.claimByIds(dsl, new ClaimByIds(List.of(foreign), now, CLAIM));
+    mapped
+        .update(RELAYER_OUTBOX)
+        .setNull(RELAYER_OUTBOX.LAST_ERROR)
+        .where(RELAYER_OUTBOX.ID.in(first, second, foreign))
+        .execute();
+
+    assertThat(store.markInFlight(dsl, claim.token(), List.of(first))).isEqualTo(1);
+    assertThat(store.markInFlight(dsl, claim.token(), List.of(second, foreign), 1))
+        .as("the foreign row is under another token")
+        .isEqualTo(1);
+
+    assertThat(row(first).getLastError()).isEqualTo(RelayerStore.IN_FLIGHT);
+    assertThat(row(first).getAttempts()).isEqualTo(1);
+    assertThat(row(second).getLastError()).isEqualTo(RelayerStore.IN_FLIGHT);
+    assertThat(row(second).getAttempts()).as("charged one more").isEqualTo(2);
+    assertThat(row(foreign).getLastError()).isNull();
+    assertThat(row(foreign).getAttempts()).isEqualTo(1);
+    assertThat(other.messages().get(0).withMoreAttempts(1).attempts()).isEqualTo(2);
+    assertThatThrownBy(() -> store.markInFlight(dsl, claim.token(), List.of(first), -1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("extraAttempts");
+  }
+
+  @Test
   void lockPageRolledBackLeavesRowsAsTheyWere() throws Exception {
     Instant now = now();
     long id = store.enqueue(dsl, unordered());

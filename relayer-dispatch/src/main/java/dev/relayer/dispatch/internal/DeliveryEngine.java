@@ -44,6 +44,14 @@ public final class DeliveryEngine implements AutoCloseable {
   public static final String MAX_ATTEMPTS = "max-attempts";
 
   /**
+   * Attempts charged to a row that a pass claims carefully after taking its lease over from an
+   * owner whose lease expired: that owner may have died sending the row in a pass whose claim was
+   * never committed, a send nothing else counts. Rows already marked {@linkplain
+   * dev.relayer.store.RelayerStore#IN_FLIGHT in flight} are not charged: their last send counted.
+   */
+  public static final int UNTRACED_SEND = 1;
+
+  /**
    * Reason stored for rows the transport rejected for good ({@link SendResult#rejected(String)}, or
    * an {@link InvalidInputException} thrown from its {@code send}).
    */

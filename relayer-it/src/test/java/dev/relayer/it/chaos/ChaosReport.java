@@ -17,8 +17,8 @@ import java.util.UUID;
  * What a chaos run committed, delivered and left behind, checked against the promises: every
  * committed message delivered at least once, per ordering key the first deliveries in commit order
  * (outbox id order), every poison message dead (unordered, out of attempts) or parked (ordered),
- * sent at most {@code maxAttempts + 1} times, and nothing else dead or parked, the outbox empty but
- * for the parked poison. The poison rows' {@code attempts} are reported, not bounded: every claim
+ * sent at most {@code maxAttempts} times, and nothing else dead or parked, the outbox empty but for
+ * the parked poison. The poison rows' {@code attempts} are reported, not bounded: every claim
  * counts, including claims of processes the run killed for other reasons while the row was in
  * flight, and the claim that found the row out of attempts and moved it unsent. {@link #problems()}
  * lists every broken promise; {@link #text()} is the summary.
@@ -278,7 +278,7 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
               : l != null ? l.status() + " after " + l.attempts() + " attempts" : "gone";
       int sent = sends.getOrDefault(id, 0);
       where += ", sent " + sent + " times";
-      if (sent > maxAttempts + 1) {
+      if (sent > maxAttempts) {
         sentTooOften.add(id + " (" + sent + " sends)");
       }
       line(
@@ -310,8 +310,8 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
         problems,
         sentTooOften.isEmpty(),
         sentTooOften.size()
-            + " poison messages sent more than maxAttempts + 1 = "
-            + (maxAttempts + 1)
+            + " poison messages sent more than maxAttempts = "
+            + maxAttempts
             + " times: "
             + few(sentTooOften));
     text.append(problems.isEmpty() ? "verdict: PASS\n" : "verdict: FAIL\n");

@@ -443,6 +443,12 @@ public final class LaneWorker {
                             settings.claimDuration()));
                 List<ClaimedMessage> chosen = chooseCarefully(heads.messages(), groupStep);
                 headsLeft[0] = chosen.size() < heads.messages().size();
+                // Heads not marked in flight in a taken-over lane: the dead owner may have sent
+                // them in a pass that left no trace, so they are charged for it.
+                int charge =
+                    !chosen.isEmpty() && !RelayerStore.wasInFlight(chosen.get(0))
+                        ? DeliveryEngine.UNTRACED_SEND
+                        : 0;
                 Set<Long> chosenIds = new HashSet<>();
                 chosen.forEach(m -> chosenIds.add(m.id()));
                 store.unclaim(
@@ -452,9 +458,12 @@ public final class LaneWorker {
                         .map(ClaimedMessage::id)
                         .filter(id -> !chosenIds.contains(id))
                         .toList());
-                store.markInFlight(t, heads.token(), chosenIds);
+                store.markInFlight(t, heads.token(), chosenIds, charge);
                 store.renewLease(t, lease(lane));
-                return new Claim(heads.token(), heads.expiresAt(), chosen);
+                return new Claim(
+                    heads.token(),
+                    heads.expiresAt(),
+                    chosen.stream().map(m -> m.withMoreAttempts(charge)).toList());
               });
       if (claim == null || claim.isEmpty()) {
         // Nothing left to send carefully: the lane's other heads, if any, go in its next pass.
