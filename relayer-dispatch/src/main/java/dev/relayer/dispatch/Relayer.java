@@ -10,7 +10,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -392,7 +391,7 @@ public final class Relayer implements AutoCloseable {
      * with them.
      */
     public Builder store(StoreOptions options) {
-      this.storeOptions = Objects.requireNonNull(options, "store options");
+      this.storeOptions = present(options, "store options");
       return this;
     }
 
@@ -402,7 +401,7 @@ public final class Relayer implements AutoCloseable {
      * too. Names must be non-blank and unique.
      */
     public Builder transport(Transport transport) {
-      Objects.requireNonNull(transport, "transport");
+      present(transport, "transport");
       transports.add(transport);
       owned.add(transport);
       return this;
@@ -413,19 +412,22 @@ public final class Relayer implements AutoCloseable {
      * it. Close it after the Relayer.
      */
     public Builder sharedTransport(Transport transport) {
-      transports.add(Objects.requireNonNull(transport, "transport"));
+      transports.add(present(transport, "transport"));
       return this;
     }
 
-    /** Direct-dispatch options (also the sends of maintenance and lanes); default the defaults. */
+    /**
+     * Dispatch options: direct dispatch, and the sends, retries and attempts of maintenance and
+     * lanes too; default {@link DispatchOptions#defaults()}.
+     */
     public Builder dispatch(DispatchOptions options) {
-      this.dispatchOptions = Objects.requireNonNull(options, "dispatch options");
+      this.dispatchOptions = present(options, "dispatch options");
       return this;
     }
 
     /** Maintenance options; default {@link MaintenanceOptions#defaults()}. */
     public Builder maintenance(MaintenanceOptions options) {
-      this.maintenanceOptions = Objects.requireNonNull(options, "maintenance options");
+      this.maintenanceOptions = present(options, "maintenance options");
       return this;
     }
 
@@ -437,7 +439,7 @@ public final class Relayer implements AutoCloseable {
 
     /** Lane options; default {@link LaneOptions#defaults()}. */
     public Builder lanes(LaneOptions options) {
-      this.laneOptions = Objects.requireNonNull(options, "lane options");
+      this.laneOptions = present(options, "lane options");
       return this;
     }
 
@@ -452,7 +454,7 @@ public final class Relayer implements AutoCloseable {
      * context. See {@link RelayerLanes.Builder#listenConnections}.
      */
     public Builder listenConnections(DataSource dataSource) {
-      this.listenConnections = Objects.requireNonNull(dataSource, "listen data source");
+      this.listenConnections = present(dataSource, "listen data source");
       return this;
     }
 
@@ -462,7 +464,7 @@ public final class Relayer implements AutoCloseable {
      * dispatcher.
      */
     public Builder health(Consumer<RelayerHealth.Builder> settings) {
-      this.healthSettings = Objects.requireNonNull(settings, "health settings");
+      this.healthSettings = present(settings, "health settings");
       return this;
     }
 
@@ -479,13 +481,13 @@ public final class Relayer implements AutoCloseable {
      * The UTC clock of claims, retry times, dead-letter stamps and health; default the system's.
      */
     public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
+      this.clock = present(clock, "clock");
       return this;
     }
 
     /** Adds a listener told about sends, failures, dead and parked rows and leases. */
     public Builder eventListener(RelayerEventListener listener) {
-      listeners.add(Objects.requireNonNull(listener, "event listener"));
+      listeners.add(present(listener, "event listener"));
       return this;
     }
 
@@ -515,6 +517,14 @@ public final class Relayer implements AutoCloseable {
         }
         throw e;
       }
+    }
+
+    /** {@code value}, or an {@link InvalidInputException} naming what was null. */
+    private static <T> T present(T value, String what) {
+      if (value == null) {
+        throw new InvalidInputException(what + " must not be null");
+      }
+      return value;
     }
 
     private static void closeAfterFailedBuild(AutoCloseable closeable, Throwable cause) {

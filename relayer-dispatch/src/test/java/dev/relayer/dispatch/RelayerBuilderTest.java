@@ -126,6 +126,20 @@ class RelayerBuilderTest {
   }
 
   @Test
+  void nullSettingsAreRejectedNamingTheSetting() {
+    Relayer.Builder builder = Relayer.builder(nowhere());
+    assertThatThrownBy(() -> builder.transport(null))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("transport must not be null");
+    assertThatThrownBy(() -> builder.maintenance(null))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("maintenance options must not be null");
+    assertThatThrownBy(() -> builder.health(null))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("health settings must not be null");
+  }
+
+  @Test
   void nullDataSourcesAndContextsAreRejected() {
     assertThatThrownBy(() -> Relayer.builder((javax.sql.DataSource) null))
         .isInstanceOf(InvalidInputException.class)
