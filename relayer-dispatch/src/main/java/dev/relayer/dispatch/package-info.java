@@ -1,10 +1,33 @@
 /**
- * Delivery: {@link dev.relayer.dispatch.RelayerDispatcher} (direct dispatch after commit), {@link
+ * Delivery. Applications start with {@link dev.relayer.dispatch.Relayer}, the one entry point: it
+ * assembles the store and the components below for one schema and prefix, starts them in order,
+ * stops them in the opposite order and closes the transports it owns (its documentation has the
+ * lifecycle and the ownership rules). The components stay public for setups it does not cover:
+ * {@link dev.relayer.dispatch.RelayerDispatcher} (direct dispatch after commit), {@link
  * dev.relayer.dispatch.RelayerMaintenance} (sweeper and cleanup), {@link
  * dev.relayer.dispatch.RelayerLanes} (ordered lanes), {@link dev.relayer.dispatch.RelayerOperator}
  * (parked keys), {@link dev.relayer.dispatch.RelayerHealth}, and their options. This page covers
  * unordered rows; the protocol of ordered lanes is written up in {@code
  * dev.relayer.dispatch.internal.lane}.
+ *
+ * <h2>Why {@code Relayer} lives here</h2>
+ *
+ * {@code Relayer} needs the dispatch components, so it is in this module ({@code relayer-dispatch},
+ * module name {@code dev.relayer.dispatch}), and in this package rather than in a shorter {@code
+ * dev.relayer}: every package of the project is {@code dev.relayer.<module>}, so no package is
+ * split between two jars (which JPMS forbids), and a future module may own {@code dev.relayer}
+ * without moving anything; the options, reports and components an application names next to {@code
+ * Relayer} are in this package already, so one import prefix serves them all.
+ *
+ * <h2>Who starts and closes what</h2>
+ *
+ * Started in this order and closed in the opposite one: the dispatcher (it holds the transports and
+ * the send path), then maintenance and lanes (they send through the dispatcher, so they are closed
+ * before it). No component closes a transport: {@code RelayerDispatcher#close()} leaves them open
+ * for their owner. {@code Relayer} is that owner for the transports given to {@code
+ * Relayer.Builder#transport}, which it closes after everything that sends through them stopped;
+ * transports given to {@code Relayer.Builder#sharedTransport}, and every transport of a dispatcher
+ * built by hand, are closed by whoever created them, after the dispatcher.
  *
  * <h2>Claims</h2>
  *
