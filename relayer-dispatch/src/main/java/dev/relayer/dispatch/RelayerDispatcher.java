@@ -194,7 +194,11 @@ public final class RelayerDispatcher implements AutoCloseable {
     return engine;
   }
 
-  /** Stops direct dispatch (bounded by {@code shutdownTimeout}); safe before start and twice. */
+  /**
+   * Stops direct dispatch (bounded by {@code shutdownTimeout}); safe before start and twice. The
+   * transports stay open: whoever created them closes them after the dispatcher (a {@link Relayer}
+   * closes those it owns).
+   */
   @Override
   public void close() {
     synchronized (lifecycle) {

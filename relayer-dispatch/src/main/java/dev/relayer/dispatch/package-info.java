@@ -1,10 +1,33 @@
 /**
- * Delivery: {@link dev.relayer.dispatch.RelayerDispatcher} (direct dispatch after commit), {@link
+ * Delivery. Applications start with {@link dev.relayer.dispatch.Relayer}, the one entry point: it
+ * assembles the store and the components below for one schema and prefix, starts them in order,
+ * stops them in the opposite order and closes the transports it owns (its documentation has the
+ * lifecycle and the ownership rules). The components stay public for setups it does not cover:
+ * {@link dev.relayer.dispatch.RelayerDispatcher} (direct dispatch after commit), {@link
  * dev.relayer.dispatch.RelayerMaintenance} (sweeper and cleanup), {@link
  * dev.relayer.dispatch.RelayerLanes} (ordered lanes), {@link dev.relayer.dispatch.RelayerOperator}
  * (parked keys), {@link dev.relayer.dispatch.RelayerHealth}, and their options. This page covers
  * unordered rows; the protocol of ordered lanes is written up in {@code
  * dev.relayer.dispatch.internal.lane}.
+ *
+ * <h2>Why {@code Relayer} lives here</h2>
+ *
+ * {@code Relayer} needs the dispatch components, so it is in this module ({@code relayer-dispatch},
+ * module name {@code dev.relayer.dispatch}), and in this package rather than in a shorter {@code
+ * dev.relayer}: every package of the project is {@code dev.relayer.<module>}, so no package is
+ * split between two jars (which JPMS forbids), and a future module may own {@code dev.relayer}
+ * without moving anything; the options, reports and components an application names next to {@code
+ * Relayer} are in this package already, so one import prefix serves them all.
+ *
+ * <h2>Who starts and closes what</h2>
+ *
+ * Started in this order and closed in the opposite one: the dispatcher (it holds the transports and
+ * the send path), then maintenance and lanes (they send through the dispatcher, so they are closed
+ * before it). No component closes a transport: {@code RelayerDispatcher#close()} leaves them open
+ * for their owner. {@code Relayer} is that owner for the transports given to {@code
+ * Relayer.Builder#transport}, which it closes after everything that sends through them stopped;
+ * transports given to {@code Relayer.Builder#sharedTransport}, and every transport of a dispatcher
+ * built by hand, are closed by whoever created them, after the dispatcher.
  *
  * <h2>Claims</h2>
  *
@@ -49,18 +72,20 @@
  *       behind. The instance that then takes over the expired lease knows that much ({@code
  *       LeaseOutcome#takenOver}): the sweeper walks its whole traversal, and a lane its next {@code
  *       claimsPerPass} claims, committing and marking each claim before its send and charging each
- *       row not already marked one extra attempt, for the send the dead pass may have made of it.
+ *       row that carries no error yet one extra attempt, for the send the dead pass may have made
+ *       of it (a row is charged at most once: afterwards it is gone, marked, or carries a failure).
  *       The dead pass's rows are reached wherever they were, its crash and each further one are
  *       counted, and from then on the culprit is sent alone.
  * </ul>
  *
- * Such a message is therefore sent at most {@code maxAttempts} times on every path; the claim after
- * the last attempt moves it unsent, with the error {@code claimed N times without completing} and
- * the in-flight mark as its last error. The careful traversal costs a stamp and a commit per page
- * and only follows a takeover; a marked row costs two short transactions of its own. The charge is
- * not exact: a row that the dead pass never reached, and that then fails for another reason, has
- * one retry less. Transient send failures overwrite the mark with their error, so rows retried
- * after a broker outage still go out in batches.
+ * Such a message is therefore sent at most {@code maxAttempts} times on every path (one more if a
+ * send of it failed with a recorded error before it first killed a sweeper or lane pass: it is not
+ * charged then); the claim after the last attempt moves it unsent, with the error {@code claimed N
+ * times without completing} and the in-flight mark as its last error. The careful traversal costs a
+ * stamp and a commit per page and only follows a takeover; a marked row costs two short
+ * transactions of its own. The charge is not exact: a row that the dead pass never reached, and
+ * that then fails for another reason, has one retry less. Transient send failures overwrite the
+ * mark with their error, so rows retried after a broker outage still go out in batches.
  *
  * <h2>Leases</h2>
  *

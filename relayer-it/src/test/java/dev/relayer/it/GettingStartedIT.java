@@ -7,8 +7,7 @@ import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.table;
 
-import dev.relayer.dispatch.RelayerDispatcher;
-import dev.relayer.dispatch.RelayerMaintenance;
+import dev.relayer.dispatch.Relayer;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.InboxOutcome;
 import dev.relayer.store.NewMessage;
@@ -21,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -36,24 +36,24 @@ class GettingStartedIT {
   void writeCommitDeliverAndDeduplicate() throws Exception {
     try (TestDatabase db = TestDatabase.create()) {
       RelayerSchemaInstaller.applyScript(db.dataSource(), SchemaOptions.defaults());
-      DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+      DataSource dataSource = db.dataSource();
+      DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES);
       dsl.createTable("orders").column("id", org.jooq.impl.SQLDataType.INTEGER).execute();
       String traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
       List<String> processed = new ArrayList<>();
 
       // snippet:getting-started
-      RelayerStore store = RelayerStore.create(StoreOptions.defaults()); // one per schema/prefix
       InMemoryTransport memory = InMemoryTransport.named("memory"); // or RabbitMQ, Kafka, NATS
 
-      try (RelayerDispatcher dispatcher =
-              RelayerDispatcher.builder(store, dsl).transport(memory).build();
-          RelayerMaintenance maintenance = RelayerMaintenance.create(dispatcher)) {
-        dispatcher.start();
-        maintenance.start();
-
-        // The application's jOOQ context: its transactions hand their messages over on commit.
-        DSLContext app =
-            DSL.using(dsl.configuration().deriveAppending(dispatcher.transactionListener()));
+      try (Relayer relayer =
+          Relayer.builder(dataSource) // your pool; Relayer never closes it
+              .schema("public") // where the tables are (the defaults, shown)
+              .prefix("relayer_")
+              .transport(memory) // owned: relayer.close() closes it
+              .build()) {
+        relayer.start(); // checks the tables; starts dispatch, maintenance and lanes
+        RelayerStore store = relayer.store(); // enqueue and inbox, in your transactions
+        DSLContext app = relayer.dsl(); // your pool, with the hand-off on commit installed
 
         app.transaction(
             tx -> {
@@ -79,17 +79,19 @@ class GettingStartedIT {
                 processed.add("order 42 billed"); // the consumer's own work, same transaction
               }
             });
-      }
+      } // close(): stops lanes, maintenance and dispatch, then closes the transport
       // end-snippet
 
       assertThat(memory.deliveries()).hasSize(1);
       assertThat(memory.deliveries().get(0).message().headers())
           .containsEntry("traceparent", traceparent);
       assertThat(processed).containsExactly("order 42 billed");
+      RelayerStore store = RelayerStore.create(StoreOptions.defaults());
       assertThat(store.tryRecordInbox(dsl, "billing", memory.deliveredIds().get(0)))
           .isEqualTo(InboxOutcome.DUPLICATE);
       assertThat(dsl.fetchCount(table(name("public", "relayer_outbox")))).isZero();
       assertThat(dsl.fetchCount(table(name("orders")))).isEqualTo(1);
+      assertThat(store.leases(dsl)).as("close gave up every lease").isEmpty();
     }
   }
 }

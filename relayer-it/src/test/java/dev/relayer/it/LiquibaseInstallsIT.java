@@ -4,17 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.schema.liquibase.RelayerChangeLogParser;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import liquibase.Contexts;
 import liquibase.LabelExpression;
 import liquibase.Liquibase;
@@ -24,6 +20,9 @@ import liquibase.database.Database;
 import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
 import liquibase.exception.LiquibaseException;
+import liquibase.parser.ChangeLogParser;
+import liquibase.parser.ChangeLogParserFactory;
+import liquibase.parser.core.xml.XMLChangeLogSAXParser;
 import liquibase.resource.ClassLoaderResourceAccessor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -124,6 +123,38 @@ class LiquibaseInstallsIT {
     assertThat(changelogRows()).hasSize(3);
   }
 
+  /**
+   * Installs made before {@link RelayerChangeLogParser} existed were parsed by Liquibase's own XML
+   * parser; with Relayer's parser the same install is up to date: same id, same checksum, nothing
+   * runs again.
+   */
+  @Test
+  void installParsedByLiquibasesOwnParserIsUpToDateWithRelayersParser() throws Exception {
+    String[] parameters = {"relayer.schema", "my\"Schema X", "relayer.prefix", "Ü-x_"};
+    ChangeLogParserFactory parsers = ChangeLogParserFactory.getInstance();
+    ChangeLogParser relayers = parsers.getParser(CHANGELOG_PATH, new ClassLoaderResourceAccessor());
+    assertThat(relayers).isInstanceOf(RelayerChangeLogParser.class);
+    parsers.unregister(relayers);
+    try {
+      assertThat(parsers.getParser(CHANGELOG_PATH, new ClassLoaderResourceAccessor()))
+          .isExactlyInstanceOf(XMLChangeLogSAXParser.class);
+      update(CHANGELOG_PATH, parameters);
+    } finally {
+      parsers.register(relayers);
+    }
+    List<String> checksumsAndTimes = changelogChecksumsAndTimes();
+
+    update(CHANGELOG_PATH, parameters);
+
+    assertThat(changelogChecksumsAndTimes()).isEqualTo(checksumsAndTimes);
+    assertThat(changelogRows())
+        .containsExactly(
+            CHANGESET
+                + " schema=my\"Schema X prefix=Ü-x_ | relayer | "
+                + CHANGELOG_PATH
+                + " | EXECUTED");
+  }
+
   @Test
   void changelogWithoutParametersInstallsTheDefaults() throws Exception {
     applyWithoutParameters();
@@ -220,45 +251,13 @@ class LiquibaseInstallsIT {
             "my\"Schema X.outbox_dead");
   }
 
-  /**
-   * Runs Liquibase's own command line ({@code liquibase update ...}) in a child JVM, with this
-   * module's test class path standing in for Liquibase's lib directory.
-   */
+  /** {@code liquibase update} of Relayer's changelog with {@code -D} parameters; its exit code. */
   private int liquibaseCli(String... parameters) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add("-Dliquibase.analytics.enabled=false");
-    command.add("liquibase.integration.commandline.LiquibaseCommandLine");
-    command.add("--show-banner=false");
-    command.add("--log-level=WARNING");
-    command.add("update");
-    command.add("--changelog-file=" + CHANGELOG_PATH);
-    command.add("--url=" + db.jdbcUrl());
-    command.add("--username=" + db.user());
-    if (db.password() != null) {
-      command.add("--password=" + db.password());
+    LiquibaseCli.Result result = LiquibaseCli.update(db, CHANGELOG_PATH, List.of(), parameters);
+    if (result.exitCode() != 0) {
+      System.err.println(result.output());
     }
-    command.addAll(List.of(parameters));
-    Path output = Files.createTempFile("liquibase-cli", ".log");
-    try {
-      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-      builder.redirectOutput(output.toFile());
-      builder.environment().put("LC_ALL", "C.UTF-8");
-      Process process = builder.start();
-      if (!process.waitFor(120, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        throw new AssertionError("liquibase did not finish in 120 s");
-      }
-      int exitCode = process.exitValue();
-      if (exitCode != 0) {
-        System.err.println(Files.readString(output, StandardCharsets.UTF_8));
-      }
-      return exitCode;
-    } finally {
-      Files.deleteIfExists(output);
-    }
+    return result.exitCode();
   }
 
   private void applyWithoutParameters() throws Exception {

@@ -73,8 +73,8 @@ public record SchemaOptions(String schema, String tablePrefix) {
 
   /**
    * {@code ${} starts a Liquibase changelog parameter: Liquibase expands it in the changelog's
-   * values (and overflows its stack when a value refers to itself), so the changelog would create
-   * other tables than the script and the store name.
+   * values (and a value that refers to itself, without end), so the changelog would create other
+   * tables than the script and the store name.
    */
   private static String placeholderProblem(String role, String value) {
     return role

@@ -46,8 +46,7 @@ public final class DeliveryEngine implements AutoCloseable {
   /**
    * Attempts charged to a row that a pass claims carefully after taking its lease over from an
    * owner whose lease expired: that owner may have died sending the row in a pass whose claim was
-   * never committed, a send nothing else counts. Rows already marked {@linkplain
-   * dev.relayer.store.RelayerStore#IN_FLIGHT in flight} are not charged: their last send counted.
+   * never committed, a send nothing else counts. See {@link #markTakenOver}.
    */
   public static final int UNTRACED_SEND = 1;
 
@@ -143,6 +142,30 @@ public final class DeliveryEngine implements AutoCloseable {
   /** Whether a transport of this name is registered. */
   public boolean hasTransport(String name) {
     return transports.containsKey(name);
+  }
+
+  /**
+   * In {@code tx}, for a claim under {@code token} that a pass took over from an owner whose lease
+   * expired and commits before its send: marks the rows {@linkplain RelayerStore#IN_FLIGHT in
+   * flight} and charges {@link #UNTRACED_SEND} to those that carry no error at all — the dead
+   * owner's last pass may have sent them, and its crash left nothing in the rows. Rows with an
+   * error (a recorded failure, or the in-flight mark of a send that did count) are not charged. So
+   * no row is charged twice: after its charge it is sent and gone, marked, or carries a failure.
+   * Returns the messages as they now read.
+   */
+  public List<ClaimedMessage> markTakenOver(
+      DSLContext tx, UUID token, List<ClaimedMessage> messages) {
+    List<Long> charged = new ArrayList<>();
+    List<Long> marked = new ArrayList<>();
+    List<ClaimedMessage> now = new ArrayList<>(messages.size());
+    for (ClaimedMessage m : messages) {
+      boolean charge = m.lastError() == null;
+      (charge ? charged : marked).add(m.id());
+      now.add(charge ? m.withMoreAttempts(UNTRACED_SEND) : m);
+    }
+    store.markInFlight(tx, token, charged, UNTRACED_SEND);
+    store.markInFlight(tx, token, marked);
+    return now;
   }
 
   /** The registered transport of this name, or {@code null}. */

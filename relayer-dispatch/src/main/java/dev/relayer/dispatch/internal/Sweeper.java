@@ -40,9 +40,10 @@ import org.slf4j.LoggerFactory;
  *       that may die sending;
  *   <li>a pass that takes the lease over from an owner whose lease expired (it died or stalled
  *       mid-pass) runs <em>careful</em> until its traversal wraps: each page's claim is stamped,
- *       charged {@linkplain DeliveryEngine#UNTRACED_SEND one more attempt} for the send the dead
- *       pass may have made of it, marked {@linkplain RelayerStore#IN_FLIGHT in flight} and
- *       committed before the send, so both that crash and a crash now are counted;
+ *       marked {@linkplain RelayerStore#IN_FLIGHT in flight}, {@linkplain
+ *       DeliveryEngine#markTakenOver charged one more attempt} where a row carries no error (for
+ *       the send the dead pass may have made of it) and committed before the send, so both that
+ *       crash and a crash now are counted;
  *   <li>rows marked in flight (by a careful page, or by direct dispatch, whose claims always commit
  *       first) are never sent with others: after the page's own transaction, each is claimed alone
  *       (stamped, marked, committed), sent and completed, the ones with fewest attempts first. A
@@ -193,11 +194,8 @@ public final class Sweeper {
     if (carefulPage) {
       List<Long> ids = others.stream().map(ClaimedMessage::id).toList();
       store.stampLocked(t, page, ids);
-      // The dead owner may have sent any of these in a pass that left no trace: charge it.
-      store.markInFlight(t, page.token(), ids, DeliveryEngine.UNTRACED_SEND);
+      List<ClaimedMessage> charged = engine.markTakenOver(t, page.token(), others);
       store.renewLease(t, lease());
-      List<ClaimedMessage> charged =
-          others.stream().map(m -> m.withMoreAttempts(DeliveryEngine.UNTRACED_SEND)).toList();
       Claim committed =
           charged.isEmpty() ? null : new Claim(page.token(), page.expiresAt(), charged);
       return new Step(true, true, last, end, others.size(), 0, List.of(), committed, suspects);

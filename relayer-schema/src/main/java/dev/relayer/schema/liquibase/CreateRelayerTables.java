@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 import liquibase.Scope;
 import liquibase.change.custom.CustomSqlChange;
+import liquibase.changelog.ChangeLogParameters;
 import liquibase.changelog.DatabaseChangeLog;
 import liquibase.database.Database;
 import liquibase.database.core.PostgresDatabase;
@@ -74,19 +75,23 @@ public final class CreateRelayerTables implements CustomSqlChange {
   static final String ID_SEPARATOR = " prefix=";
 
   /**
-   * Values that held a {@code ${...}} before Liquibase expanded them, as the changelog's parameters
+   * Values that hold a {@code ${...}} before Liquibase expands them, as the changelog's parameters
    * give them: a value such as {@code p${relayer.schema}_} is expanded by Liquibase, so the
-   * changelog would create other tables than a store configured with the value names.
+   * changelog would create other tables than a store configured with the value names, and a value
+   * that refers to itself ({@code x${relayer.schema}}) makes Liquibase expand it forever ({@link
+   * RelayerChangeLogParser} checks before that).
+   *
+   * @param changeLog the changelog whose local parameters count too, or {@code null} for the system
+   *     and global parameters only
    */
-  private static List<String> expandedValues() {
+  static List<String> placeholderProblems(
+      ChangeLogParameters parameters, DatabaseChangeLog changeLog) {
     List<String> problems = new ArrayList<>();
-    DatabaseChangeLog changeLog =
-        Scope.getCurrentScope().get(Scope.Attr.databaseChangeLog.name(), DatabaseChangeLog.class);
-    if (changeLog == null || changeLog.getChangeLogParameters() == null) {
+    if (parameters == null) {
       return problems;
     }
     for (String parameter : List.of("relayer.schema", "relayer.prefix")) {
-      Object raw = changeLog.getChangeLogParameters().getValue(parameter, changeLog);
+      Object raw = parameters.getValue(parameter, changeLog);
       if (raw != null && raw.toString().contains("${")) {
         problems.add(
             parameter
@@ -97,6 +102,20 @@ public final class CreateRelayerTables implements CustomSqlChange {
       }
     }
     return problems;
+  }
+
+  /** A problem with the changelog's parameters as Liquibase reports it. */
+  static String errorMessage(String problem) {
+    return "relayer.schema/relayer.prefix: " + problem;
+  }
+
+  private static List<String> expandedValues() {
+    DatabaseChangeLog changeLog =
+        Scope.getCurrentScope().get(Scope.Attr.databaseChangeLog.name(), DatabaseChangeLog.class);
+    if (changeLog == null) {
+      return List.of();
+    }
+    return placeholderProblems(changeLog.getChangeLogParameters(), changeLog);
   }
 
   /**
@@ -153,7 +172,7 @@ public final class CreateRelayerTables implements CustomSqlChange {
         problems = e.problems();
       }
     }
-    problems.forEach(problem -> errors.addError("relayer.schema/relayer.prefix: " + problem));
+    problems.forEach(problem -> errors.addError(errorMessage(problem)));
     return errors;
   }
 }

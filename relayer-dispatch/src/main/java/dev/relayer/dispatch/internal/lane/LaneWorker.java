@@ -443,12 +443,6 @@ public final class LaneWorker {
                             settings.claimDuration()));
                 List<ClaimedMessage> chosen = chooseCarefully(heads.messages(), groupStep);
                 headsLeft[0] = chosen.size() < heads.messages().size();
-                // Heads not marked in flight in a taken-over lane: the dead owner may have sent
-                // them in a pass that left no trace, so they are charged for it.
-                int charge =
-                    !chosen.isEmpty() && !RelayerStore.wasInFlight(chosen.get(0))
-                        ? DeliveryEngine.UNTRACED_SEND
-                        : 0;
                 Set<Long> chosenIds = new HashSet<>();
                 chosen.forEach(m -> chosenIds.add(m.id()));
                 store.unclaim(
@@ -458,12 +452,17 @@ public final class LaneWorker {
                         .map(ClaimedMessage::id)
                         .filter(id -> !chosenIds.contains(id))
                         .toList());
-                store.markInFlight(t, heads.token(), chosenIds, charge);
+                List<ClaimedMessage> sending;
+                if (groupStep) {
+                  // A taken-over lane: the dead owner may have sent these in a pass that left no
+                  // trace.
+                  sending = engine.markTakenOver(t, heads.token(), chosen);
+                } else {
+                  store.markInFlight(t, heads.token(), chosenIds);
+                  sending = chosen;
+                }
                 store.renewLease(t, lease(lane));
-                return new Claim(
-                    heads.token(),
-                    heads.expiresAt(),
-                    chosen.stream().map(m -> m.withMoreAttempts(charge)).toList());
+                return new Claim(heads.token(), heads.expiresAt(), sending);
               });
       if (claim == null || claim.isEmpty()) {
         // Nothing left to send carefully: the lane's other heads, if any, go in its next pass.

@@ -1,0 +1,82 @@
+package dev.relayer.schema.liquibase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import liquibase.ChecksumVersion;
+import liquibase.changelog.ChangeLogParameters;
+import liquibase.changelog.ChangeSet;
+import liquibase.changelog.DatabaseChangeLog;
+import liquibase.exception.ChangeLogParseException;
+import liquibase.parser.ChangeLogParserFactory;
+import liquibase.parser.core.xml.XMLChangeLogSAXParser;
+import liquibase.resource.ClassLoaderResourceAccessor;
+import liquibase.resource.ResourceAccessor;
+import org.junit.jupiter.api.Test;
+
+class RelayerChangeLogParserTest {
+
+  private static final String CHANGELOG = RelayerChangeLogParser.CHANGELOG;
+
+  private final ResourceAccessor resources = new ClassLoaderResourceAccessor();
+
+  private static ChangeLogParameters parameters(String schema, String prefix) {
+    ChangeLogParameters parameters = new ChangeLogParameters();
+    parameters.set("relayer.schema", schema);
+    parameters.set("relayer.prefix", prefix);
+    return parameters;
+  }
+
+  @Test
+  void liquibasePicksItForRelayersChangelogOnly() throws Exception {
+    ChangeLogParserFactory factory = ChangeLogParserFactory.getInstance();
+
+    assertThat(factory.getParser(CHANGELOG, resources)).isInstanceOf(RelayerChangeLogParser.class);
+    assertThat(factory.getParser("classpath:/" + CHANGELOG, resources))
+        .isInstanceOf(RelayerChangeLogParser.class);
+    assertThat(factory.getParser("classpath:" + CHANGELOG, resources))
+        .isInstanceOf(RelayerChangeLogParser.class);
+    assertThat(factory.getParser("db/changelog/app/db.changelog-app.xml", resources))
+        .isExactlyInstanceOf(XMLChangeLogSAXParser.class);
+    assertThat(factory.getParser("mydb/changelog/relayer/db.changelog-relayer.xml", resources))
+        .isExactlyInstanceOf(XMLChangeLogSAXParser.class);
+  }
+
+  @Test
+  void selfReferencingValuesAreRefusedBeforeLiquibaseExpandsThem() {
+    assertThatThrownBy(
+            () ->
+                new RelayerChangeLogParser()
+                    .parse(CHANGELOG, parameters("x${relayer.schema}", "x_"), resources))
+        .isInstanceOf(ChangeLogParseException.class)
+        .hasMessage(
+            "relayer.schema/relayer.prefix: relayer.schema is 'x${relayer.schema}': it must not"
+                + " contain '${' (Liquibase would expand it as a changelog parameter, and the"
+                + " tables would not be named as given)");
+    assertThatThrownBy(
+            () ->
+                new RelayerChangeLogParser()
+                    .parse(
+                        CHANGELOG, parameters("${relayer.prefix}", "${relayer.schema}"), resources))
+        .isInstanceOf(ChangeLogParseException.class)
+        .hasMessageContaining("relayer.schema is '${relayer.prefix}': it must not contain '${'")
+        .hasMessageContaining("relayer.prefix is '${relayer.schema}': it must not contain '${'");
+  }
+
+  @Test
+  void validValuesGiveTheChangesetIdAndChecksumOfLiquibasesOwnParser() throws Exception {
+    DatabaseChangeLog relayers =
+        new RelayerChangeLogParser()
+            .parse(CHANGELOG, parameters("my\"Schema X", "Ü-x_"), resources);
+    DatabaseChangeLog liquibases =
+        new XMLChangeLogSAXParser().parse(CHANGELOG, parameters("my\"Schema X", "Ü-x_"), resources);
+
+    ChangeSet changeSet = relayers.getChangeSets().get(0);
+    assertThat(relayers.getChangeSets()).hasSize(1);
+    assertThat(changeSet.getId())
+        .isEqualTo("relayer-1-create-tables schema=my\"Schema X prefix=Ü-x_");
+    assertThat(changeSet.getAuthor()).isEqualTo("relayer");
+    assertThat(changeSet.generateCheckSum(ChecksumVersion.latest()))
+        .isEqualTo(liquibases.getChangeSets().get(0).generateCheckSum(ChecksumVersion.latest()));
+  }
+}
