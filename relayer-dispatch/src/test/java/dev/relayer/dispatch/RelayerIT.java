@@ -118,6 +118,17 @@ class RelayerIT {
         .build();
   }
 
+  /** The {@code i}-th ordered message of {@code key}. */
+  private static NewMessage ordered(String key, int i) {
+    return NewMessage.builder()
+        .transport("memory")
+        .destination("orders")
+        .messageType("OrderChanged")
+        .orderingKey(key)
+        .body(new byte[] {(byte) i})
+        .build();
+  }
+
   private int outboxRows() {
     return dsl.fetchCount(DSL.table(DSL.name("public", "entry_outbox")));
   }
@@ -242,14 +253,7 @@ class RelayerIT {
             () -> {
               for (int i = 0; producing.get(); i++) {
                 NewMessage unordered = message("traffic-" + i);
-                NewMessage ordered =
-                    NewMessage.builder()
-                        .transport("memory")
-                        .destination("orders")
-                        .messageType("OrderChanged")
-                        .orderingKey("customer-" + (i % 7))
-                        .body(new byte[] {(byte) i})
-                        .build();
+                NewMessage ordered = ordered("customer-" + (i % 7), i);
                 relayer
                     .dsl()
                     .transaction(
@@ -331,14 +335,7 @@ class RelayerIT {
       relayer.start();
       for (int i = 0; i < 10; i++) {
         NewMessage unordered = message("round-" + round);
-        NewMessage ordered =
-            NewMessage.builder()
-                .transport("memory")
-                .destination("orders")
-                .messageType("OrderChanged")
-                .orderingKey("customer-" + (i % 3))
-                .body(new byte[] {(byte) i})
-                .build();
+        NewMessage ordered = ordered("customer-" + (i % 3), i);
         relayer
             .dsl()
             .transaction(tx -> relayer.store().enqueue(tx.dsl(), List.of(unordered, ordered)));
