@@ -166,8 +166,8 @@ final class RelayerRig implements AutoCloseable {
     return message(seq, null, Payload.TRANSPORT, Payload.DESTINATION);
   }
 
-  private static NewMessage message(
-      long seq, String orderingKey, String transport, String destination) {
+  /** The benchmark payload with an ordering key ({@code null}: unordered) and a transport. */
+  static NewMessage message(long seq, String orderingKey, String transport, String destination) {
     NewMessage.Builder builder =
         NewMessage.builder()
             .transport(transport)
