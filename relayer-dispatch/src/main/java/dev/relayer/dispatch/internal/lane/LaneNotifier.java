@@ -167,8 +167,8 @@ public final class LaneNotifier implements AutoCloseable {
         failing++;
         if (failing == 1 || now - nextWarn >= 0) {
           log.warn(
-              "store={} lane notifications failed ({} rounds since {} ago); retrying, and the"
-                  + " lanes' owners keep polling meanwhile",
+              "store={} lane notifications failed {} times in a row (the first {} ago);"
+                  + " retrying, and the lanes' owners keep polling meanwhile",
               store,
               failing,
               Durations.format(Duration.ofNanos(now - failingSince)),
