@@ -164,6 +164,8 @@ public final class RelayerDispatcher implements AutoCloseable {
   /**
    * Hands over ids written by a transaction that has committed, for applications whose transactions
    * jOOQ does not manage. Never blocks: when the queue is full the ids are left to the sweeper.
+   * Ordered rows are not woken this way (direct dispatch never claims them): their lanes' owners
+   * find them at their next poll.
    */
   public void afterCommit(Collection<Long> ids) {
     Objects.requireNonNull(ids, "ids");

@@ -158,7 +158,8 @@ public final class LaneNotifier implements AutoCloseable {
           log.info("store={} lane notifications sent again after {} failed rounds", store, failing);
         }
         failing = 0;
-        nextRound = now + intervalNanos;
+        // From the end of the round: a slow round never lets rounds follow closer than this.
+        nextRound = System.nanoTime() + intervalNanos;
       } catch (Throwable e) {
         failures.incrementAndGet();
         if (failing == 0) {
@@ -182,7 +183,8 @@ public final class LaneNotifier implements AutoCloseable {
         }
         merge(lanes);
         long backoff = intervalNanos << Math.min(failing, 20);
-        nextRound = now + Math.min(Math.max(backoff, intervalNanos), MAX_BACKOFF_NANOS);
+        nextRound =
+            System.nanoTime() + Math.min(Math.max(backoff, intervalNanos), MAX_BACKOFF_NANOS);
       }
     }
   }
