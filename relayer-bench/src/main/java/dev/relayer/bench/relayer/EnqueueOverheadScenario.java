@@ -8,10 +8,10 @@ import dev.relayer.bench.anchor.AnchorScenario;
 import dev.relayer.bench.db.OutboxRows;
 import dev.relayer.bench.db.ScenarioDatabase;
 import dev.relayer.bench.pipeline.ClosedLoopTimer;
-import dev.relayer.bench.pipeline.DeliveryProbe;
 import dev.relayer.bench.report.Ratio;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.StoreOptions;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,7 +77,9 @@ public final class EnqueueOverheadScenario implements Scenario {
             + " `enqueue` (*10 msgs*); and a transaction holding only the 10-message `enqueue`"
             + " (*10 msgs alone*); and, through a second store whose dispatcher is started (so"
             + " lane wake-ups for other instances are on; no lanes run), the business insert plus"
-            + " one ordered message, its key drawn from 10,000 (*1 ordered msg*). Each runs as a closed loop on `--clients` threads, in three"
+            + " one ordered message, its key drawn from 10,000 (*1 ordered msg, wake-ups on*); the"
+            + " same through a third store with `laneNotifications` off (*wake-ups off*), which"
+            + " separates what the wake-ups cost from what the key lock costs. Each runs as a closed loop on `--clients` threads, in three"
             + " slices of `--seconds`/3 interleaved with the others (a `--warmup` before the"
             + " first slice, a quarter of it before the others); latency is per transaction"
             + " including commit. *Added* ="
@@ -132,6 +134,18 @@ public final class EnqueueOverheadScenario implements Scenario {
     for (int c : options.clients()) {
       ratios.add(
           Ratio.of(
+              "1 ordered msg, wake-ups on / wake-ups off, " + clients(c) + " (msgs/s)",
+              ID + ".c" + c + ".ordered.msgs",
+              ID + ".c" + c + ".orderedquiet.msgs"));
+      ratios.add(
+          Ratio.of(
+              "1 ordered msg, wake-ups off / 1 unordered msg, " + clients(c) + " (msgs/s)",
+              ID + ".c" + c + ".orderedquiet.msgs",
+              ID + ".c" + c + ".one.msgs"));
+    }
+    for (int c : options.clients()) {
+      ratios.add(
+          Ratio.of(
               "1-msg enqueue / pgbench single-row insert, " + clients(c) + " (msgs/s)",
               ID + ".c" + c + ".one.msgs",
               AnchorScenario.enqueueOneKey(c)));
@@ -161,11 +175,16 @@ public final class EnqueueOverheadScenario implements Scenario {
     // Ordered messages through a started dispatcher (its direct dispatch stays idle: it never
     // claims ordered rows; no lanes run), so that their lane wake-ups for other instances are on.
     try (RelayerRig rig = RelayerRig.forEnqueue(pool, o);
-        RelayerRig wakeups = RelayerRig.started(pool, new DeliveryProbe(), o, 10_000)) {
+        RelayerRig wakeups = RelayerRig.startedWithStore(StoreOptions.defaults(), pool, o);
+        RelayerRig quiet =
+            RelayerRig.startedWithStore(
+                StoreOptions.defaults().withLaneNotifications(false), pool, o)) {
       DSLContext app = rig.app();
       RelayerStore store = rig.store();
       DSLContext orderedApp = wakeups.app();
       RelayerStore orderedStore = wakeups.store();
+      DSLContext quietApp = quiet.app();
+      RelayerStore quietStore = quiet.store();
       for (int clients : o.clients()) {
         String at = clients(clients);
         String key = "c" + clients;
@@ -195,6 +214,17 @@ public final class EnqueueOverheadScenario implements Scenario {
                             tx -> {
                               order(tx.dsl());
                               orderedStore.enqueue(tx.dsl(), orderedMessage());
+                            })),
+                new Variant(
+                    "orderedquiet",
+                    "1 ordered msg, wake-ups off",
+                    "msgs/s",
+                    1,
+                    () ->
+                        quietApp.transaction(
+                            tx -> {
+                              order(tx.dsl());
+                              quietStore.enqueue(tx.dsl(), orderedMessage());
                             })),
                 new Variant(
                     "ten",
