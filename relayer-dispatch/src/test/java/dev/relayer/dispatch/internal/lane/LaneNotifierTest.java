@@ -184,6 +184,41 @@ class LaneNotifierTest {
   }
 
   @Test
+  void repeatedStartAndCloseUnderConcurrentOffersSendsEveryLaneOfferedBeforeClose()
+      throws Exception {
+    for (int cycle = 0; cycle < 50; cycle++) {
+      List<Set<Integer>> sent = new CopyOnWriteArrayList<>();
+      Set<Integer> offered = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      LaneNotifier notifier =
+          new LaneNotifier("test", 64, Duration.ofMillis(1), sent::add, Set::of);
+      notifier.start();
+      List<Thread> offering = new java.util.ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int first = t * 16;
+        Thread thread =
+            new Thread(
+                () -> {
+                  for (int i = 0; i < 200; i++) {
+                    int lane = first + i % 16;
+                    offered.add(lane);
+                    notifier.offer(Set.of(lane));
+                  }
+                });
+        offering.add(thread);
+        thread.start();
+      }
+      for (Thread thread : offering) {
+        thread.join(10_000);
+      }
+
+      notifier.close(Duration.ofSeconds(10));
+
+      assertThat(union(sent)).as("cycle %d", cycle).isEqualTo(offered);
+    }
+    assertThat(notifierThreads()).isEmpty();
+  }
+
+  @Test
   void closeBeforeStartAndTwiceIsSafe() {
     LaneNotifier notifier = notifier(Duration.ofMillis(1), rounds::add);
     notifier.close();
