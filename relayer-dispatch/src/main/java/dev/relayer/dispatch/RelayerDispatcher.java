@@ -60,8 +60,10 @@ import org.slf4j.LoggerFactory;
  * dsl} (borrowed per round, given back at once), one {@code pg_notify} round carrying every lane
  * written since the last round, at most one round per {@code laneNotifyInterval}. The application's
  * transaction never notifies (a notifying commit takes a database-wide lock). Lanes served in this
- * process are left out of the rounds. Ordered rows written without the transaction listener wake
- * nobody: their owners find them at their next poll.
+ * process are left out of the rounds. The notifier runs from {@link #start()} to {@link #close()};
+ * lanes handed over before start wait for it. Ordered rows written without the transaction
+ * listener, or through the listener of a dispatcher never started, wake no other instance: their
+ * owners find them at their next poll.
  *
  * <p>{@link #start()} is idempotent; {@link #close()} stops taking work, waits up to {@code
  * shutdownTimeout} for in-flight sends, and is safe before start and twice. Close the maintenance
