@@ -25,6 +25,11 @@ import java.util.function.Consumer;
  * @param workers direct-dispatch worker threads; 1–64, default 2
  * @param claimBatchSize most ids one direct-dispatch claim takes; 1–10,000, default 500
  * @param shutdownTimeout how long {@code close()} waits for in-flight sends; ≥ 0, default 10 s
+ * @param laneNotifyInterval shortest gap between two lane notifications this dispatcher sends to
+ *     other instances after commits that wrote ordered rows ({@code
+ *     StoreOptions.laneNotifications}); 1 ms – 1 s, default 5 ms. The first commit after a quiet
+ *     gap is announced at once; commits in the next interval share one notification. Longer means
+ *     fewer notifying transactions under load and later wake-ups in other instances
  */
 public record DispatchOptions(
     Duration claimDuration,
@@ -35,7 +40,8 @@ public record DispatchOptions(
     int queueCapacity,
     int workers,
     int claimBatchSize,
-    Duration shutdownTimeout) {
+    Duration shutdownTimeout,
+    Duration laneNotifyInterval) {
 
   /**
    * Room a claim leaves beyond {@code sendTimeout}, for the claim's and the completion's database
@@ -54,7 +60,9 @@ public record DispatchOptions(
         .between("queueCapacity", queueCapacity, 1, 1_000_000)
         .between("workers", workers, 1, 64)
         .between("claimBatchSize", claimBatchSize, 1, 10_000)
-        .notNegative("shutdownTimeout", shutdownTimeout);
+        .notNegative("shutdownTimeout", shutdownTimeout)
+        .between(
+            "laneNotifyInterval", laneNotifyInterval, Duration.ofMillis(1), Duration.ofSeconds(1));
     if (claimDuration != null && sendTimeout != null) {
       checks.rule(
           claimDuration.compareTo(sendTimeout.plus(ROUND_TRIPS)) >= 0,
@@ -96,6 +104,7 @@ public record DispatchOptions(
     setters.put("workers", v -> builder.workers(OptionChecks.parseInt(v)));
     setters.put("claimBatchSize", v -> builder.claimBatchSize(OptionChecks.parseInt(v)));
     setters.put("shutdownTimeout", v -> builder.shutdownTimeout(Durations.parse(v)));
+    setters.put("laneNotifyInterval", v -> builder.laneNotifyInterval(Durations.parse(v)));
     OptionChecks.bind("dispatch", values, setters);
     return builder.build();
   }
@@ -124,7 +133,9 @@ public record DispatchOptions(
         + " claimBatchSize="
         + claimBatchSize
         + " shutdownTimeout="
-        + Durations.format(shutdownTimeout);
+        + Durations.format(shutdownTimeout)
+        + " laneNotifyInterval="
+        + Durations.format(laneNotifyInterval);
   }
 
   /** Builds {@link DispatchOptions}; unset fields take their defaults. */
@@ -138,6 +149,7 @@ public record DispatchOptions(
     private int workers = 2;
     private int claimBatchSize = 500;
     private Duration shutdownTimeout = Duration.ofSeconds(10);
+    private Duration laneNotifyInterval = Duration.ofMillis(5);
 
     private Builder() {}
 
@@ -186,6 +198,11 @@ public record DispatchOptions(
       return this;
     }
 
+    public Builder laneNotifyInterval(Duration laneNotifyInterval) {
+      this.laneNotifyInterval = laneNotifyInterval;
+      return this;
+    }
+
     /** Validates every option at once; throws naming each offending option. */
     public DispatchOptions build() {
       return new DispatchOptions(
@@ -197,7 +214,8 @@ public record DispatchOptions(
           queueCapacity,
           workers,
           claimBatchSize,
-          shutdownTimeout);
+          shutdownTimeout,
+          laneNotifyInterval);
     }
   }
 }

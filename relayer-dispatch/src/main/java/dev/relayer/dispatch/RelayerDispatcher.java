@@ -8,11 +8,13 @@ import dev.relayer.dispatch.internal.DeliveryEngine;
 import dev.relayer.dispatch.internal.DirectDispatcher;
 import dev.relayer.dispatch.internal.Events;
 import dev.relayer.dispatch.internal.SendabilityCheck;
+import dev.relayer.dispatch.internal.lane.LaneNotifier;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.RelayerStore;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +22,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.jooq.DSLContext;
 import org.jooq.TransactionListener;
 import org.slf4j.Logger;
@@ -50,6 +53,18 @@ import org.slf4j.LoggerFactory;
  * the enqueue throw {@link InvalidInputException} naming the field, and nothing is written. A
  * message naming a transport it does not know is written unchecked.
  *
+ * <p>Lane wake-ups: a commit that wrote ordered rows through the {@link #transactionListener()}
+ * wakes the lanes' owners in this process at once ({@link RelayerLanes}), and — unless {@code
+ * StoreOptions.laneNotifications} is off — the dispatcher's notifier announces the lanes to the
+ * other instances: after the commit, from a short transaction of its own on a connection of {@code
+ * dsl} (borrowed per round, given back at once), one {@code pg_notify} round carrying every lane
+ * written since the last round, at most one round per {@code laneNotifyInterval}. The application's
+ * transaction never notifies (a notifying commit takes a database-wide lock). Lanes served in this
+ * process are left out of the rounds. The notifier runs from {@link #start()} to {@link #close()};
+ * lanes handed over before start wait for it. Ordered rows written without the transaction
+ * listener, or through the listener of a dispatcher never started, wake no other instance: their
+ * owners find them at their next poll.
+ *
  * <p>{@link #start()} is idempotent; {@link #close()} stops taking work, waits up to {@code
  * shutdownTimeout} for in-flight sends, and is safe before start and twice. Close the maintenance
  * worker before the dispatcher it uses.
@@ -67,6 +82,8 @@ public final class RelayerDispatcher implements AutoCloseable {
   private final AfterCommitHandoff handoff;
   private final SendabilityCheck sendability;
   private final List<Consumer<Set<Integer>>> laneWakeups = new CopyOnWriteArrayList<>();
+  private final List<Supplier<Set<Integer>>> localLanes = new CopyOnWriteArrayList<>();
+  private final LaneNotifier notifier;
   private final Object lifecycle = new Object();
   private boolean started;
   private boolean closed;
@@ -94,6 +111,13 @@ public final class RelayerDispatcher implements AutoCloseable {
             options.claimBatchSize(),
             options.workers(),
             options.queueCapacity());
+    this.notifier =
+        new LaneNotifier(
+            store.displayName(),
+            store.options().laneCount(),
+            options.laneNotifyInterval(),
+            this::sendLaneNotifications,
+            this::lanesServedHere);
     this.handoff = new AfterCommitHandoff(this::handOver);
     this.sendability = new SendabilityCheck(builder.transports);
     store.addEnqueueListener(handoff);
@@ -125,6 +149,9 @@ public final class RelayerDispatcher implements AutoCloseable {
           transportNames,
           options.describe());
       direct.start();
+      if (store.options().laneNotifications()) {
+        notifier.start();
+      }
     }
   }
 
@@ -139,6 +166,8 @@ public final class RelayerDispatcher implements AutoCloseable {
   /**
    * Hands over ids written by a transaction that has committed, for applications whose transactions
    * jOOQ does not manage. Never blocks: when the queue is full the ids are left to the sweeper.
+   * Ordered rows are not woken this way (direct dispatch never claims them): their lanes' owners
+   * find them at their next poll.
    */
   public void afterCommit(Collection<Long> ids) {
     Objects.requireNonNull(ids, "ids");
@@ -157,7 +186,51 @@ public final class RelayerDispatcher implements AutoCloseable {
           log.warn("store={} lane wake-up callback threw; ignored", store.displayName(), e);
         }
       }
+      if (store.options().laneNotifications()) {
+        notifier.offer(lanes);
+      }
     }
+  }
+
+  /**
+   * One notification round, in a transaction of its own that does not wait for its WAL flush: it
+   * holds PostgreSQL's notification lock only for the commit itself, and a crash that loses it
+   * loses a wake-up, which polling covers.
+   */
+  private void sendLaneNotifications(Set<Integer> lanes) {
+    dsl.transaction(
+        tx -> {
+          store.commitWithoutFlushWait(tx.dsl());
+          store.notifyLanes(tx.dsl(), lanes);
+        });
+  }
+
+  private Set<Integer> lanesServedHere() {
+    if (localLanes.isEmpty()) {
+      return Set.of();
+    }
+    Set<Integer> lanes = new HashSet<>();
+    for (Supplier<Set<Integer>> served : localLanes) {
+      lanes.addAll(served.get());
+    }
+    return lanes;
+  }
+
+  /**
+   * Registers the lanes a {@link RelayerLanes} of this dispatcher serves: its commits wake them
+   * in-process, so the notifier leaves them out.
+   */
+  void addLocalLanes(Supplier<Set<Integer>> served) {
+    localLanes.add(served);
+  }
+
+  void removeLocalLanes(Supplier<Set<Integer>> served) {
+    localLanes.remove(served);
+  }
+
+  /** Notification rounds this dispatcher's notifier has sent (each one transaction). */
+  long laneNotificationRounds() {
+    return notifier.rounds();
   }
 
   /**
@@ -195,9 +268,9 @@ public final class RelayerDispatcher implements AutoCloseable {
   }
 
   /**
-   * Stops direct dispatch (bounded by {@code shutdownTimeout}); safe before start and twice. The
-   * transports stay open: whoever created them closes them after the dispatcher (a {@link Relayer}
-   * closes those it owns).
+   * Stops the notifier (after one last round for lanes still waiting) and direct dispatch, each
+   * bounded by {@code shutdownTimeout}; safe before start and twice. The transports stay open:
+   * whoever created them closes them after the dispatcher (a {@link Relayer} closes those it owns).
    */
   @Override
   public void close() {
@@ -209,6 +282,7 @@ public final class RelayerDispatcher implements AutoCloseable {
     }
     store.removeEnqueueListener(handoff);
     store.removeEnqueueCheck(sendability);
+    notifier.close(options.shutdownTimeout());
     direct.stop(options.shutdownTimeout());
     engine.close();
     log.info("Relayer dispatcher stopped: store={}", store.displayName());

@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
@@ -46,9 +47,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Wake-ups: a commit that wrote ordered rows through the dispatcher's transaction listener wakes
  * the lane at once when this instance owns it; other instances learn of it from the notification
- * the enqueue sent on {@link RelayerStore#laneChannel()}, which a dedicated listening connection
- * receives (it reconnects on its own). Each owned lane is also polled every {@code pollInterval}.
- * With {@code listen = false} no connection listens (for PgBouncer in transaction mode).
+ * the writing dispatcher sends after the commit on {@link RelayerStore#laneChannel()} (coalesced,
+ * from its own short transaction, never inside the application's), which a dedicated listening
+ * connection receives (it reconnects on its own). Each owned lane is also polled every {@code
+ * pollInterval}. With {@code listen = false} no connection listens (for PgBouncer in transaction
+ * mode).
  *
  * <p>Connections: each running pass holds one connection from the dispatcher's {@code DSLContext}
  * for its whole length, sends included (at most {@code threads} at once); the listening connection
@@ -74,6 +77,7 @@ public final class RelayerLanes implements AutoCloseable {
   private final LaneBalancer balancer;
   private final LaneWakeupListener listener;
   private final Consumer<Set<Integer>> localWakeup;
+  private final Supplier<Set<Integer>> servedLanes;
   private final LanePassLoop passes;
   private final CountDownLatch stopSignal = new CountDownLatch(1);
   private final Object lifecycle = new Object();
@@ -123,6 +127,7 @@ public final class RelayerLanes implements AutoCloseable {
             options.reconnectDelay(),
             options.leaseDuration());
     this.localWakeup = lanes -> lanes.forEach(scheduler::wake);
+    this.servedLanes = balancer::heldLanes;
     this.passes = new LanePassLoop(store.displayName(), laneCount, scheduler, worker, dsl);
   }
 
@@ -168,6 +173,7 @@ public final class RelayerLanes implements AutoCloseable {
           options.describe());
       warnAboutRowsOutsideLanes();
       dispatcher.onLaneWrites(localWakeup);
+      dispatcher.addLocalLanes(servedLanes);
       balancing =
           Executors.newSingleThreadExecutor(new NamedThreads(store.displayName(), "lane-balance"));
       balancing.execute(this::balance);
@@ -319,6 +325,7 @@ public final class RelayerLanes implements AutoCloseable {
     scheduler.stop();
     listener.stop();
     dispatcher.removeLaneWrites(localWakeup);
+    dispatcher.removeLocalLanes(servedLanes);
     if (currentWorkers == null) {
       // Never started; leases taken by passOnce() are still given up.
       if (!balancer.heldLanes().isEmpty()) {

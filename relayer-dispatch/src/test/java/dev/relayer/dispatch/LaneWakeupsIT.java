@@ -4,22 +4,32 @@ import static dev.relayer.dispatch.DispatchFixture.ordered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.relayer.store.Lanes;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.StoreOptions;
 import dev.relayer.testkit.transport.InMemoryTransport;
+import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 /**
  * Commit-to-send goes through wake-ups, not polling: with a 60 s poll interval every message here
- * is sent long before the first poll, and the pass that sent it was started by a wake-up.
+ * is sent long before the first poll, and the pass that sent it was started by a wake-up. The tests
+ * of the safety net (no hook, no notifications) poll every 300 ms instead.
  */
 class LaneWakeupsIT {
 
@@ -78,6 +88,45 @@ class LaneWakeupsIT {
     return lanes;
   }
 
+  /**
+   * A dispatcher standing for another instance: started, no lanes, on a pool of its own (so its
+   * notifier's session is never the one the application's transaction ran on).
+   */
+  private RelayerDispatcher otherInstance() {
+    HikariConfig config = new HikariConfig();
+    config.setDataSource(fx.database.dataSource());
+    config.setMaximumPoolSize(2);
+    HikariDataSource own = fx.track(new HikariDataSource(config));
+    RelayerDispatcher writer =
+        fx.track(
+            RelayerDispatcher.builder(fx.store, DSL.using(own, SQLDialect.POSTGRES))
+                .transport(InMemoryTransport.named("memory"))
+                .options(DispatchFixture.fastOptions().build())
+                .build());
+    writer.start();
+    return writer;
+  }
+
+  private Connection listening() throws Exception {
+    Connection listener = fx.pool.getConnection();
+    listener.setAutoCommit(true);
+    try (var statement = listener.createStatement()) {
+      statement.execute("LISTEN " + fx.store.laneChannel());
+    }
+    return listener;
+  }
+
+  /** Waits up to {@code millis} for the first notifications, then collects any that follow. */
+  static List<PGNotification> notifications(PGConnection pg, int millis) throws Exception {
+    List<PGNotification> all = new ArrayList<>();
+    PGNotification[] batch = pg.getNotifications(millis);
+    while (batch != null && batch.length > 0) {
+      all.addAll(List.of(batch));
+      batch = pg.getNotifications(200);
+    }
+    return all;
+  }
+
   private void enqueue(DSLContext context, NewMessage message) {
     context.transaction(tx -> fx.store.enqueue(tx.dsl(), message));
   }
@@ -100,20 +149,91 @@ class LaneWakeupsIT {
   }
 
   @Test
-  void aCommitElsewhereWakesTheLaneOwnerThroughANotification() {
+  void aCommitInAnotherInstanceWakesTheLaneOwnerThroughANotificationSentAfterItsCommit()
+      throws Exception {
     RelayerDispatcher owner = dispatcher();
     RelayerLanes lanes = startedLanes(owner, true);
+    // Another instance: a dispatcher of its own (no lanes), its application's commits hooked.
+    RelayerDispatcher writer = otherInstance();
     long notificationsBefore = lanes.stats().notifications();
     NewMessage message = ordered("customer-2");
+    int lane = Lanes.laneOf("customer-2", StoreOptions.DEFAULT_LANES);
 
-    // A plain transaction, as another instance (or a tool) would write: no in-process hand-off.
-    enqueue(fx.dsl, message);
+    try (Connection listener = listening()) {
+      PGConnection pg = listener.unwrap(PGConnection.class);
+      int[] appBackend = new int[1];
+      fx.app(writer)
+          .transaction(
+              tx -> {
+                appBackend[0] = tx.dsl().fetchValue(DSL.field("pg_backend_pid()", Integer.class));
+                fx.store.enqueue(tx.dsl(), message);
+              });
 
-    await().atMost(WAIT).until(() -> memory.deliveredIds().contains(message.messageId()));
+      await().atMost(WAIT).until(() -> memory.deliveredIds().contains(message.messageId()));
+      List<PGNotification> received = notifications(pg, 2_000);
+      assertThat(received).isNotEmpty();
+      assertThat(received)
+          .allSatisfy(
+              n ->
+                  assertThat(n.getPID())
+                      .as("sent by another session than the application's transaction")
+                      .isNotEqualTo(appBackend[0]));
+      assertThat(received)
+          .flatExtracting(n -> List.copyOf(Lanes.lanesIn(n.getParameter())))
+          .contains(lane);
+    }
     LaneStats after = lanes.stats();
     assertThat(after.notifications()).isGreaterThan(notificationsBefore);
     assertThat(after.pollPasses()).isZero();
     assertThat(after.duePasses()).isZero();
+  }
+
+  @Test
+  void lanesThisProcessServesAreWokenInProcessAndNotAnnounced() throws Exception {
+    RelayerDispatcher dispatcher = dispatcher();
+    RelayerLanes lanes = startedLanes(dispatcher, true);
+    long notificationsBefore = lanes.stats().notifications();
+    NewMessage message = ordered("customer-5");
+
+    try (Connection listener = listening()) {
+      PGConnection pg = listener.unwrap(PGConnection.class);
+      enqueue(fx.app(dispatcher), message);
+
+      await().atMost(WAIT).until(() -> memory.deliveredIds().contains(message.messageId()));
+      assertThat(notifications(pg, 500)).as("no instance needed telling").isEmpty();
+    }
+    assertThat(lanes.stats().notifications()).isEqualTo(notificationsBefore);
+    assertThat(lanes.stats().wakeupPasses()).isPositive();
+    assertThat(lanes.stats().pollPasses()).isZero();
+  }
+
+  @Test
+  void anOrderedEnqueueWithoutTheAfterCommitHookIsFoundByThePoll() throws Exception {
+    RelayerDispatcher owner = dispatcher();
+    RelayerLanes lanes =
+        fx.track(
+            RelayerLanes.builder(owner)
+                .options(
+                    DispatchFixture.fastLanes()
+                        .pollInterval(Duration.ofMillis(300))
+                        .listen(true)
+                        .build())
+                .build());
+    lanes.start();
+    await().atMost(WAIT).until(() -> lanes.ownedLanes().equals(ALL_LANES));
+    await().atMost(WAIT).until(() -> lanes.stats().listenConnects() == 1);
+    long notificationsBefore = lanes.stats().notifications();
+    long pollsBefore = lanes.stats().pollPasses();
+    NewMessage message = ordered("customer-6");
+
+    // A plain transaction, as a tool or an unhooked transaction manager would write.
+    enqueue(fx.dsl, message);
+
+    await().atMost(WAIT).until(() -> memory.deliveredIds().contains(message.messageId()));
+    assertThat(lanes.stats().notifications())
+        .as("nobody announced it")
+        .isEqualTo(notificationsBefore);
+    assertThat(lanes.stats().pollPasses()).isGreaterThan(pollsBefore);
   }
 
   @Test
@@ -133,7 +253,7 @@ class LaneWakeupsIT {
     long notificationsBefore = lanes.stats().notifications();
     NewMessage message = ordered("customer-3");
 
-    enqueue(fx.dsl, message);
+    enqueue(fx.app(otherInstance()), message);
 
     await().atMost(WAIT).until(() -> memory.deliveredIds().contains(message.messageId()));
     assertThat(lanes.stats().notifications()).isGreaterThan(notificationsBefore);

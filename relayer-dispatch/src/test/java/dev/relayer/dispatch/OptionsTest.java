@@ -261,6 +261,34 @@ class OptionsTest {
   }
 
   @Test
+  void laneNotifyIntervalDefaultsToFiveMillisecondsBindsAndIsBoundedWithoutClamping() {
+    assertThat(DispatchOptions.defaults().laneNotifyInterval()).isEqualTo(Duration.ofMillis(5));
+    assertThat(DispatchOptions.defaults().describe()).contains("laneNotifyInterval=5ms");
+    assertThat(DispatchOptions.fromMap(Map.of("laneNotifyInterval", "20ms")).laneNotifyInterval())
+        .isEqualTo(Duration.ofMillis(20));
+    assertThat(
+            DispatchOptions.builder()
+                .laneNotifyInterval(Duration.ofMillis(1))
+                .build()
+                .laneNotifyInterval())
+        .isEqualTo(Duration.ofMillis(1));
+    assertThat(
+            DispatchOptions.builder()
+                .laneNotifyInterval(Duration.ofSeconds(1))
+                .build()
+                .laneNotifyInterval())
+        .isEqualTo(Duration.ofSeconds(1));
+    assertRejected(
+        DispatchOptions.builder().laneNotifyInterval(Duration.ofNanos(999_999)),
+        "dispatch.laneNotifyInterval");
+    assertRejected(
+        DispatchOptions.builder().laneNotifyInterval(Duration.ofMillis(1001)),
+        "dispatch.laneNotifyInterval");
+    assertRejected(
+        DispatchOptions.builder().laneNotifyInterval(null), "dispatch.laneNotifyInterval");
+  }
+
+  @Test
   void backoffGrowsExponentiallyWithJitterUpToItsCap() {
     var backoff =
         new dev.relayer.dispatch.internal.Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30));

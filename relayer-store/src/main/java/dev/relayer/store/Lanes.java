@@ -3,7 +3,12 @@ package dev.relayer.store;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.zip.CRC32;
 
 /**
@@ -13,6 +18,12 @@ import java.util.zip.CRC32;
  * lane.
  */
 public final class Lanes {
+
+  /**
+   * Longest notification payload Relayer sends, in bytes: PostgreSQL refuses a payload of 8000
+   * bytes or more (in a default build).
+   */
+  public static final int MAX_PAYLOAD_BYTES = 7999;
 
   private Lanes() {}
 
@@ -39,6 +50,58 @@ public final class Lanes {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing from this JVM", e);
     }
+  }
+
+  /**
+   * The payloads of one notification round for {@code lanes}: the lane numbers in ascending order,
+   * in decimal, separated by commas ({@code 0,3,17}), split into as few payloads as keep each
+   * within {@link #MAX_PAYLOAD_BYTES}. Empty for no lanes. A single lane is its number alone, as
+   * earlier versions sent it.
+   */
+  public static List<String> payloads(Set<Integer> lanes) {
+    List<String> payloads = new ArrayList<>();
+    StringBuilder payload = new StringBuilder();
+    for (int lane : new TreeSet<>(lanes)) {
+      if (lane < 0) {
+        throw new IllegalArgumentException("lane must not be negative, was " + lane);
+      }
+      String number = Integer.toString(lane);
+      // ASCII only: one byte per character.
+      if (payload.length() > 0 && payload.length() + 1 + number.length() > MAX_PAYLOAD_BYTES) {
+        payloads.add(payload.toString());
+        payload.setLength(0);
+      }
+      if (payload.length() > 0) {
+        payload.append(',');
+      }
+      payload.append(number);
+    }
+    if (payload.length() > 0) {
+      payloads.add(payload.toString());
+    }
+    return payloads;
+  }
+
+  /**
+   * The lanes a notification payload names (see {@link #payloads}); parts that are not lane numbers
+   * are left out, so a payload from a newer or older writer never fails the reader.
+   */
+  public static Set<Integer> lanesIn(String payload) {
+    if (payload == null || payload.isBlank()) {
+      return Set.of();
+    }
+    Set<Integer> lanes = new TreeSet<>();
+    for (String part : payload.split(",")) {
+      try {
+        int lane = Integer.parseInt(part.trim());
+        if (lane >= 0) {
+          lanes.add(lane);
+        }
+      } catch (NumberFormatException e) {
+        // Not a lane number: ignored.
+      }
+    }
+    return Collections.unmodifiableSet(lanes);
   }
 
   /** CRC-32 of the key's UTF-8 bytes, as a signed int. */

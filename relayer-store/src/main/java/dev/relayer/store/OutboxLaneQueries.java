@@ -79,7 +79,7 @@ final class OutboxLaneQueries {
   private final RenderedStatement renewAndNextDue;
   private final RenderedStatement outsideLanes;
 
-  /** {@code pg_notify(channel, lane)} per lane. */
+  /** {@code pg_notify(channel, payload)} per payload of {@link Lanes#payloads}. */
   private final StoreJdbc.Calls notifications;
 
   OutboxLaneQueries(StoreJdbc jdbc) {
@@ -422,10 +422,11 @@ final class OutboxLaneQueries {
   }
 
   /**
-   * Sends one notification per lane on {@code channel} (payload: the lane number), in the caller's
-   * transaction: PostgreSQL delivers them when it commits, and drops them if it rolls back.
+   * Notifies {@code lanes} on {@code channel} in one statement, one notification per payload of
+   * {@link Lanes#payloads}, in the caller's transaction: PostgreSQL delivers them when it commits,
+   * and drops them if it rolls back.
    */
   void notifyLanes(DSLContext dsl, String channel, Set<Integer> lanes) {
-    notifications.run(dsl, channel, lanes.stream().map(String::valueOf).toList());
+    notifications.run(dsl, channel, Lanes.payloads(lanes));
   }
 }

@@ -31,8 +31,10 @@ import org.jooq.impl.DSL;
  * after this claim expired, which is a lost race, not an error.
  *
  * <p>Ordered lanes: {@link #claimLane} claims the heads of a lane's keys (see {@link LaneClaim}),
- * {@link #unclaim} gives back rows a pass did not send, and an ordered enqueue notifies {@link
- * #laneChannel()} inside its transaction unless {@link StoreOptions#laneNotifications()} is off.
+ * {@link #unclaim} gives back rows a pass did not send, and {@link #notifyLanes} wakes lanes'
+ * owners through {@link #laneChannel()}. An enqueue never notifies: a transaction that issued
+ * {@code NOTIFY} takes a database-wide lock at commit, which would serialize the application's
+ * commits; the dispatcher announces the lanes after commit instead.
  *
  * <p>Thread-safe; create one per schema and prefix and share it.
  */
@@ -136,10 +138,10 @@ public final class RelayerStore {
    * takes more than one statement (more than 100 messages, or ordered ones) runs in a transaction
    * of its own on that connection, so that no failure leaves some of its rows committed. Ordered
    * messages first take a transaction-scoped advisory lock on (store, key), so that within a key,
-   * id order is commit order even when transactions race; then, unless lane notifications are off,
-   * one {@code pg_notify} per lane that received ordered rows goes out on {@link #laneChannel()}
-   * when the transaction commits. Messages that an {@link EnqueueCheck} refuses make the call throw
-   * {@link InvalidInputException} before any SQL.
+   * id order is commit order even when transactions race. The enqueue sends no notification: the
+   * lanes it wrote reach the {@link EnqueueListener}s, and the dispatcher's after-commit hand-off
+   * wakes their owners once the transaction has committed. Messages that an {@link EnqueueCheck}
+   * refuses make the call throw {@link InvalidInputException} before any SQL.
    */
   public List<Long> enqueue(DSLContext dsl, List<NewMessage> messages) {
     Objects.requireNonNull(dsl, "dsl");
@@ -173,9 +175,6 @@ public final class RelayerStore {
                 outbox.lockKeys(tx, advisoryNamespace, messages);
               }
               List<Long> inserted = outbox.insert(tx, messages, options.laneCount());
-              if (options.laneNotifications()) {
-                laneQueries.notifyLanes(tx, laneChannel, lanes);
-              }
               notifyListeners(dsl, messages, inserted, lanes);
               return inserted;
             });
@@ -382,15 +381,21 @@ public final class RelayerStore {
   /**
    * The PostgreSQL notification channel of this store's lanes: {@code relayer_lanes_} followed by
    * the first 16 hexadecimal digits of the SHA-256 of the quoted, qualified outbox table name (for
-   * example of {@code "public"."relayer_outbox"}). Each notification's payload is a lane number.
+   * example of {@code "public"."relayer_outbox"}). A notification's payload is a list of lane
+   * numbers ({@link Lanes#payloads}).
    */
   public String laneChannel() {
     return laneChannel;
   }
 
   /**
-   * Notifies the owners of {@code lanes} on {@link #laneChannel()} in the caller's transaction
-   * (delivered when it commits), whatever {@link StoreOptions#laneNotifications()} says.
+   * Notifies the owners of {@code lanes} on {@link #laneChannel()} in one statement (one
+   * notification per payload of {@link Lanes#payloads}, each within {@link
+   * Lanes#MAX_PAYLOAD_BYTES}), whatever {@link StoreOptions#laneNotifications()} says. It runs in
+   * the caller's transaction and is delivered when that commits; on an auto-commit connection it is
+   * a transaction of its own. A committing transaction that notified takes a database-wide lock
+   * (every such commit waits for the others), so call it from a short transaction of your own — as
+   * the dispatcher's notifier and the operator actions do — never from the application's.
    */
   public void notifyLanes(DSLContext dsl, Set<Integer> lanes) {
     laneQueries.notifyLanes(dsl, laneChannel, Set.copyOf(lanes));

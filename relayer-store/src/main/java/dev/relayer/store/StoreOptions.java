@@ -16,11 +16,13 @@ import java.util.Objects;
  *     another lane and another owner, and rows written under a larger count land in lanes nobody
  *     serves. To change it, stop every writer of ordered messages, wait until no ordered row is
  *     left (parked ones included), then restart every instance with the new count
- * @param laneNotifications whether an ordered enqueue also calls {@code pg_notify} on {@link
- *     RelayerStore#laneChannel()} inside the writing transaction (delivered only if it commits), so
- *     that the lane's owner in another instance wakes at once; default {@code true}. Turn it off
- *     when no instance listens (every instance polls only), or when the commit-time serialisation
- *     that PostgreSQL applies to notifying transactions costs too much at very high rates
+ * @param laneNotifications whether the dispatcher of this store wakes lane owners in other
+ *     instances: after a commit that wrote ordered rows through its after-commit hand-off, its
+ *     notifier sends the lanes on {@link RelayerStore#laneChannel()} from a short transaction of
+ *     its own, coalesced over {@code DispatchOptions.laneNotifyInterval} — never inside the
+ *     application's transaction; default {@code true}. Turn it off when no instance listens (every
+ *     instance polls only): other instances then find new rows by polling. The enqueue itself never
+ *     notifies, whatever this says
  */
 public record StoreOptions(SchemaOptions schema, int laneCount, boolean laneNotifications) {
 

@@ -25,13 +25,14 @@
  * ({@code docs/benchmarks.md}); the constant text also lets the driver keep each statement prepared
  * on the server. Failures are translated as on jOOQ's path; the caller's execute listeners and
  * statement settings do not apply to these statements. Inserts are rendered per shape (optional
- * columns written, rows, at most 100 per statement), key locks and lane notifications per count, on
- * first use. Status values in these statements are literals, so that a generic plan can use the
- * partial indexes on {@code status}. Where a pass would otherwise wait for one round trip after
- * another, statements are joined: a background pass's settings and the usual case of taking its
- * lease (or leases: a lane pass may serve several lanes) are one statement ({@link
- * dev.relayer.store.RelayerStore#startLeasedPass}), and so are a lane pass's lease renewals and its
- * lanes' next due instants ({@link dev.relayer.store.RelayerStore#renewLeasesAndFindNextDue}).
+ * columns written, rows, at most 100 per statement), key locks per count and lane notifications per
+ * number of payloads, on first use. Status values in these statements are literals, so that a
+ * generic plan can use the partial indexes on {@code status}. Where a pass would otherwise wait for
+ * one round trip after another, statements are joined: a background pass's settings and the usual
+ * case of taking its lease (or leases: a lane pass may serve several lanes) are one statement
+ * ({@link dev.relayer.store.RelayerStore#startLeasedPass}), and so are a lane pass's lease renewals
+ * and its lanes' next due instants ({@link
+ * dev.relayer.store.RelayerStore#renewLeasesAndFindNextDue}).
  *
  * <h2>Ordered writes</h2>
  *
@@ -50,9 +51,12 @@
  * {@code FOR UPDATE SKIP LOCKED}, and per key only the unbroken prefix of locked rows is claimed,
  * so a row is never claimed while an earlier row of its key is neither claimed with it nor gone.
  * {@link dev.relayer.store.RelayerStore#unclaim} gives back claimed rows that were not sent and
- * refunds their attempt. An ordered enqueue calls {@code pg_notify} on {@link
- * dev.relayer.store.RelayerStore#laneChannel()} in the writing transaction, once per lane written,
- * unless {@link dev.relayer.store.StoreOptions#laneNotifications()} is off.
+ * refunds their attempt. An enqueue never calls {@code pg_notify}: a transaction that notified
+ * takes a database-wide lock when it commits, so notifying inside the application's transaction
+ * would serialize its commits. {@link dev.relayer.store.RelayerStore#notifyLanes} sends a set of
+ * lanes on {@link dev.relayer.store.RelayerStore#laneChannel()} as comma-separated lane numbers,
+ * split into payloads of at most {@link dev.relayer.store.Lanes#MAX_PAYLOAD_BYTES} bytes, in one
+ * statement; the dispatcher calls it after commit from a transaction of its own.
  *
  * <h2>Fenced writes</h2>
  *

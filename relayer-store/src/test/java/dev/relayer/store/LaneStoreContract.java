@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
 import dev.relayer.schema.SchemaOptions;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,8 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -413,45 +416,92 @@ abstract class LaneStoreContract {
   }
 
   @Test
-  void orderedEnqueueNotifiesTheLaneChannelOnlyWhenItCommits() throws Exception {
-    try (Connection listener = fx.connect()) {
-      listener.setAutoCommit(true);
-      try (var statement = listener.createStatement()) {
-        statement.execute("LISTEN " + store.laneChannel());
-      }
+  void orderedEnqueueSendsNoNotificationEvenWhenItCommits() throws Exception {
+    try (Connection listener = listening()) {
       PGConnection pg = listener.unwrap(PGConnection.class);
-
-      try {
-        dsl.transaction(
-            tx -> {
-              store.enqueue(tx.dsl(), ordered(keys.get(0)));
-              throw new IllegalStateException("roll back");
-            });
-      } catch (IllegalStateException expected) {
-        // rolled back
-      }
-      store.enqueue(dsl, message().build());
-      assertThat(notifications(pg, 300)).as("rollback and unordered send nothing").isEmpty();
 
       dsl.transaction(
           tx ->
               store.enqueue(
                   tx.dsl(),
-                  List.of(
-                      ordered(keys.get(0)),
-                      ordered(keys.get(1)),
-                      ordered(keysInLane(LANE + 1, 1, 16).get(0)))));
+                  List.of(ordered(keys.get(0)), ordered(keysInLane(LANE + 1, 1, 16).get(0)))));
+      store.enqueue(dsl, ordered(keys.get(1)));
+      store.enqueue(dsl, message().build());
+
+      assertThat(store.options().laneNotifications()).isTrue();
+      assertThat(notifications(pg, 500))
+          .as("the writing transactions notified nobody: no NOTIFY lock in their commits")
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void notifyLanesSendsTheLanesAsOneListOnlyWhenItsTransactionCommits() throws Exception {
+    try (Connection listener = listening()) {
+      PGConnection pg = listener.unwrap(PGConnection.class);
+
+      try {
+        dsl.transaction(
+            tx -> {
+              store.notifyLanes(tx.dsl(), Set.of(LANE));
+              throw new IllegalStateException("roll back");
+            });
+      } catch (IllegalStateException expected) {
+        // rolled back
+      }
+      assertThat(notifications(pg, 300)).as("a rollback sends nothing").isEmpty();
+
+      store.notifyLanes(dsl, Set.of(LANE + 1, LANE));
       List<PGNotification> received = notifications(pg, 5_000);
       assertThat(received).extracting(PGNotification::getName).containsOnly(store.laneChannel());
       assertThat(received)
           .extracting(PGNotification::getParameter)
-          .containsExactlyInAnyOrder(Integer.toString(LANE), Integer.toString(LANE + 1));
-
-      RelayerStore quiet = RelayerStore.create(store.options().withLaneNotifications(false));
-      assertThat(quiet.laneChannel()).isEqualTo(store.laneChannel());
-      quiet.enqueue(dsl, ordered(keys.get(0)));
-      assertThat(notifications(pg, 300)).as("notifications turned off").isEmpty();
+          .containsExactly(LANE + "," + (LANE + 1));
     }
+  }
+
+  @Test
+  void notifyLanesSplitsManyLanesIntoPayloadsThatPostgresAccepts() throws Exception {
+    RelayerStore wide = RelayerStore.create(store.options().withLaneCount(StoreOptions.MAX_LANES));
+    Set<Integer> all = new TreeSet<>();
+    for (int lane = 0; lane < StoreOptions.MAX_LANES; lane++) {
+      all.add(lane);
+    }
+    try (Connection listener = listening()) {
+      PGConnection pg = listener.unwrap(PGConnection.class);
+
+      wide.notifyLanes(dsl, all);
+
+      List<PGNotification> received = notifications(pg, 5_000);
+      assertThat(received).hasSizeGreaterThan(1);
+      Set<Integer> named = new TreeSet<>();
+      for (PGNotification notification : received) {
+        assertThat(notification.getParameter().getBytes(StandardCharsets.UTF_8).length)
+            .isLessThanOrEqualTo(Lanes.MAX_PAYLOAD_BYTES);
+        named.addAll(Lanes.lanesIn(notification.getParameter()));
+      }
+      assertThat(named).isEqualTo(all);
+    }
+    // The limit is PostgreSQL's: one byte more is refused.
+    assertThatThrownBy(
+            () ->
+                dsl.select(
+                        DSL.function(
+                            "pg_notify",
+                            Object.class,
+                            DSL.val(store.laneChannel()),
+                            DSL.val("1".repeat(Lanes.MAX_PAYLOAD_BYTES + 1))))
+                    .fetch())
+        .hasMessageContaining("payload string too long");
+  }
+
+  private Connection listening() throws Exception {
+    Connection listener = fx.connect();
+    listener.setAutoCommit(true);
+    try (var statement = listener.createStatement()) {
+      statement.execute("LISTEN " + store.laneChannel());
+    }
+    return listener;
   }
 
   /** Waits up to {@code millis} for the first notifications, then collects any that follow. */

@@ -1,6 +1,7 @@
 package dev.relayer.bench.relayer;
 
 import dev.relayer.bench.BenchOptions;
+import dev.relayer.bench.Payload;
 import dev.relayer.bench.Scenario;
 import dev.relayer.bench.ScenarioContext;
 import dev.relayer.bench.anchor.AnchorScenario;
@@ -10,6 +11,7 @@ import dev.relayer.bench.pipeline.ClosedLoopTimer;
 import dev.relayer.bench.report.Ratio;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.StoreOptions;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,6 +44,9 @@ public final class EnqueueOverheadScenario implements Scenario {
   private static final Field<Long> CUSTOMER = DSL.field(DSL.name("customer_id"), Long.class);
   private static final Field<BigDecimal> AMOUNT = DSL.field(DSL.name("amount"), BigDecimal.class);
 
+  /** Ordering keys of the ordered variant. */
+  private static final int ORDERED_KEYS = 10_000;
+
   /** Each variant runs in this many slices, interleaved with the others. */
   private static final int SLICES = 3;
 
@@ -70,7 +75,11 @@ public final class EnqueueOverheadScenario implements Scenario {
             + " into `bench_orders` (id, customer_id, amount, created_at): alone (*baseline*),"
             + " plus `RelayerStore.enqueue` of one message (*1 msg*), and plus one 10-message"
             + " `enqueue` (*10 msgs*); and a transaction holding only the 10-message `enqueue`"
-            + " (*10 msgs alone*). Each runs as a closed loop on `--clients` threads, in three"
+            + " (*10 msgs alone*); and, through a second store whose dispatcher is started (so"
+            + " lane wake-ups for other instances are on; no lanes run), the business insert plus"
+            + " one ordered message, its key drawn from 10,000 (*1 ordered msg, wake-ups on*); the"
+            + " same through a third store with `laneNotifications` off (*wake-ups off*), which"
+            + " separates what the wake-ups cost from what the key lock costs. Each runs as a closed loop on `--clients` threads, in three"
             + " slices of `--seconds`/3 interleaved with the others (a `--warmup` before the"
             + " first slice, a quarter of it before the others); latency is per transaction"
             + " including commit. *Added* ="
@@ -116,6 +125,26 @@ public final class EnqueueOverheadScenario implements Scenario {
     }
     for (int c : options.clients()) {
       ratios.add(
+          new Ratio(
+              "1 ordered msg, wake-ups on / 1 unordered msg, " + clients(c) + " (msgs/s)",
+              ID + ".c" + c + ".ordered.msgs",
+              ID + ".c" + c + ".one.msgs",
+              "≥ 0.95"));
+    }
+    for (int c : options.clients()) {
+      ratios.add(
+          Ratio.of(
+              "1 ordered msg, wake-ups on / wake-ups off, " + clients(c) + " (msgs/s)",
+              ID + ".c" + c + ".ordered.msgs",
+              ID + ".c" + c + ".orderedquiet.msgs"));
+      ratios.add(
+          Ratio.of(
+              "1 ordered msg, wake-ups off / 1 unordered msg, " + clients(c) + " (msgs/s)",
+              ID + ".c" + c + ".orderedquiet.msgs",
+              ID + ".c" + c + ".one.msgs"));
+    }
+    for (int c : options.clients()) {
+      ratios.add(
           Ratio.of(
               "1-msg enqueue / pgbench single-row insert, " + clients(c) + " (msgs/s)",
               ID + ".c" + c + ".one.msgs",
@@ -143,9 +172,19 @@ public final class EnqueueOverheadScenario implements Scenario {
             + " customer_id bigint NOT NULL, amount numeric(12, 2) NOT NULL,"
             + " created_at timestamptz NOT NULL DEFAULT now())");
     DataSource pool = db.pool("relayer", o.poolSize());
-    try (RelayerRig rig = RelayerRig.forEnqueue(pool, o)) {
+    // Ordered messages through a started dispatcher (its direct dispatch stays idle: it never
+    // claims ordered rows; no lanes run), so that their lane wake-ups for other instances are on.
+    try (RelayerRig rig = RelayerRig.forEnqueue(pool, o);
+        RelayerRig wakeups = RelayerRig.startedWithStore(StoreOptions.defaults(), pool, o);
+        RelayerRig quiet =
+            RelayerRig.startedWithStore(
+                StoreOptions.defaults().withLaneNotifications(false), pool, o)) {
       DSLContext app = rig.app();
       RelayerStore store = rig.store();
+      DSLContext orderedApp = wakeups.app();
+      RelayerStore orderedStore = wakeups.store();
+      DSLContext quietApp = quiet.app();
+      RelayerStore quietStore = quiet.store();
       for (int clients : o.clients()) {
         String at = clients(clients);
         String key = "c" + clients;
@@ -164,6 +203,28 @@ public final class EnqueueOverheadScenario implements Scenario {
                             tx -> {
                               order(tx.dsl());
                               store.enqueue(tx.dsl(), RelayerRig.message(-1));
+                            })),
+                new Variant(
+                    "ordered",
+                    "1 ordered msg, wake-ups on",
+                    "msgs/s",
+                    1,
+                    () ->
+                        orderedApp.transaction(
+                            tx -> {
+                              order(tx.dsl());
+                              orderedStore.enqueue(tx.dsl(), orderedMessage());
+                            })),
+                new Variant(
+                    "orderedquiet",
+                    "1 ordered msg, wake-ups off",
+                    "msgs/s",
+                    1,
+                    () ->
+                        quietApp.transaction(
+                            tx -> {
+                              order(tx.dsl());
+                              quietStore.enqueue(tx.dsl(), orderedMessage());
                             })),
                 new Variant(
                     "ten",
@@ -237,6 +298,15 @@ public final class EnqueueOverheadScenario implements Scenario {
         .set(CUSTOMER, random.nextLong(1, 1_000_000))
         .set(AMOUNT, BigDecimal.valueOf(random.nextLong(100, 100_000), 2))
         .execute();
+  }
+
+  /** One ordered message, its key drawn from {@value #ORDERED_KEYS}: key locks rarely collide. */
+  private static NewMessage orderedMessage() {
+    return RelayerRig.message(
+        -1,
+        "key-" + ThreadLocalRandom.current().nextInt(ORDERED_KEYS),
+        Payload.TRANSPORT,
+        Payload.DESTINATION);
   }
 
   private static String clients(int n) {

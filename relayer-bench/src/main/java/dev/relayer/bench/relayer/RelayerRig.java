@@ -46,7 +46,16 @@ final class RelayerRig implements AutoCloseable {
 
   private RelayerRig(
       DataSource dataSource, DeliveryProbe probe, DispatchOptions options, Transport transport) {
-    this.store = RelayerStore.create(StoreOptions.defaults());
+    this(StoreOptions.defaults(), dataSource, probe, options, transport);
+  }
+
+  private RelayerRig(
+      StoreOptions storeOptions,
+      DataSource dataSource,
+      DeliveryProbe probe,
+      DispatchOptions options,
+      Transport transport) {
+    this.store = RelayerStore.create(storeOptions);
     this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES);
     this.probe = probe;
     this.transportName = transport.name();
@@ -77,6 +86,25 @@ final class RelayerRig implements AutoCloseable {
    * A rig with a started dispatcher whose queue holds {@code queueCapacity} ids (Relayer's default,
    * 10,000, unless a scenario feeds more at once).
    */
+  /**
+   * A rig over a store with {@code storeOptions} whose dispatcher is started (Relayer's default
+   * queue capacity): for ordered enqueues, whose lane notifications only a started dispatcher
+   * sends.
+   */
+  static RelayerRig startedWithStore(
+      StoreOptions storeOptions, DataSource dataSource, BenchOptions options) {
+    DeliveryProbe probe = new DeliveryProbe();
+    RelayerRig rig =
+        new RelayerRig(
+            storeOptions,
+            dataSource,
+            probe,
+            dispatchOptions(options, DispatchOptions.defaults().queueCapacity()),
+            new ProbeTransport(probe, 1000));
+    rig.dispatcher.start();
+    return rig;
+  }
+
   static RelayerRig started(
       DataSource dataSource, DeliveryProbe probe, BenchOptions options, int queueCapacity) {
     RelayerRig rig = new RelayerRig(dataSource, probe, dispatchOptions(options, queueCapacity));
@@ -166,8 +194,8 @@ final class RelayerRig implements AutoCloseable {
     return message(seq, null, Payload.TRANSPORT, Payload.DESTINATION);
   }
 
-  private static NewMessage message(
-      long seq, String orderingKey, String transport, String destination) {
+  /** The benchmark payload with an ordering key ({@code null}: unordered) and a transport. */
+  static NewMessage message(long seq, String orderingKey, String transport, String destination) {
     NewMessage.Builder builder =
         NewMessage.builder()
             .transport(transport)

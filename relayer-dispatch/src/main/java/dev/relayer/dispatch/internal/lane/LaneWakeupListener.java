@@ -1,9 +1,11 @@
 package dev.relayer.dispatch.internal.lane;
 
 import dev.relayer.dispatch.internal.Durations;
+import dev.relayer.store.Lanes;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,9 +20,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps one connection listening on the store's lane channel and wakes the lanes that the
- * notifications name. When the connection fails (or its backend is terminated) it is closed and
- * reopened after {@code reconnectDelay}, and every assigned lane is woken once, since notifications
- * sent meanwhile are lost. Polling covers whatever still slips through.
+ * notifications name (each payload a comma-separated list of lanes). When the connection fails (or
+ * its backend is terminated) it is closed and reopened after {@code reconnectDelay}, and every
+ * assigned lane is woken once, since notifications sent meanwhile are lost. Polling covers whatever
+ * still slips through.
  */
 public final class LaneWakeupListener implements Runnable {
 
@@ -195,12 +198,13 @@ public final class LaneWakeupListener implements Runnable {
     }
   }
 
+  /** Wakes the lanes a payload names: a list of lane numbers ({@code Lanes.payloads}). */
   private void wake(String payload) {
-    try {
-      scheduler.wake(Integer.parseInt(payload.trim()));
-    } catch (NumberFormatException e) {
+    Set<Integer> lanes = Lanes.lanesIn(payload);
+    if (lanes.isEmpty()) {
       log.debug("store={} channel={} ignored payload '{}'", store, channel, payload);
     }
+    lanes.forEach(scheduler::wake);
   }
 
   private void closeQuietly(Connection connection) {

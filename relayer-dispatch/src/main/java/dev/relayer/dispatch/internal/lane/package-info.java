@@ -118,10 +118,11 @@
  *       the row lock still keeps others out, so two instances never run passes over one lane.
  *   <li><b>The database is unreachable</b>: passes and heartbeats fail and are retried; a lease
  *       that expires meanwhile goes to whichever assigned instance reaches the database first.
- *   <li><b>A notification is lost</b> (listening connection down, or the listener behind a pooler
- *       that cannot {@code LISTEN}): the listener reconnects after {@code reconnectDelay} and wakes
- *       every owned lane once; until then, and always, each owned lane is polled every {@code
- *       pollInterval}.
+ *   <li><b>A notification is lost</b> (listening connection down, the listener behind a pooler that
+ *       cannot {@code LISTEN}, the writer's notifier failing or stopped, or an ordered write made
+ *       without the dispatcher's transaction listener): the listener reconnects after {@code
+ *       reconnectDelay} and wakes every owned lane once; until then, and always, each owned lane is
+ *       polled every {@code pollInterval}.
  *   <li><b>Instances use different lane counts</b>: a key maps to different lanes on each, two
  *       owners may send it at once, and rows may sit in lanes nobody serves. Start-up logs an error
  *       for rows above the lane count; keeping the count equal everywhere is the operator's job.
@@ -130,18 +131,44 @@
  * <h2>Wake-ups</h2>
  *
  * <p>A commit that wrote ordered rows wakes their lanes: in-process through the dispatcher's
- * transaction listener when this instance owns the lane, and in every instance through {@code
- * pg_notify} on the store's lane channel, sent inside the writing transaction and so delivered only
- * when it commits. After an idle pass the lane is woken again when its earliest schedule or retry
- * hold ends. Unordered rows never use notifications.
+ * transaction listener when this instance owns the lane, and in the other instances through the
+ * writing dispatcher's notifier ({@code LaneNotifier}). After an idle pass the lane is woken again
+ * when its earliest schedule or retry hold ends. Unordered rows never use notifications.
+ *
+ * <p>The notifier, one per dispatcher, never runs inside the application's transaction: a
+ * transaction that issued {@code NOTIFY} takes a database-wide lock when it commits, held through
+ * the commit's WAL flush, so a notification in every application transaction would serialize all of
+ * them. Instead the after-commit hand-off gives the notifier the lanes a commit wrote; the notifier
+ * sets them in a bitmap (no lock, no I/O on the committing thread) and its own thread sends the
+ * bitmap's lanes in one transaction of its own — {@code pg_notify} on the store's channel, the
+ * lanes as a comma-separated list, split into payloads under PostgreSQL's 8000-byte limit,
+ * committed without waiting for the WAL flush — at most once per {@code laneNotifyInterval}. The
+ * first lanes after a quiet gap go out at once; lanes that arrive during a round or the interval
+ * after it wait for the next round and share it. Lanes whose lease a {@code RelayerLanes} of the
+ * same dispatcher holds are left out (woken in-process already).
+ *
+ * <p>States of the notifier: <b>idle</b> (bitmap empty; the thread parks and no connection is
+ * held), <b>waiting</b> (lanes set, the interval since the last round not over), <b>sending</b>
+ * (one connection borrowed from the dispatcher's {@code DSLContext} for one transaction, given back
+ * at its end). A failed round puts its lanes back into the bitmap and waits a backoff that doubles
+ * from the interval up to one second; it is logged at WARN on the first failure and then at most
+ * once a minute, never thrown. {@code close()} sends what waits once more, then stops the thread
+ * within the dispatcher's {@code shutdownTimeout}. Who may write: only the committing threads set
+ * bits ({@code offer}); only the notifier's thread clears them (taking a round's lanes).
+ *
+ * <p>What is lost, and what covers it: a round that fails until the process stops, a crash before
+ * the round's commit is flushed, lanes written without the transaction listener (a plain
+ * auto-commit enqueue, another transaction manager), and every notification to an instance whose
+ * listening connection is down. In each case the lane's owner finds the rows at its next poll
+ * ({@code pollInterval}), or at once when its listener reconnects (it wakes all its lanes).
  *
  * <p>Both kinds of wake-up arrive only once the commit is visible: the transaction listener runs
- * after the commit returned, and PostgreSQL delivers a notification only after its transaction
- * stopped running. So a look at the lane (a claim, or the due-head check) that starts after a
- * wake-up arrived sees that commit's rows. When a pass's last look found nothing due, a wake-up
- * that arrived before that look started is dropped instead of running a pass that would find
- * nothing ({@code LaneScheduler#sawNothingDue}); one that arrived later stays. Such wake-ups are
- * common: the pass already running claimed the commit's rows before its wake-up arrived (in one run
- * of the lanes benchmark at half its capacity, 1,776 wake-ups were dropped while 8,585 passes ran).
+ * after the commit returned, and the notifier sends only lanes it was handed after a commit. So a
+ * look at the lane (a claim, or the due-head check) that starts after a wake-up arrived sees that
+ * commit's rows. When a pass's last look found nothing due, a wake-up that arrived before that look
+ * started is dropped instead of running a pass that would find nothing ({@code
+ * LaneScheduler#sawNothingDue}); one that arrived later stays. Such wake-ups are common: the pass
+ * already running claimed the commit's rows before its wake-up arrived (in one run of the lanes
+ * benchmark at half its capacity, 1,776 wake-ups were dropped while 8,585 passes ran).
  */
 package dev.relayer.dispatch.internal.lane;
