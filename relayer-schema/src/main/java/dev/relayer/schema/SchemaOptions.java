@@ -72,7 +72,7 @@ public record SchemaOptions(String schema, String tablePrefix) {
   }
 
   /**
-   * {@code ${} starts a Liquibase changelog parameter: Liquibase expands it in the changelog's
+   * <code>${</code> starts a Liquibase changelog parameter: Liquibase expands it in the changelog's
    * values (and a value that refers to itself, without end), so the changelog would create other
    * tables than the script and the store name.
    */

@@ -13,8 +13,8 @@
  *   <li>{@link dev.relayer.schema.liquibase.CreateRelayerTables}: the changelog's change, which
  *       validates the changelog parameters {@code relayer.schema} and {@code relayer.prefix}; and
  *       {@link dev.relayer.schema.liquibase.RelayerChangeLogParser}, which refuses a value holding
- *       {@code ${} before Liquibase expands it (a value that refers to its own parameter would make
- *       Liquibase expand it without end).
+ *       <code>${</code> before Liquibase expands it (a value that refers to its own parameter would
+ *       make Liquibase expand it without end).
  * </ul>
  *
  * <p>The script uses {@code IF NOT EXISTS} throughout: running it again keeps existing rows, and it

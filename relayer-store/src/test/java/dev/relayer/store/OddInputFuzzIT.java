@@ -34,16 +34,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Odd identifiers and text — quotes, backslashes, {@code $$}, {@code ${}, control characters, NUL,
- * unpaired surrogates, multi-byte UTF-8 near the 63-byte limit, blanks, {@code pg_} — each either
- * rejected with an {@link InvalidInputException} before any SQL, exactly when an independent rule
- * says so, or installed by the script (and, for a few, by Liquibase) and used exactly by the store
- * on a real PostgreSQL.
+ * Odd identifiers and text — quotes, backslashes, {@code $$}, <code>${</code>, control characters,
+ * NUL, unpaired surrogates, multi-byte UTF-8 near the 63-byte limit, blanks, {@code pg_} — each
+ * either rejected with an {@link InvalidInputException} before any SQL, exactly when an independent
+ * rule says so, or installed by the script (and, for a few, by Liquibase) and used exactly by the
+ * store on a real PostgreSQL.
  *
  * <p>The normal run checks about ten thousand cases (5000 name pairs, 2000 messages, their error
- * texts, 300 inbox consumers; 12 script and 2 Liquibase installs) in well under a minute. {@code -Drelayer.fuzz.scale=N}
- * multiplies every count by N, and {@code -Drelayer.fuzz.seed=S} replays a run (the seed of each
- * run is printed).
+ * texts, 300 inbox consumers; 12 script and 2 Liquibase installs) in well under a minute. {@code
+ * -Drelayer.fuzz.scale=N} multiplies every count by N, and {@code -Drelayer.fuzz.seed=S} replays a
+ * run (the seed of each run is printed).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OddInputFuzzIT {

@@ -17,9 +17,9 @@ import liquibase.resource.ResourceAccessor;
  * its own parameter ({@code x${relayer.schema}}), or two that refer to each other, make that
  * expansion recurse until the JVM's stack overflows, before any change is consulted. This parser,
  * found by Liquibase's service loader in Relayer's jar and preferred for Relayer's changelog only,
- * refuses a value holding {@code ${} with the message that {@link CreateRelayerTables}'s validation
- * gives for it, and otherwise parses the changelog exactly as Liquibase's XML parser does: changeset
- * ids and checksums are the same with or without it.
+ * refuses a value holding <code>${</code> with the message that {@link CreateRelayerTables}'s
+ * validation gives for it, and otherwise parses the changelog exactly as Liquibase's XML parser
+ * does: changeset ids and checksums are the same with or without it.
  */
 public final class RelayerChangeLogParser extends XMLChangeLogSAXParser {
 
