@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
  * a short pause, as an orchestrator would. It tells apart, by how they ended, the processes it
  * killed itself ({@link #kill}: {@code Process.destroyForcibly()}, which is SIGKILL on Linux, exit
  * code 137), those a poison message halted (exit code {@value PoisonTransport#EXIT_CODE}) and any
- * other exit, which the run reports as unexpected.
+ * other exit, which the run reports as unexpected. A member chosen for a kill that ends with the
+ * poison exit code was already halting when the signal came: it counts as a poison halt, not a
+ * kill.
  *
  * <p>Each member's stdout and stderr, over all its restarts, go to {@code <name>.log} in the run's
  * directory.
@@ -162,7 +164,14 @@ final class Fleet implements AutoCloseable {
     member.process = null;
     mark(member, "exited with " + exitCode + (member.killedByUs ? " (killed by the run)" : ""));
     long pauseMillis;
-    if (member.killedByUs) {
+    if (member.killedByUs && exitCode == PoisonTransport.EXIT_CODE) {
+      // The poison halt won the race with the signal (the JVM was already halting when it was
+      // chosen): a poison halt, and no kill.
+      member.killedByUs = false;
+      kills.merge(member.role, -1, Integer::sum);
+      poisonHalts.merge(member.role, 1, Integer::sum);
+      pauseMillis = 300;
+    } else if (member.killedByUs) {
       member.killedByUs = false;
       if (exitCode != SIGKILL_EXIT) {
         killsNotBySigkill.add(member.name + " exited with " + exitCode);
