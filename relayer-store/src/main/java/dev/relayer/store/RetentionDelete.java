@@ -4,21 +4,27 @@ import static dev.relayer.store.OutboxQueries.utc;
 import static org.jooq.impl.DSL.any;
 import static org.jooq.impl.DSL.array;
 import static org.jooq.impl.DSL.count;
+import static org.jooq.impl.DSL.deleteFrom;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.max;
 import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.name;
+import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.selectCount;
 
+import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Param;
 import org.jooq.Record1;
 import org.jooq.Record3;
-import org.jooq.Record4;
+import org.jooq.Select;
 import org.jooq.Table;
 import org.jooq.impl.SQLDataType;
 
@@ -41,7 +47,9 @@ import org.jooq.impl.SQLDataType;
  * range through the same index. Neither carries row addresses or a {@code RETURNING}: the
  * statement's row count is the number deleted. (A delete by {@code ctid = ANY(array(select ctid …
  * order by ts limit n))} with a {@code RETURNING} into an aggregate fetched every row from the heap
- * twice more and took markedly longer per batch; see {@code docs/benchmarks.md}.)
+ * twice more and took markedly longer per batch; see {@code docs/benchmarks.md}.) The statements
+ * are rendered once per store and table ({@link StoreJdbc}): built and rendered by jOOQ on every
+ * batch they cost the client about as much time again as the server spent on them.
  *
  * <p>When more rows share the batch's newest timestamp than fit in the limit (rows written by one
  * transaction share its timestamp), the range stops short of that timestamp and at most the
@@ -53,19 +61,49 @@ import org.jooq.impl.SQLDataType;
 final class RetentionDelete {
 
   private static final Field<Object> CTID = field(name("ctid"), SQLDataType.OTHER);
+  private static final Param<OffsetDateTime> OLDER_THAN =
+      param("olderThan", SQLDataType.TIMESTAMPWITHTIMEZONE);
+  private static final Param<OffsetDateTime> FROM =
+      param("from", SQLDataType.TIMESTAMPWITHTIMEZONE);
+  private static final Param<Integer> LIMIT = param("limit", SQLDataType.INTEGER);
+  private static final Param<OffsetDateTime> FIRST =
+      param("first", SQLDataType.TIMESTAMPWITHTIMEZONE);
+  private static final Param<OffsetDateTime> NEWEST =
+      param("newest", SQLDataType.TIMESTAMPWITHTIMEZONE);
 
-  private RetentionDelete() {}
+  private final StoreJdbc jdbc;
+  private final RenderedStatement boundsOfFirst;
+  private final RenderedStatement boundsFrom;
+  private final RenderedStatement deleteRange;
+  private final RenderedStatement deleteOlder;
+  private final RenderedStatement deleteTies;
 
-  static Purged run(
-      DSLContext dsl, Table<?> table, Field<OffsetDateTime> timestamp, PurgeBatch batch) {
-    Condition due = timestamp.lt(utc(batch.olderThan()));
-    Condition window = batch.from().map(f -> due.and(timestamp.ge(utc(f)))).orElse(due);
+  RetentionDelete(StoreJdbc jdbc, Table<?> table, Field<OffsetDateTime> timestamp) {
+    this.jdbc = jdbc;
+    Condition due = timestamp.lt(OLDER_THAN);
+    this.boundsOfFirst = jdbc.render(bounds(table, timestamp, due));
+    this.boundsFrom = jdbc.render(bounds(table, timestamp, due.and(timestamp.ge(FROM))));
+    this.deleteRange =
+        jdbc.render(
+            deleteFrom(table).where(timestamp.ge(FIRST)).and(timestamp.le(NEWEST)).and(due));
+    this.deleteOlder =
+        jdbc.render(
+            deleteFrom(table).where(timestamp.ge(FIRST)).and(timestamp.lt(NEWEST)).and(due));
+    Field<Object[]> doomed =
+        array(select(CTID).from(table).where(timestamp.eq(NEWEST)).and(due).limit(LIMIT));
+    this.deleteTies =
+        jdbc.render(deleteFrom(table).where(CTID.eq(any(doomed))).and(timestamp.eq(NEWEST)));
+  }
+
+  /** The first and newest timestamp of the batch, its size, and how many rows lie between. */
+  private static Select<?> bounds(
+      Table<?> table, Field<OffsetDateTime> timestamp, Condition window) {
     Table<Record1<OffsetDateTime>> oldest =
         select(timestamp)
             .from(table)
             .where(window)
             .orderBy(timestamp)
-            .limit(batch.limit())
+            .limit(LIMIT)
             .asTable("oldest");
     Field<OffsetDateTime> ts = oldest.field(timestamp);
     Table<Record3<OffsetDateTime, OffsetDateTime, Integer>> bounds =
@@ -81,30 +119,48 @@ final class RetentionDelete {
                 .from(table)
                 .where(timestamp.ge(first))
                 .and(timestamp.le(newest))
-                .and(due));
-    Record4<OffsetDateTime, OffsetDateTime, Integer, Integer> found =
-        dsl.select(first, newest, selected, inRange).from(bounds).fetchOne();
-    if (found == null || found.value3() == 0) {
+                .and(timestamp.lt(OLDER_THAN)));
+    return select(first, newest, selected, inRange).from(bounds);
+  }
+
+  private record Bounds(OffsetDateTime first, OffsetDateTime newest, int inRange) {}
+
+  Purged run(DSLContext dsl, PurgeBatch batch) {
+    Map<String, Object> values = new HashMap<>();
+    values.put(OLDER_THAN.getParamName(), utc(batch.olderThan()));
+    values.put(LIMIT.getParamName(), batch.limit());
+    batch.from().ifPresent(f -> values.put(FROM.getParamName(), utc(f)));
+    Optional<Bounds> found =
+        jdbc.first(
+            dsl,
+            batch.from().isPresent() ? boundsFrom : boundsOfFirst,
+            values,
+            row ->
+                row.getInt(3) == 0
+                    ? null
+                    : new Bounds(
+                        row.getObject(1, OffsetDateTime.class),
+                        row.getObject(2, OffsetDateTime.class),
+                        row.getInt(4)));
+    if (found.isEmpty()) {
       return new Purged(0, Optional.empty());
     }
-    OffsetDateTime from = found.value1();
-    OffsetDateTime to = found.value2();
+    Bounds bounds = found.get();
+    values.put(FIRST.getParamName(), bounds.first());
+    values.put(NEWEST.getParamName(), bounds.newest());
     int limit = batch.limit();
-    if (found.value4() <= limit) {
-      int deleted =
-          dsl.deleteFrom(table).where(timestamp.ge(from)).and(timestamp.le(to)).and(due).execute();
-      return new Purged(deleted, Optional.of(to.toInstant()));
+    Optional<Instant> newest = Optional.of(bounds.newest().toInstant());
+    if (bounds.inRange() <= limit) {
+      return new Purged(jdbc.update(dsl, deleteRange, values), newest);
     }
     // More rows share the newest timestamp than fit: everything older, then the rest of the limit
     // of the ties. The next batch starts at that timestamp again.
-    int older =
-        dsl.deleteFrom(table).where(timestamp.ge(from)).and(timestamp.lt(to)).and(due).execute();
+    int older = jdbc.update(dsl, deleteOlder, values);
     int ties = 0;
     if (older < limit) {
-      Field<Object[]> doomed =
-          array(select(CTID).from(table).where(timestamp.eq(to)).and(due).limit(limit - older));
-      ties = dsl.deleteFrom(table).where(CTID.eq(any(doomed))).and(timestamp.eq(to)).execute();
+      values.put(LIMIT.getParamName(), limit - older);
+      ties = jdbc.update(dsl, deleteTies, values);
     }
-    return new Purged(older + ties, Optional.of(to.toInstant()));
+    return new Purged(older + ties, newest);
   }
 }
