@@ -49,7 +49,7 @@ import org.jooq.impl.SQLDataType;
  * order by ts limit n))} with a {@code RETURNING} into an aggregate fetched every row from the heap
  * twice more and took markedly longer per batch; see {@code docs/benchmarks.md}.) The statements
  * are rendered once per store and table ({@link StoreJdbc}): built and rendered by jOOQ on every
- * batch they cost the client about as much time again as the server spent on them.
+ * batch, the pair took about half as long again as the same two statements over plain JDBC.
  *
  * <p>When more rows share the batch's newest timestamp than fit in the limit (rows written by one
  * transaction share its timestamp), the range stops short of that timestamp and at most the
