@@ -19,8 +19,9 @@ import java.util.function.Consumer;
  *     due
  * @param sweepInterval wait after a sweep pass that did not claim and send a full page; > 0,
  *     default 5 s
- * @param leaseDuration how long the sweeper and cleanup leases last after each pass; 1 s – 1 h,
- *     default 30 s. A crashed leader is replaced after at most this long
+ * @param leaseDuration how long the sweeper lease lasts after each pass and the cleanup lease after
+ *     each cleanup batch takes it; 1 s – 1 h, default 30 s. A crashed leader is replaced after at
+ *     most this long
  * @param claimDuration how long a sweep claim holds a row; > 0, default 30 s; longer than a send
  *     plus the database round trips
  * @param cleanupInterval how often cleanup runs (after a sweep) once it has caught up; > 0, default

@@ -25,9 +25,4 @@ final class InboxQueries {
             .execute();
     return inserted == 1 ? InboxOutcome.FIRST : InboxOutcome.DUPLICATE;
   }
-
-  /** One retention batch: records processed before the cutoff, oldest first. */
-  static Purged purge(DSLContext dsl, PurgeBatch batch) {
-    return RetentionDelete.run(dsl, I, I.PROCESSED_AT, batch);
-  }
 }

@@ -133,9 +133,4 @@ final class OutboxDeadQueries {
   static Field<Integer> countSinceField(Instant since) {
     return DSL.field(select(DSL.count()).from(D).where(D.FAILED_AT.gt(OutboxQueries.utc(since))));
   }
-
-  /** One retention batch: dead rows that failed before the cutoff, oldest first. */
-  static Purged purge(DSLContext dsl, PurgeBatch batch) {
-    return RetentionDelete.run(dsl, D, D.FAILED_AT, batch);
-  }
 }

@@ -7,7 +7,8 @@ import java.util.Optional;
  * What one {@link PurgeBatch} deleted.
  *
  * @param deleted how many rows; fewer than the batch's limit means nothing older is left
- * @param newest the newest timestamp among them; empty when none was deleted
+ * @param newest the newest timestamp the batch reached, where the next batch of the drain starts;
+ *     empty when it found no row past the cutoff
  */
 public record Purged(int deleted, Optional<Instant> newest) {
 

@@ -1,5 +1,8 @@
 package dev.relayer.store;
 
+import static dev.relayer.jooq.generated.Tables.RELAYER_INBOX;
+import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX_DEAD;
+
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.schema.SchemaNames;
 import java.time.Instant;
@@ -62,6 +65,8 @@ public final class RelayerStore {
   private final StoreJdbc jdbc;
   private final RenderedStatement commitWithoutFlushWait;
   private final LeaseQueries leases;
+  private final RetentionDelete deadRetention;
+  private final RetentionDelete inboxRetention;
   private final int advisoryNamespace;
   private final String laneChannel;
   private final List<EnqueueListener> listeners = new CopyOnWriteArrayList<>();
@@ -75,6 +80,9 @@ public final class RelayerStore {
     this.outbox = new OutboxJdbc(jdbc);
     this.laneQueries = new OutboxLaneQueries(jdbc);
     this.leases = new LeaseQueries(jdbc);
+    this.deadRetention =
+        new RetentionDelete(jdbc, RELAYER_OUTBOX_DEAD, RELAYER_OUTBOX_DEAD.FAILED_AT);
+    this.inboxRetention = new RetentionDelete(jdbc, RELAYER_INBOX, RELAYER_INBOX.PROCESSED_AT);
     this.advisoryNamespace = Lanes.stableHash(mapping.names().qualified(SchemaNames.OUTBOX));
     this.laneChannel = Lanes.channelOf(mapping.names().qualified(SchemaNames.OUTBOX));
   }
@@ -627,12 +635,12 @@ public final class RelayerStore {
    * short}.
    */
   public Purged purgeDead(DSLContext dsl, PurgeBatch batch) {
-    return OutboxDeadQueries.purge(mapping.map(dsl), Objects.requireNonNull(batch, "batch"));
+    return deadRetention.run(dsl, Objects.requireNonNull(batch, "batch"));
   }
 
   /** {@link #purgeDead} for inbox records, by {@code processed_at}. */
   public Purged purgeInbox(DSLContext dsl, PurgeBatch batch) {
-    return InboxQueries.purge(mapping.map(dsl), Objects.requireNonNull(batch, "batch"));
+    return inboxRetention.run(dsl, Objects.requireNonNull(batch, "batch"));
   }
 
   /**

@@ -947,6 +947,46 @@ abstract class StoreContract {
     assertThat(row(pending)).as("pending rows never expire").isNotNull();
   }
 
+  @Test
+  void aRetentionBatchNeverDeletesMoreThanItsLimitWhenRowsShareItsNewestTimestamp() {
+    Instant t1 = now().minus(Duration.ofDays(40)).truncatedTo(ChronoUnit.MICROS);
+    Instant t2 = t1.plusSeconds(1);
+    Instant t3 = t2.plusSeconds(1);
+    inboxRecordsAt(t1, 2);
+    inboxRecordsAt(t2, 5);
+    inboxRecordsAt(t3, 1);
+    inboxRecordsAt(now(), 1);
+    PurgeBatch batch = PurgeBatch.first(now().minus(Duration.ofDays(30)), 4);
+
+    Purged first = store.purgeInbox(dsl, batch);
+    assertThat(first.deleted()).as("two at t1 and two of the five at t2").isEqualTo(4);
+    assertThat(first.newest()).contains(t2);
+    assertThat(mapped.fetchCount(RELAYER_INBOX)).isEqualTo(5);
+    batch = batch.after(first);
+    Purged second = store.purgeInbox(dsl, batch);
+    assertThat(second.deleted()).as("the other three at t2 and the one at t3").isEqualTo(4);
+    assertThat(second.shortOf(batch)).isFalse();
+    batch = batch.after(second);
+    Purged third = store.purgeInbox(dsl, batch);
+    assertThat(third.deleted()).isZero();
+    assertThat(third.shortOf(batch)).isTrue();
+    assertThat(mapped.fetchCount(RELAYER_INBOX)).as("the recent record stays").isEqualTo(1);
+  }
+
+  private void inboxRecordsAt(Instant processedAt, int count) {
+    List<UUID> ids = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      UUID id = UUID.randomUUID();
+      store.tryRecordInbox(dsl, "c", id);
+      ids.add(id);
+    }
+    mapped
+        .update(RELAYER_INBOX)
+        .set(RELAYER_INBOX.PROCESSED_AT, OutboxQueries.utc(processedAt))
+        .where(RELAYER_INBOX.MESSAGE_ID.in(ids))
+        .execute();
+  }
+
   /**
    * The server setting {@code name} before, inside a transaction that ran {@code action}, and after
    * it (the embedded test server runs with {@code synchronous_commit = off} by default).

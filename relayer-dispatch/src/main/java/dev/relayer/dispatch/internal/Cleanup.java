@@ -15,15 +15,17 @@ import org.jooq.DSLContext;
  * One cleanup run under the {@code cleanup} lease: drains dead rows older than the dead retention
  * and inbox records older than the inbox retention. Pending and parked outbox rows never expire.
  *
- * <p>A run is a sequence of batches, each its own short transaction: lock the lease row (proceed
- * only if this owner holds the lease or it has expired), delete at most {@code batchSize} rows of
- * one table, renew the lease, commit. The two tables take turns, batch by batch, so that a huge
- * backlog in one does not hold back the other. A table is done when a batch of it comes back short
- * of {@code batchSize}; the run ends when both are done ({@linkplain CleanupResult#drained()
- * drained}), when {@code budget} has passed (a batch that started in time finishes), when the stop
- * signal is raised, or when another owner holds the lease. Within a run each table's batches go by
- * keyset: a batch starts at the timestamp where the previous one ended, so it never walks the index
- * entries its predecessors left behind. The cutoffs are fixed when the run starts.
+ * <p>A run is a sequence of batches, each its own short transaction: lock the lease row and restart
+ * its expiry (proceed only if this owner holds the lease or it has expired; {@link
+ * RelayerStore#startLeasedPass}, which also makes the commit not wait for the WAL flush), delete at
+ * most {@code batchSize} rows of one table, commit. The two tables take turns, batch by batch, so
+ * that a huge backlog in one does not hold back the other. A table is done when a batch of it comes
+ * back short of {@code batchSize}; the run ends when both are done ({@linkplain
+ * CleanupResult#drained() drained}), when {@code budget} has passed (a batch that started in time
+ * finishes), when the stop signal is raised, or when another owner holds the lease. Within a run
+ * each table's batches go by keyset: a batch starts at the timestamp where the previous one ended,
+ * so it never walks the index entries its predecessors left behind. The cutoffs are fixed when the
+ * run starts.
  *
  * <p>A crash or error in a batch rolls back that batch only; what earlier batches deleted stays
  * deleted, and the next run starts again from the oldest row.
@@ -118,14 +120,13 @@ public final class Cleanup {
     return dsl.transactionResult(
         tx -> {
           DSLContext t = tx.dsl();
-          store.commitWithoutFlushWait(t);
-          if (!store.tryAcquireLease(t, lease()).acquired()) {
+          // The lease's expiry restarts as the batch takes it; a batch is far shorter than the
+          // lease, and its row lock keeps any other owner out until it commits.
+          if (!store.startLeasedPass(t, lease()).acquired()) {
             return Optional.empty();
           }
-          Purged purged =
-              drain.dead ? store.purgeDead(t, drain.next) : store.purgeInbox(t, drain.next);
-          store.renewLease(t, lease());
-          return Optional.of(purged);
+          return Optional.of(
+              drain.dead ? store.purgeDead(t, drain.next) : store.purgeInbox(t, drain.next));
         });
   }
 
