@@ -118,6 +118,18 @@ class RelayerIT {
         .build();
   }
 
+  /**
+   * A Relayer of every part with the fast test options, sending through the shared {@code memory}.
+   */
+  private Relayer.Builder fast(InMemoryTransport memory) {
+    return Relayer.builder(pool)
+        .prefix(SCHEMA.tablePrefix())
+        .sharedTransport(memory)
+        .dispatch(DispatchFixture.fastOptions().build())
+        .maintenance(DispatchFixture.fastMaintenance().build())
+        .lanes(DispatchFixture.fastLanes().build());
+  }
+
   /** The {@code i}-th ordered message of {@code key}. */
   private static NewMessage ordered(String key, int i) {
     return NewMessage.builder()
@@ -297,14 +309,7 @@ class RelayerIT {
     assertThat(relayerThreads()).isEmpty();
 
     // Another instance delivers what was left: nothing written was lost.
-    try (Relayer next =
-        Relayer.builder(pool)
-            .prefix(SCHEMA.tablePrefix())
-            .sharedTransport(memory)
-            .dispatch(DispatchFixture.fastOptions().build())
-            .maintenance(DispatchFixture.fastMaintenance().build())
-            .lanes(DispatchFixture.fastLanes().build())
-            .build()) {
+    try (Relayer next = fast(memory).build()) {
       next.start();
       await().atMost(Duration.ofSeconds(60)).until(() -> outboxRows() == 0);
     }
@@ -317,15 +322,7 @@ class RelayerIT {
     InMemoryTransport memory = InMemoryTransport.named("memory");
     List<UUID> written = new ArrayList<>();
     for (int round = 0; round < 12; round++) {
-      Relayer relayer =
-          Relayer.builder(pool)
-              .prefix(SCHEMA.tablePrefix())
-              .sharedTransport(memory)
-              .dispatch(DispatchFixture.fastOptions().build())
-              .maintenance(DispatchFixture.fastMaintenance().build())
-              .lanes(DispatchFixture.fastLanes().build())
-              .owner("round-" + round)
-              .build();
+      Relayer relayer = fast(memory).owner("round-" + round).build();
       if (round % 4 == 0) {
         relayer.close(); // never started
         relayer.close();
@@ -358,14 +355,7 @@ class RelayerIT {
     await().atMost(Duration.ofSeconds(5)).until(() -> relayerThreads().isEmpty());
 
     // What the closed rounds left in the outbox, a last instance delivers.
-    try (Relayer last =
-        Relayer.builder(pool)
-            .prefix(SCHEMA.tablePrefix())
-            .sharedTransport(memory)
-            .dispatch(DispatchFixture.fastOptions().build())
-            .maintenance(DispatchFixture.fastMaintenance().build())
-            .lanes(DispatchFixture.fastLanes().build())
-            .build()) {
+    try (Relayer last = fast(memory).build()) {
       last.start();
       await().atMost(Duration.ofSeconds(60)).until(() -> outboxRows() == 0);
     }
