@@ -10,6 +10,8 @@ import dev.relayer.store.StoreOptions;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,6 +112,16 @@ final class DispatchFixture implements AutoCloseable {
         .leaseDuration(Duration.ofSeconds(1))
         .reconnectDelay(Duration.ofMillis(100))
         .shutdownTimeout(Duration.ofSeconds(5));
+  }
+
+  /** A pooled connection that LISTENs on the store's lane channel, for the caller to close. */
+  Connection listening() throws SQLException {
+    Connection listener = pool.getConnection();
+    listener.setAutoCommit(true);
+    try (var statement = listener.createStatement()) {
+      statement.execute("LISTEN " + store.laneChannel());
+    }
+    return listener;
   }
 
   int outboxCount() {

@@ -62,15 +62,6 @@ class LaneNotifierIT {
     return writer;
   }
 
-  private Connection listening() throws Exception {
-    Connection listener = fx.pool.getConnection();
-    listener.setAutoCommit(true);
-    try (var statement = listener.createStatement()) {
-      statement.execute("LISTEN " + fx.store.laneChannel());
-    }
-    return listener;
-  }
-
   private static Set<Integer> lanesIn(List<PGNotification> received) {
     Set<Integer> lanes = new TreeSet<>();
     for (PGNotification notification : received) {
@@ -91,7 +82,7 @@ class LaneNotifierIT {
       written.add(Lanes.laneOf("key-" + i, StoreOptions.DEFAULT_LANES));
     }
 
-    try (Connection listener = listening()) {
+    try (Connection listener = fx.listening()) {
       PGConnection pg = listener.unwrap(PGConnection.class);
       ExecutorService pool = Executors.newFixedThreadPool(threads);
       long started = System.nanoTime();
@@ -138,7 +129,7 @@ class LaneNotifierIT {
       written.add(Lanes.laneOf("key-" + i, 4096));
     }
 
-    try (Connection listener = listening()) {
+    try (Connection listener = fx.listening()) {
       PGConnection pg = listener.unwrap(PGConnection.class);
       fx.app(writer).transaction(tx -> wide.enqueue(tx.dsl(), messages));
 
@@ -161,7 +152,7 @@ class LaneNotifierIT {
       RelayerDispatcher writer =
           writer(fx.store, DSL.using(own, SQLDialect.POSTGRES), Duration.ofMillis(5));
       DSLContext app = fx.app(writer);
-      try (Connection listener = listening()) {
+      try (Connection listener = fx.listening()) {
         PGConnection pg = listener.unwrap(PGConnection.class);
         app.transaction(tx -> fx.store.enqueue(tx.dsl(), ordered("before")));
         assertThat(lanesIn(notifications(pg, 5_000)))
@@ -205,7 +196,7 @@ class LaneNotifierIT {
   void withLaneNotificationsOffTheWriterSendsNothing() throws Exception {
     RelayerStore quiet = RelayerStore.create(StoreOptions.defaults().withLaneNotifications(false));
     RelayerDispatcher writer = writer(quiet, fx.dsl, Duration.ofMillis(5));
-    try (Connection listener = listening()) {
+    try (Connection listener = fx.listening()) {
       PGConnection pg = listener.unwrap(PGConnection.class);
 
       fx.app(writer).transaction(tx -> quiet.enqueue(tx.dsl(), ordered("key-1")));

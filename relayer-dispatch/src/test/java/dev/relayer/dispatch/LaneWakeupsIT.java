@@ -107,15 +107,6 @@ class LaneWakeupsIT {
     return writer;
   }
 
-  private Connection listening() throws Exception {
-    Connection listener = fx.pool.getConnection();
-    listener.setAutoCommit(true);
-    try (var statement = listener.createStatement()) {
-      statement.execute("LISTEN " + fx.store.laneChannel());
-    }
-    return listener;
-  }
-
   /** Waits up to {@code millis} for the first notifications, then collects any that follow. */
   static List<PGNotification> notifications(PGConnection pg, int millis) throws Exception {
     List<PGNotification> all = new ArrayList<>();
@@ -159,7 +150,7 @@ class LaneWakeupsIT {
     NewMessage message = ordered("customer-2");
     int lane = Lanes.laneOf("customer-2", StoreOptions.DEFAULT_LANES);
 
-    try (Connection listener = listening()) {
+    try (Connection listener = fx.listening()) {
       PGConnection pg = listener.unwrap(PGConnection.class);
       int[] appBackend = new int[1];
       fx.app(writer)
@@ -195,7 +186,7 @@ class LaneWakeupsIT {
     long notificationsBefore = lanes.stats().notifications();
     NewMessage message = ordered("customer-5");
 
-    try (Connection listener = listening()) {
+    try (Connection listener = fx.listening()) {
       PGConnection pg = listener.unwrap(PGConnection.class);
       enqueue(fx.app(dispatcher), message);
 
