@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import org.jooq.DSLContext;
@@ -42,6 +44,16 @@ final class DispatchFixture implements AutoCloseable {
     pool = new HikariDataSource(config);
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
     store = RelayerStore.create(StoreOptions.defaults());
+  }
+
+  /** The database's {@code created_at} of outbox row {@code id}. */
+  Instant createdAt(long id) {
+    return dsl.select(DSL.field(DSL.name("created_at"), OffsetDateTime.class))
+        .from(DSL.table(DSL.name("public", "relayer_outbox")))
+        .where(DSL.field(DSL.name("id"), Long.class).eq(id))
+        .fetchOne()
+        .value1()
+        .toInstant();
   }
 
   /** Fast retries so that tests see several attempts quickly. */

@@ -54,18 +54,7 @@ class HealthRulesIT {
 
   /** Writes one unordered row and returns its {@code created_at}. */
   private Instant written() {
-    long id = fx.store.enqueue(fx.dsl, message("health"));
-    return createdAt(id);
-  }
-
-  private Instant createdAt(long id) {
-    return fx.dsl
-        .select(DSL.field(DSL.name("created_at"), OffsetDateTime.class))
-        .from(DSL.table(DSL.name("public", "relayer_outbox")))
-        .where(DSL.field(DSL.name("id"), Long.class).eq(id))
-        .fetchOne()
-        .value1()
-        .toInstant();
+    return fx.createdAt(fx.store.enqueue(fx.dsl, message("health")));
   }
 
   @Test
@@ -97,7 +86,7 @@ class HealthRulesIT {
             .build();
     RelayerMaintenance maintenance =
         fx.track(RelayerMaintenance.create(dispatcher, DispatchFixture.fastMaintenance().build()));
-    fx.store.enqueue(fx.dsl, message("a"));
+    clock.catchUp(fx.createdAt(fx.store.enqueue(fx.dsl, message("a"))));
     Instant failedAt = clock.instant();
     assertThat(health.check(fx.dsl).status())
         .as("nothing sent yet")
@@ -136,7 +125,7 @@ class HealthRulesIT {
     RelayerMaintenance maintenance =
         fx.track(RelayerMaintenance.create(dispatcher, DispatchFixture.fastMaintenance().build()));
     fx.store.enqueue(fx.dsl, message("a")); // body {"order":"a"}: 13 bytes, accepted
-    fx.store.enqueue(fx.dsl, message("rejected-one"));
+    clock.catchUp(fx.createdAt(fx.store.enqueue(fx.dsl, message("rejected-one"))));
 
     maintenance.sweepOnce();
 

@@ -48,6 +48,7 @@ class OperatorSignalsIT {
         fx.track(RelayerMaintenance.create(dispatcher, DispatchFixture.fastMaintenance().build()));
     fx.store.enqueue(fx.dsl, message("never-handed-off"));
     long claimedBefore = fx.store.enqueue(fx.dsl, message("claimed-before"));
+    clock.catchUp(fx.createdAt(claimedBefore));
     fx.store.claimByIds(
         fx.dsl,
         new ClaimByIds(
