@@ -31,6 +31,10 @@ import java.util.function.Consumer;
  *     batch after batch until one comes back short; 1–100000, default 5000
  * @param cleanupBudget how long one cleanup run may go on deleting before it lets the next sweep
  *     pass run; > 0, default 5 s
+ * @param cleanupPauseFactor after each cleanup batch that another follows, cleanup waits for that
+ *     batch's own time multiplied by this factor, so that it takes at most {@code 1 / (1 + factor)}
+ *     of the time it runs and leaves the rest to the application; 0–100, default 0 (batches back to
+ *     back). The pauses count towards {@code cleanupBudget}
  * @param deadRetention dead rows older than this (by {@code failed_at}) are deleted; default 30 d
  * @param inboxRetention inbox records older than this (by {@code processed_at}) are deleted;
  *     default 7 d. It bounds deduplication: a redelivery older than this is processed again
@@ -45,6 +49,7 @@ public record MaintenanceOptions(
     Duration cleanupInterval,
     int cleanupBatchSize,
     Duration cleanupBudget,
+    double cleanupPauseFactor,
     Retention deadRetention,
     Retention inboxRetention,
     Duration shutdownTimeout) {
@@ -60,6 +65,7 @@ public record MaintenanceOptions(
         .positive("cleanupInterval", cleanupInterval)
         .between("cleanupBatchSize", cleanupBatchSize, 1, 100_000)
         .positive("cleanupBudget", cleanupBudget)
+        .between("cleanupPauseFactor", cleanupPauseFactor, 0, 100)
         .notNegative("shutdownTimeout", shutdownTimeout);
     checkRetention(checks, "deadRetention", deadRetention);
     checkRetention(checks, "inboxRetention", inboxRetention);
@@ -99,6 +105,7 @@ public record MaintenanceOptions(
     setters.put("cleanupInterval", v -> builder.cleanupInterval(Durations.parse(v)));
     setters.put("cleanupBatchSize", v -> builder.cleanupBatchSize(OptionChecks.parseInt(v)));
     setters.put("cleanupBudget", v -> builder.cleanupBudget(Durations.parse(v)));
+    setters.put("cleanupPauseFactor", v -> builder.cleanupPauseFactor(OptionChecks.parseDouble(v)));
     setters.put("deadRetention", v -> builder.deadRetention(Retention.parse(v)));
     setters.put("inboxRetention", v -> builder.inboxRetention(Retention.parse(v)));
     setters.put("shutdownTimeout", v -> builder.shutdownTimeout(Durations.parse(v)));
@@ -129,6 +136,8 @@ public record MaintenanceOptions(
         + cleanupBatchSize
         + " cleanupBudget="
         + Durations.format(cleanupBudget)
+        + " cleanupPauseFactor="
+        + cleanupPauseFactor
         + " deadRetention="
         + deadRetention
         + " inboxRetention="
@@ -147,6 +156,7 @@ public record MaintenanceOptions(
     private Duration cleanupInterval = Duration.ofMinutes(1);
     private int cleanupBatchSize = 5000;
     private Duration cleanupBudget = Duration.ofSeconds(5);
+    private double cleanupPauseFactor = 0;
     private Retention deadRetention = Retention.of(Duration.ofDays(30));
     private Retention inboxRetention = Retention.of(Duration.ofDays(7));
     private Duration shutdownTimeout = Duration.ofSeconds(10);
@@ -193,6 +203,11 @@ public record MaintenanceOptions(
       return this;
     }
 
+    public Builder cleanupPauseFactor(double cleanupPauseFactor) {
+      this.cleanupPauseFactor = cleanupPauseFactor;
+      return this;
+    }
+
     public Builder deadRetention(Retention deadRetention) {
       this.deadRetention = deadRetention;
       return this;
@@ -219,6 +234,7 @@ public record MaintenanceOptions(
           cleanupInterval,
           cleanupBatchSize,
           cleanupBudget,
+          cleanupPauseFactor,
           deadRetention,
           inboxRetention,
           shutdownTimeout);

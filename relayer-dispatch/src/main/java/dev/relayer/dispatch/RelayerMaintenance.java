@@ -81,6 +81,7 @@ public final class RelayerMaintenance implements AutoCloseable {
                 owner,
                 options.cleanupBatchSize(),
                 options.cleanupBudget(),
+                options.cleanupPauseFactor(),
                 options.leaseDuration(),
                 options.deadRetention().duration(),
                 options.inboxRetention().duration()),
@@ -207,7 +208,7 @@ public final class RelayerMaintenance implements AutoCloseable {
     if (now.isBefore(nextCleanup)) {
       return;
     }
-    CleanupResult result = cleanup.pass(dsl, now, () -> !running);
+    CleanupResult result = cleanup.pass(dsl, now, () -> !running, this::awaitUnlessStopped);
     // A run that ended on its budget with rows left goes on after the next sweep pass; one that
     // drained (or did not lead) waits the interval.
     nextCleanup = result.leader() && !result.drained() ? now : now.plus(options.cleanupInterval());
@@ -232,7 +233,28 @@ public final class RelayerMaintenance implements AutoCloseable {
    * cleanupBatchSize} until both tables come back short or {@code cleanupBudget} has passed.
    */
   public CleanupResult cleanupOnce() {
-    return cleanup.pass(dsl, engine.clock().instant(), () -> false);
+    return cleanup.pass(dsl, engine.clock().instant(), () -> false, RelayerMaintenance::sleep);
+  }
+
+  /** A pause of the loop's cleanup: ends early, and ends the run, when the loop is stopped. */
+  private boolean awaitUnlessStopped(Duration pause) {
+    try {
+      return !stopSignal.await(pause.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** A pause of {@link #cleanupOnce()}: ends the run only when the thread is interrupted. */
+  private static boolean sleep(Duration pause) {
+    try {
+      TimeUnit.NANOSECONDS.sleep(pause.toNanos());
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   /** Whether this instance held the sweeper lease at its last pass. */

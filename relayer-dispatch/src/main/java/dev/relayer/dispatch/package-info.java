@@ -142,7 +142,11 @@
  * ended on its budget with rows left runs again right after the next sweep pass, so cleanup keeps
  * up with any steady rate and a sweep pass runs at least every {@code cleanupBudget} (plus one
  * batch). Within a run, each table's batches go by keyset on the timestamp, so no batch walks the
- * index entries of rows its predecessors deleted. Pending and parked outbox rows never expire.
+ * index entries of rows its predecessors deleted. With {@code cleanupPauseFactor} above zero, a run
+ * waits after each batch that another follows for that batch's time multiplied by the factor, so
+ * that cleanup yields a share of the database to the application (see {@code docs/benchmarks.md}
+ * for what it trades); the pauses count towards the budget and end on shutdown. Pending and parked
+ * outbox rows never expire.
  *
  * <h2>Connections</h2>
  *

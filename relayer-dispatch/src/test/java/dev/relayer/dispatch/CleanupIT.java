@@ -5,11 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relayer.dispatch.internal.Cleanup;
+import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.store.LeaseRequest;
 import dev.relayer.testkit.transport.InMemoryTransport;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
@@ -185,5 +192,124 @@ class CleanupIT {
     assertThat(dead()).isEqualTo(5);
     assertThat(inbox()).isEqualTo(5);
     assertThat(fx.store.lease(dsl, Cleanup.LEASE)).isPresent();
+  }
+
+  /** Cleanup over the fixture's store with {@code nanoTime} timing its batches and pauses. */
+  private Cleanup cleanup(int batchSize, Duration budget, double pauseFactor, LongSupplier nanos) {
+    return new Cleanup(
+        fx.store,
+        new Cleanup.Settings(
+            "pacing-test",
+            batchSize,
+            budget,
+            pauseFactor,
+            Duration.ofSeconds(30),
+            Optional.of(Duration.ofDays(30)),
+            Optional.of(Duration.ofDays(7))),
+        new LeaseTracker(fx.store.displayName(), dispatcher.engine().events()),
+        nanos);
+  }
+
+  /**
+   * A monotonic clock that moves {@code step} each time it is read: a run reads it when it starts,
+   * after each batch and after each pause, so that every batch takes one step.
+   */
+  private static LongSupplier stepping(Duration step) {
+    AtomicLong now = new AtomicLong();
+    return () -> now.addAndGet(step.toNanos());
+  }
+
+  @Test
+  void aPauseFactorWaitsThatMultipleOfEachBatchsTimeBetweenBatchesAndNotAfterTheLast() {
+    deadRows(4, old);
+    inboxRecords(5, old);
+    List<Duration> pauses = new ArrayList<>();
+    Cleanup cleanup = cleanup(2, Duration.ofHours(1), 1.5, stepping(Duration.ofMillis(10)));
+
+    CleanupResult run =
+        cleanup.pass(fx.dsl, Instant.now(), () -> false, pause -> pauses.add(pause));
+
+    assertThat(run.deadDeleted()).isEqualTo(4);
+    assertThat(run.inboxDeleted()).isEqualTo(5);
+    assertThat(run.drained()).isTrue();
+    // Dead: 2, 2, 0 (short); inbox: 2, 2, 1 (short): six batches, a pause after each but the last.
+    assertThat(run.batches()).isEqualTo(6);
+    assertThat(pauses).hasSize(5).containsOnly(Duration.ofMillis(15));
+    assertThat(dead()).isZero();
+    assertThat(inbox()).isZero();
+  }
+
+  @Test
+  void withoutAPauseFactorBatchesRunBackToBack() {
+    deadRows(4, old);
+    List<Duration> pauses = new ArrayList<>();
+    Cleanup cleanup = cleanup(2, Duration.ofHours(1), 0, stepping(Duration.ofMillis(10)));
+
+    CleanupResult run = cleanup.pass(fx.dsl, Instant.now(), () -> false, pauses::add);
+
+    assertThat(run.deadDeleted()).isEqualTo(4);
+    assertThat(run.drained()).isTrue();
+    assertThat(pauses).isEmpty();
+  }
+
+  @Test
+  void pausesCountTowardsTheBudgetAndTheLastOneIsCutToWhatIsLeftOfIt() {
+    deadRows(20, old);
+    List<Duration> pauses = new ArrayList<>();
+    Cleanup cleanup = cleanup(2, Duration.ofMillis(100), 4, stepping(Duration.ofMillis(10)));
+
+    CleanupResult run = cleanup.pass(fx.dsl, Instant.now(), () -> false, pauses::add);
+
+    // Start at 10 ms, deadline 110. Round 1: dead batch to 20, pause 40, to 30; the empty inbox's
+    // batch to 40, pause 40, to 50. Dead batches then end at 60 (pause 40), 80 (pause 30, what is
+    // left before 110) and 100 (pause 10); at 110 the budget is spent.
+    assertThat(pauses)
+        .containsExactly(
+            Duration.ofMillis(40),
+            Duration.ofMillis(40),
+            Duration.ofMillis(40),
+            Duration.ofMillis(30),
+            Duration.ofMillis(10));
+    assertThat(run.deadDeleted()).isEqualTo(8);
+    assertThat(run.batches()).isEqualTo(5);
+    assertThat(run.drained()).isFalse();
+    assertThat(dead()).isEqualTo(12);
+  }
+
+  @Test
+  void aPauseThatReportsStopEndsTheRunAfterTheBatchBeforeIt() {
+    deadRows(10, old);
+    Cleanup cleanup = cleanup(2, Duration.ofHours(1), 1, stepping(Duration.ofMillis(10)));
+
+    CleanupResult run = cleanup.pass(fx.dsl, Instant.now(), () -> false, pause -> false);
+
+    assertThat(run.deadDeleted()).isEqualTo(2);
+    assertThat(run.batches()).isEqualTo(1);
+    assertThat(run.drained()).isFalse();
+    assertThat(dead()).isEqualTo(8);
+  }
+
+  @Test
+  void closingMaintenanceEndsACleanupPauseOfTheLoopAndNoFurtherBatchRuns() throws Exception {
+    deadRows(10, old);
+    RelayerMaintenance maintenance =
+        RelayerMaintenance.create(
+            dispatcher,
+            DispatchFixture.fastMaintenance()
+                .cleanupBatchSize(2)
+                .cleanupBudget(Duration.ofHours(1))
+                // Each pause a hundred times its batch: the loop is in one when close() comes.
+                .cleanupPauseFactor(100)
+                .shutdownTimeout(Duration.ofMinutes(5))
+                .build());
+    maintenance.start();
+    await()
+        .pollInterval(Duration.ofMillis(2))
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> dead() < 10);
+
+    maintenance.close();
+
+    assertThat(dead()).as("the run ended in the pause after its first batch").isEqualTo(8);
   }
 }

@@ -48,6 +48,27 @@ class OptionsTest {
   }
 
   @Test
+  void theCleanupPauseFactorIsZeroByDefaultBoundFromTextAndRejectedOutsideZeroToAHundred() {
+    assertThat(MaintenanceOptions.defaults().cleanupPauseFactor()).isZero();
+    assertThat(MaintenanceOptions.fromMap(Map.of("cleanupPauseFactor", "0.5")).cleanupPauseFactor())
+        .isEqualTo(0.5);
+    assertThat(MaintenanceOptions.builder().cleanupPauseFactor(100).build().cleanupPauseFactor())
+        .isEqualTo(100);
+    assertRejected(
+        MaintenanceOptions.builder().cleanupPauseFactor(-0.1),
+        "maintenance.cleanupPauseFactor must be between 0.0 and 100.0, was -0.1");
+    assertRejected(
+        MaintenanceOptions.builder().cleanupPauseFactor(100.5), "maintenance.cleanupPauseFactor");
+    assertRejected(
+        MaintenanceOptions.builder().cleanupPauseFactor(Double.NaN),
+        "maintenance.cleanupPauseFactor must be between 0.0 and 100.0, was NaN");
+    assertThatThrownBy(() -> MaintenanceOptions.fromMap(Map.of("cleanupPauseFactor", "half")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("cleanupPauseFactor")
+        .hasMessageContaining("'half' is not a number");
+  }
+
+  @Test
   void maintenanceBoundariesAreInclusiveAndNeverClamped() {
     assertThat(MaintenanceOptions.builder().batchSize(1).build().batchSize()).isEqualTo(1);
     assertThat(MaintenanceOptions.builder().batchSize(10_000).build().batchSize())

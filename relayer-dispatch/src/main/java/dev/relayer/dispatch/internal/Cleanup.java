@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
 
 /**
@@ -27,6 +28,13 @@ import org.jooq.DSLContext;
  * so it never walks the index entries its predecessors left behind. The cutoffs are fixed when the
  * run starts.
  *
+ * <p>Pacing: with a {@code pauseFactor} above zero, a run waits after each batch that another
+ * follows for that batch's own time multiplied by the factor (as {@code pt-archiver}'s {@code
+ * --sleep-coef} does), so that cleanup takes at most {@code 1 / (1 + pauseFactor)} of the time it
+ * runs and yields the rest to the application's own transactions; a slower batch on a busier
+ * database earns a longer pause. Pauses count towards the budget and end at once on the stop
+ * signal, which then ends the run.
+ *
  * <p>A crash or error in a batch rolls back that batch only; what earlier batches deleted stays
  * deleted, and the next run starts again from the oldest row.
  */
@@ -40,6 +48,7 @@ public final class Cleanup {
       String owner,
       int batchSize,
       Duration budget,
+      double pauseFactor,
       Duration leaseDuration,
       Optional<Duration> deadRetention,
       Optional<Duration> inboxRetention) {}
@@ -47,11 +56,26 @@ public final class Cleanup {
   private final RelayerStore store;
   private final Settings settings;
   private final LeaseTracker leases;
+  private final LongSupplier nanoTime;
+
+  /** Waits between batches. */
+  @FunctionalInterface
+  public interface Pause {
+    /** Waits {@code duration}; {@code false} when the run is to stop instead. */
+    boolean await(Duration duration);
+  }
 
   public Cleanup(RelayerStore store, Settings settings, LeaseTracker leases) {
+    this(store, settings, leases, System::nanoTime);
+  }
+
+  /** With the monotonic clock {@code nanoTime} that times batches, pauses and the budget. */
+  public Cleanup(
+      RelayerStore store, Settings settings, LeaseTracker leases, LongSupplier nanoTime) {
     this.store = store;
     this.settings = settings;
     this.leases = leases;
+    this.nanoTime = nanoTime;
   }
 
   public LeaseRequest lease() {
@@ -74,17 +98,20 @@ public final class Cleanup {
 
   /**
    * Runs batches until both tables come back short, {@code budget} has passed or {@code stop} says
-   * so; {@code now} fixes the cutoffs.
+   * so; {@code now} fixes the cutoffs. {@code pause} waits between batches when the pause factor is
+   * above zero, and ends the run when it returns {@code false}.
    */
-  public CleanupResult pass(DSLContext dsl, Instant now, BooleanSupplier stop) {
-    long deadline = System.nanoTime() + settings.budget().toNanos();
+  public CleanupResult pass(DSLContext dsl, Instant now, BooleanSupplier stop, Pause pause) {
+    long clock = nanoTime.getAsLong();
+    long deadline = clock + settings.budget().toNanos();
     Drain dead = new Drain(true, settings.deadRetention(), now, settings.batchSize());
     Drain inbox = new Drain(false, settings.inboxRetention(), now, settings.batchSize());
     int batches = 0;
     boolean leader = true;
+    boolean stopped = false;
     boolean first = true;
-    while (!(dead.done && inbox.done)) {
-      if (!first && (stop.getAsBoolean() || System.nanoTime() - deadline >= 0)) {
+    while (!(dead.done && inbox.done) && !stopped) {
+      if (!first && (stop.getAsBoolean() || clock - deadline >= 0)) {
         break;
       }
       first = false;
@@ -92,7 +119,9 @@ public final class Cleanup {
         if (drain.done) {
           continue;
         }
+        long started = clock;
         Optional<Purged> purged = batch(dsl, drain);
+        clock = nanoTime.getAsLong();
         if (purged.isEmpty()) {
           leader = false;
           break;
@@ -101,6 +130,17 @@ public final class Cleanup {
         drain.deleted += purged.get().deleted();
         drain.done = purged.get().shortOf(drain.next);
         drain.next = drain.next.after(purged.get());
+        if (dead.done && inbox.done) {
+          break;
+        }
+        long wait = Math.min(pauseAfter(clock - started), deadline - clock);
+        if (wait > 0) {
+          if (!pause.await(Duration.ofNanos(wait))) {
+            stopped = true;
+            break;
+          }
+          clock = nanoTime.getAsLong();
+        }
       }
       if (!leader) {
         break;
@@ -113,6 +153,11 @@ public final class Cleanup {
     leases.observe(LEASE, settings.owner(), leader);
     return new CleanupResult(
         leader, dead.deleted, inbox.deleted, batches, leader && dead.done && inbox.done);
+  }
+
+  /** The pause after a batch that took {@code batchNanos}. */
+  private long pauseAfter(long batchNanos) {
+    return settings.pauseFactor() == 0 ? 0 : (long) (batchNanos * settings.pauseFactor());
   }
 
   /** One batch in its own transaction; empty when another owner holds the lease. */

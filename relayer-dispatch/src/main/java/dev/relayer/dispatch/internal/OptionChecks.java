@@ -90,6 +90,15 @@ public final class OptionChecks {
     return this;
   }
 
+  /** {@code value} must lie in [{@code min}, {@code max}] (not NaN). */
+  public OptionChecks between(String option, double value, double min, double max) {
+    if (!(value >= min && value <= max)) {
+      problems.add(
+          owner + "." + option + " must be between " + min + " and " + max + ", was " + value);
+    }
+    return this;
+  }
+
   public OptionChecks rule(boolean holds, String problem) {
     if (!holds) {
       problems.add(owner + ": " + problem);
@@ -179,6 +188,15 @@ public final class OptionChecks {
       return Integer.parseInt(text.trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("'" + text + "' is not a whole number");
+    }
+  }
+
+  /** Parses a decimal number for option binding. */
+  public static double parseDouble(String text) {
+    try {
+      return Double.parseDouble(text.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("'" + text + "' is not a number");
     }
   }
 }
