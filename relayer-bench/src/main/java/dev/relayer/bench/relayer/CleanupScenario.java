@@ -45,6 +45,11 @@ public final class CleanupScenario implements Scenario {
   private static final String ALONE_KEY = ID + ".producer.alone.msgs";
   private static final String DURING_RELAYER_KEY = ID + ".producer.relayer.msgs";
   private static final String DURING_ANCHOR_KEY = ID + ".producer.ctid.msgs";
+  private static final String PACED_KEY = ID + ".paced.rows";
+  private static final String DURING_PACED_KEY = ID + ".producer.paced.msgs";
+
+  /** The {@code cleanupPauseFactor} of the paced measurement: cleanup takes half the time. */
+  private static final double PACED_FACTOR = 1;
 
   /** The anchor's batch: the same as Relayer's default {@code cleanupBatchSize}. */
   private static final int ANCHOR_BATCH = MaintenanceOptions.defaults().cleanupBatchSize();
@@ -74,7 +79,9 @@ public final class CleanupScenario implements Scenario {
         + " `RelayerMaintenance.cleanupOnce()` at the default options (`cleanupBatchSize`"
         + " 5000, `cleanupBudget` 5 s) until a run reports `drained`, with the producer at the"
         + " same rate beside it; the rate is all rows deleted over the whole time. Then both"
-        + " tables are truncated and loaded again the same way and *ctid loop* deletes them over plain JDBC"
+        + " tables are truncated and loaded again the same way and *Relayer paced* does the same"
+        + " with `cleanupPauseFactor` 1 (each batch followed by a pause as long as itself); they"
+        + " are truncated and loaded once more and *ctid loop* deletes them over plain JDBC"
         + " in auto-commit: `DELETE FROM t WHERE ctid = ANY(ARRAY(SELECT ctid FROM t WHERE ts"
         + " < $cutoff LIMIT 5000))` repeated until it deletes fewer than 5000, the dead table"
         + " first, with the producer beside it again; its session sets `synchronous_commit ="
@@ -93,7 +100,14 @@ public final class CleanupScenario implements Scenario {
             DURING_RELAYER_KEY,
             ALONE_KEY,
             "≥ 0.9"),
-        new Ratio("producer during ctid loop / producer alone", DURING_ANCHOR_KEY, ALONE_KEY, "—"));
+        new Ratio("producer during ctid loop / producer alone", DURING_ANCHOR_KEY, ALONE_KEY, "—"),
+        new Ratio(
+            "Relayer cleanup paced (factor 1) / ctid loop (rows per second)",
+            PACED_KEY,
+            ANCHOR_KEY,
+            "—"),
+        new Ratio(
+            "producer during paced cleanup / producer alone", DURING_PACED_KEY, ALONE_KEY, "—"));
   }
 
   @Override
@@ -118,38 +132,31 @@ public final class CleanupScenario implements Scenario {
     context.record("producer.alone.p99", "  its commit latency p99", "ms", alone.p99Millis());
 
     DataSource relayerPool = db.pool("relayer", 2);
-    DSLContext dsl = DSL.using(relayerPool, SQLDialect.POSTGRES);
-    RelayerStore store = RelayerStore.create(StoreOptions.defaults());
-    long deleted = 0;
-    int runs = 0;
-    double seconds;
-    Producer.Run beside;
-    try (RelayerDispatcher dispatcher =
-            RelayerDispatcher.builder(store, dsl)
-                .transport(new ProbeTransport(new DeliveryProbe(), 1000))
-                .build();
-        RelayerMaintenance maintenance =
-            RelayerMaintenance.create(dispatcher, MaintenanceOptions.defaults())) {
-      beside = Producer.start(producerPool, o.producers(), rate);
-      long start = System.nanoTime();
-      CleanupResult result;
-      do {
-        result = maintenance.cleanupOnce();
-        deleted += result.deadDeleted() + result.inboxDeleted();
-        runs++;
-      } while (!result.drained());
-      seconds = (System.nanoTime() - start) / 1e9;
-      beside.stop();
-    }
-    check(context, db, deleted, inbox + dead);
-    context.record("relayer.rows", "Relayer cleanup (defaults)", "rows/s", deleted / seconds);
-    context.record("relayer.seconds", "  time to drain", "s", seconds);
-    context.record("relayer.runs", "  cleanupOnce() runs (5 s budget each)", "runs", runs);
-    context.record(
-        "producer.relayer.msgs", "producer during Relayer cleanup", "msg/s", beside.rate());
-    context.record("producer.relayer.p99", "  its commit latency p99", "ms", beside.p99Millis());
+    drainByRelayer(
+        context,
+        producerPool,
+        relayerPool,
+        rate,
+        MaintenanceOptions.defaults(),
+        "relayer",
+        "Relayer cleanup (defaults)",
+        "producer during Relayer cleanup",
+        inbox + dead);
 
-    // The same start as Relayer's: fresh files, not the emptied ones its deletes left behind.
+    // Each drain starts as Relayer's first: fresh files, not the emptied ones deletes left behind.
+    db.execute("TRUNCATE relayer_inbox, relayer_outbox_dead");
+    load(context, inbox, dead);
+    drainByRelayer(
+        context,
+        producerPool,
+        relayerPool,
+        rate,
+        MaintenanceOptions.builder().cleanupPauseFactor(PACED_FACTOR).build(),
+        "paced",
+        "Relayer cleanup, cleanupPauseFactor 1",
+        "producer during paced cleanup",
+        inbox + dead);
+
     db.execute("TRUNCATE relayer_inbox, relayer_outbox_dead");
     load(context, inbox, dead);
     Producer.Run besideAnchor = Producer.start(producerPool, o.producers(), rate);
@@ -177,6 +184,52 @@ public final class CleanupScenario implements Scenario {
     context.record(
         "producer.ctid.msgs", "producer during the ctid loop", "msg/s", besideAnchor.rate());
     context.record("producer.ctid.p99", "  its commit latency p99", "ms", besideAnchor.p99Millis());
+  }
+
+  /**
+   * Drains both tables with {@code cleanupOnce()} at {@code options} while the producer writes at
+   * {@code rate}; records the deletion rate under {@code key} and the producer's beside it.
+   */
+  private static void drainByRelayer(
+      ScenarioContext context,
+      DataSource producerPool,
+      DataSource relayerPool,
+      double rate,
+      MaintenanceOptions options,
+      String key,
+      String label,
+      String producerLabel,
+      long loaded)
+      throws Exception {
+    DSLContext dsl = DSL.using(relayerPool, SQLDialect.POSTGRES);
+    RelayerStore store = RelayerStore.create(StoreOptions.defaults());
+    long deleted = 0;
+    int runs = 0;
+    double seconds;
+    Producer.Run beside;
+    try (RelayerDispatcher dispatcher =
+            RelayerDispatcher.builder(store, dsl)
+                .transport(new ProbeTransport(new DeliveryProbe(), 1000))
+                .build();
+        RelayerMaintenance maintenance = RelayerMaintenance.create(dispatcher, options)) {
+      beside = Producer.start(producerPool, context.options().producers(), rate);
+      long start = System.nanoTime();
+      CleanupResult result;
+      do {
+        result = maintenance.cleanupOnce();
+        deleted += result.deadDeleted() + result.inboxDeleted();
+        runs++;
+      } while (!result.drained());
+      seconds = (System.nanoTime() - start) / 1e9;
+      beside.stop();
+    }
+    check(context, context.database(), deleted, loaded);
+    context.record(key + ".rows", label, "rows/s", deleted / seconds);
+    context.record(key + ".seconds", "  time to drain", "s", seconds);
+    context.record(key + ".runs", "  cleanupOnce() runs (5 s budget each)", "runs", runs);
+    context.record("producer." + key + ".msgs", producerLabel, "msg/s", beside.rate());
+    context.record(
+        "producer." + key + ".p99", "  its commit latency p99", "ms", beside.p99Millis());
   }
 
   private static void check(ScenarioContext context, ScenarioDatabase db, long deleted, long loaded)
