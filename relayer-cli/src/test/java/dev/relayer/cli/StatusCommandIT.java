@@ -7,15 +7,13 @@ import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
+import dev.relayer.testkit.HeldSnapshot;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,20 +73,9 @@ class StatusCommandIT {
 
   @Test
   void statusShowsTheSessionHoldingTheXminHorizonWithItsPidAndAge() throws Exception {
-    try (Connection pin = db.connect()) {
-      int pid;
-      try (Statement s = pin.createStatement();
-          ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-        rs.next();
-        pid = rs.getInt(1);
-      }
-      pin.setClientInfo("ApplicationName", "nightly-report");
-      pin.setAutoCommit(false);
-      pin.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-      try (Statement s = pin.createStatement();
-          ResultSet rs = s.executeQuery("SELECT 1 FROM messaging.orders_outbox LIMIT 1")) {
-        rs.next();
-      }
+    try (HeldSnapshot pin =
+        HeldSnapshot.take(db.connect(), "nightly-report", "messaging.orders_outbox")) {
+      int pid = pin.pid();
       for (int i = 0; i < 3; i++) {
         store.enqueue(dsl, message());
       }
@@ -109,7 +96,6 @@ class StatusCommandIT {
       assertThat(age.find()).isTrue();
       assertThat(Long.parseLong(age.group(1))).isGreaterThanOrEqualTo(3);
       assertThat(run.out()).contains("xmin horizon:     oldest xmin_age=");
-      pin.rollback();
     }
   }
 

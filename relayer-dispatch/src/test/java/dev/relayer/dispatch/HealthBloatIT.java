@@ -7,9 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.relayer.schema.SchemaNames;
 import dev.relayer.store.HorizonHolder;
 import dev.relayer.store.NewMessage;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
+import dev.relayer.testkit.HeldSnapshot;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,19 +38,9 @@ class HealthBloatIT {
   @Test
   void reportShowsTheAgeAndPidOfARepeatableReadTransactionHeldOnAnotherConnection()
       throws Exception {
-    try (Connection pin = fx.database.connect()) {
-      int pid;
-      try (Statement s = pin.createStatement();
-          ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-        rs.next();
-        pid = rs.getInt(1);
-      }
-      pin.setAutoCommit(false);
-      pin.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-      try (Statement s = pin.createStatement();
-          ResultSet rs = s.executeQuery("SELECT 1 FROM public.relayer_outbox LIMIT 1")) {
-        rs.next();
-      }
+    try (HeldSnapshot pin =
+        HeldSnapshot.take(fx.database.connect(), "health-pin", "public.relayer_outbox")) {
+      int pid = pin.pid();
       // Each committed enqueue after the snapshot ages it by at least one transaction id.
       for (int i = 0; i < 5; i++) {
         fx.store.enqueue(fx.dsl, message("after-the-pin"));
@@ -71,7 +59,6 @@ class HealthBloatIT {
       assertThat(held.xactStart()).isPresent();
       assertThat(report.xminHorizon().oldest().orElseThrow().xminAge())
           .isGreaterThanOrEqualTo(held.xminAge());
-      pin.rollback();
     }
   }
 

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relayer.schema.SchemaNames;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.testkit.HeldSnapshot;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -74,17 +75,10 @@ class BloatReportIT {
   @Test
   void horizonShowsARepeatableReadSnapshotHeldOnAnotherConnectionWithItsPidAndAge()
       throws Exception {
-    try (Connection pin = fx.connect()) {
-      int pid = backendPid(pin);
-      pin.setClientInfo("ApplicationName", "bloat-report-pin");
-      pin.setAutoCommit(false);
-      pin.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-      try (Statement s = pin.createStatement();
-          ResultSet rs =
-              s.executeQuery(
-                  "SELECT 1 FROM " + fx.store.names().qualified(SchemaNames.OUTBOX) + " LIMIT 1")) {
-        rs.next(); // the snapshot is taken by the transaction's first query
-      }
+    try (HeldSnapshot pin =
+        HeldSnapshot.take(
+            fx.connect(), "bloat-report-pin", fx.store.names().qualified(SchemaNames.OUTBOX))) {
+      int pid = pin.pid();
       // Every committed write after the snapshot was taken ages it by (at least) one xid.
       for (int i = 0; i < 3; i++) {
         fx.store.enqueue(fx.dsl, StoreFixture.unordered());
@@ -102,7 +96,6 @@ class BloatReportIT {
       assertThat(held.describe()).contains("pid=" + pid).contains("xmin_age=");
       assertThat(horizon.oldest()).isPresent();
       assertThat(horizon.oldest().orElseThrow().xminAge()).isGreaterThanOrEqualTo(held.xminAge());
-      pin.rollback();
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.relayer.bench.db;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -44,6 +45,24 @@ public record OutboxBloat(long liveTuples, long deadTuples, List<Index> indexes)
       return Optional.empty();
     } catch (SQLException e) {
       return Optional.of(e.getMessage());
+    }
+  }
+
+  /**
+   * {@code age(backend_xmin)} of backend {@code pid}: transaction ids assigned since its snapshot,
+   * from {@code pg_stat_activity}.
+   */
+  public static long xminAge(ScenarioDatabase database, int pid) throws SQLException {
+    try (Connection c = database.connect();
+        PreparedStatement s =
+            c.prepareStatement("SELECT age(backend_xmin) FROM pg_stat_activity WHERE pid = ?")) {
+      s.setInt(1, pid);
+      try (ResultSet rs = s.executeQuery()) {
+        if (!rs.next()) {
+          throw new IllegalStateException("backend " + pid + " holding the snapshot is gone");
+        }
+        return rs.getLong(1);
+      }
     }
   }
 

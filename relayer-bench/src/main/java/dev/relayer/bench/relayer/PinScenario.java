@@ -6,13 +6,13 @@ import dev.relayer.bench.ScenarioContext;
 import dev.relayer.bench.db.OutboxBloat;
 import dev.relayer.bench.db.OutboxRows;
 import dev.relayer.bench.db.ScenarioDatabase;
-import dev.relayer.bench.db.SnapshotPin;
 import dev.relayer.bench.pipeline.BurnDownDriver;
 import dev.relayer.bench.pipeline.DeliveryProbe;
 import dev.relayer.bench.pipeline.SteadyStateDriver;
 import dev.relayer.bench.report.Ratio;
 import dev.relayer.dispatch.DispatchOptions;
 import dev.relayer.dispatch.MaintenanceOptions;
+import dev.relayer.testkit.HeldSnapshot;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
@@ -24,13 +24,16 @@ import javax.sql.DataSource;
 
 /**
  * Scenario 10, a held xmin horizon: a {@code REPEATABLE READ} transaction keeps a snapshot open on
- * a connection of its own (see {@link SnapshotPin}) during a steady state at 50% of capacity and
+ * a connection of its own (see {@link HeldSnapshot}) during a steady state at 50% of capacity and
  * during a direct-dispatch burn-down of {@code --rows} rows, beside the same burn-down without it.
  */
 public final class PinScenario implements Scenario {
 
   /** Scenario id. */
   public static final String ID = "pin";
+
+  /** The pin's {@code application_name}. */
+  static final String PIN_NAME = "relayer-bench-pin";
 
   /** The share of the measured capacity the pinned steady state offers. */
   static final double LOAD = 0.5;
@@ -149,7 +152,7 @@ public final class PinScenario implements Scenario {
       Map<Integer, OutboxBloat> bloat = new TreeMap<>();
       Map<Integer, Long> xminAge = new TreeMap<>();
       List<SteadyStateDriver.Bucket> buckets;
-      try (SnapshotPin pin = SnapshotPin.hold(db, OutboxRows.TABLE)) {
+      try (HeldSnapshot pin = HeldSnapshot.take(db.connect(), PIN_NAME, OutboxRows.TABLE)) {
         buckets =
             driver.runBuckets(
                 rate,
@@ -158,7 +161,7 @@ public final class PinScenario implements Scenario {
                 i -> {
                   try {
                     bloat.put(i, OutboxBloat.sample(db, pgstattuple));
-                    xminAge.put(i, pin.xminAge());
+                    xminAge.put(i, OutboxBloat.xminAge(db, pin.pid()));
                   } catch (SQLException e) {
                     throw new IllegalStateException("sampling the outbox failed: " + e, e);
                   }
@@ -223,7 +226,7 @@ public final class PinScenario implements Scenario {
     db.execute("TRUNCATE " + OutboxRows.TABLE);
     OutboxRows.insertPending(db, rows);
     String pinnedLabel = "burn-down under a held snapshot";
-    try (SnapshotPin pin = SnapshotPin.hold(db, OutboxRows.TABLE)) {
+    try (HeldSnapshot pin = HeldSnapshot.take(db.connect(), PIN_NAME, OutboxRows.TABLE)) {
       BurnDownDriver.Timing pinned =
           BurnDownScenario.timeDirect(context, pool, IdRange.of(db), rows, 0, pinnedLabel);
       pinned.record(context, "burndown.pinned", pinnedLabel);
@@ -231,7 +234,7 @@ public final class PinScenario implements Scenario {
           "burndown.pinned.xmin",
           pinnedLabel + ": age(backend_xmin) of the pin at the end",
           "xids",
-          pin.xminAge());
+          OutboxBloat.xminAge(db, pin.pid()));
       // The burn-down's backends report their deletes to the statistics within about a second
       // of going idle: wait (bounded) until the emptied table shows no live rows.
       OutboxBloat end = OutboxBloat.sample(db, pgstattuple);
