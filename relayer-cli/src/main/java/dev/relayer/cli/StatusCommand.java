@@ -14,6 +14,7 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.jooq.DSLContext;
@@ -146,7 +147,7 @@ final class StatusCommand implements Callable<Integer> {
   static void print(PrintWriter out, RelayerStore store, HealthReport report) {
     out.println("store:            " + store.displayName());
     out.println("at:               " + report.at());
-    out.println("status:           " + report.status().name().toLowerCase(java.util.Locale.ROOT));
+    out.println("status:           " + report.status().name().toLowerCase(Locale.ROOT));
     for (String reason : report.reasons()) {
       out.println("  reason:         " + reason);
     }
