@@ -2,6 +2,7 @@ package dev.relayer.bench;
 
 import dev.relayer.bench.anchor.AnchorScenario;
 import dev.relayer.bench.anchor.Pgbench;
+import dev.relayer.bench.db.BenchCluster;
 import dev.relayer.bench.db.PgServer;
 import dev.relayer.bench.db.ScenarioDatabase;
 import dev.relayer.bench.pipeline.BurnDownDriver;
@@ -9,6 +10,7 @@ import dev.relayer.bench.pipeline.SteadyStateDriver;
 import dev.relayer.bench.report.MachineInfo;
 import dev.relayer.bench.report.MarkdownReport;
 import dev.relayer.bench.report.Results;
+import dev.relayer.testkit.PrivatePostgres;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -32,38 +34,71 @@ public final class BenchMain {
     quietLogging();
     BenchOptions options;
     List<Scenario> scenarios;
-    PgServer server;
-    Optional<Pgbench> pgbench = Optional.empty();
     try {
       options = BenchOptions.parse(args, System.getenv());
       scenarios = ScenarioCatalog.select(options.scenarios(), options);
-      server = PgServer.of(options.pgUrl());
-      try (Connection c = server.connectAdmin()) {
-        c.isValid(5);
-      } catch (SQLException e) {
-        throw new IllegalStateException(
-            "cannot connect to PostgreSQL at "
-                + server.redactedUrl()
-                + " (set "
-                + BenchOptions.URL_VARIABLE
-                + "): "
-                + e.getMessage());
-      }
-      if (scenarios.stream().anyMatch(s -> s.id().equals(AnchorScenario.ID))) {
-        pgbench = Optional.of(Pgbench.locate(options.pgbench()));
-      }
     } catch (BenchOptions.HelpRequested e) {
       System.out.println(BenchOptions.USAGE);
       return;
-    } catch (IllegalArgumentException | IllegalStateException e) {
+    } catch (IllegalArgumentException e) {
       System.err.println("relayer-bench: " + e.getMessage());
       System.exit(2);
       return;
     }
+    PrivatePostgres cluster = null;
+    int status;
+    try {
+      String serverKind;
+      if (options.external()) {
+        serverKind = "external: --external, " + BenchOptions.URL_VARIABLE + ", as configured";
+      } else {
+        System.err.println("relayer-bench: starting a private PostgreSQL cluster");
+        cluster = BenchCluster.start();
+        serverKind =
+            "private cluster: initdb in a temporary directory, port "
+                + cluster.port()
+                + ", binaries "
+                + cluster.binaries()
+                + ", deleted at exit";
+      }
+      String url = cluster == null ? options.pgUrl() : cluster.jdbcUrl();
+      status = run(options, scenarios, url, serverKind);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      System.err.println("relayer-bench: " + e.getMessage());
+      status = 2;
+    } finally {
+      if (cluster != null) {
+        cluster.close();
+      }
+    }
+    if (status != 0) {
+      System.exit(status);
+    }
+  }
+
+  /** Runs every repetition on the server of {@code url}; returns the exit status. */
+  private static int run(
+      BenchOptions options, List<Scenario> scenarios, String url, String serverKind)
+      throws Exception {
+    PgServer server = PgServer.of(url);
+    try (Connection c = server.connectAdmin()) {
+      c.isValid(5);
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "cannot connect to PostgreSQL at "
+              + server.redactedUrl()
+              + (options.external() ? " (set " + BenchOptions.URL_VARIABLE + ")" : "")
+              + ": "
+              + e.getMessage());
+    }
+    Optional<Pgbench> pgbench = Optional.empty();
+    if (scenarios.stream().anyMatch(s -> s.id().equals(AnchorScenario.ID))) {
+      pgbench = Optional.of(Pgbench.locate(options.pgbench()));
+    }
 
     Instant started = Instant.now();
     String loadAtStart = MachineInfo.loadAverage().orElse("n/a");
-    MachineInfo machine = MachineInfo.collect(server, pgbench.map(Pgbench::version));
+    MachineInfo machine = MachineInfo.collect(server, serverKind, pgbench.map(Pgbench::version));
     Results results = new Results(options.repetitions());
     boolean failed = false;
     for (Scenario scenario : scenarios) {
@@ -101,9 +136,7 @@ public final class BenchMain {
       MarkdownReport.splice(options.docs().get(), report);
       System.err.println("relayer-bench: results section of " + options.docs().get() + " replaced");
     }
-    if (failed) {
-      System.exit(1);
-    }
+    return failed ? 1 : 0;
   }
 
   private static boolean runOnce(

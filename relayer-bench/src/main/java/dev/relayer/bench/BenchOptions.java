@@ -39,11 +39,14 @@ import java.util.OptionalInt;
  * @param brokerMessages messages sent end to end per broker
  * @param timeout upper bound of one burn-down; a burn-down still running then is cut short and
  *     reported as such
+ * @param pin how long the {@code pin} scenario holds its snapshot during its steady state
+ * @param pinBucket length of one bucket of the {@code pin} scenario's figures
  * @param out where the Markdown report is written
  * @param docs a Markdown file whose results section (between the markers) is replaced by the report
  * @param pgbench pgbench executable, overriding the lookup
- * @param pgUrl JDBC URL of the PostgreSQL server (its database is used to create and drop the
- *     per-scenario databases)
+ * @param external whether to run on the server of {@code pgUrl} instead of a private cluster
+ * @param pgUrl JDBC URL of the external PostgreSQL server (its database is used to create and drop
+ *     the per-scenario databases); read only with {@code external}
  * @param commandLine the command as typed (from {@code RELAYER_BENCH_COMMAND}, which {@code
  *     bench/run} sets, or rebuilt from the arguments), for the report
  */
@@ -70,9 +73,12 @@ public record BenchOptions(
     long laneRows,
     long brokerMessages,
     Duration timeout,
+    Duration pin,
+    Duration pinBucket,
     Path out,
     Optional<Path> docs,
     Optional<Path> pgbench,
+    boolean external,
     String pgUrl,
     String commandLine) {
 
@@ -84,7 +90,7 @@ public record BenchOptions(
     return Math.min(rows, WARM_UP_ROWS);
   }
 
-  /** The environment variable naming the PostgreSQL server. */
+  /** The environment variable naming the external PostgreSQL server ({@code --external}). */
   public static final String URL_VARIABLE = "RELAYER_PG_URL";
 
   /** Used when {@value #URL_VARIABLE} is not set. */
@@ -96,7 +102,11 @@ public record BenchOptions(
           "usage: relayer-bench [SCENARIO[,SCENARIO...] | all] [options]",
           "",
           "Runs the scenarios interleaved and repeated, each on a fresh database, and writes a",
-          "Markdown report. PostgreSQL comes from RELAYER_PG_URL (default " + DEFAULT_URL + ").",
+          "Markdown report. PostgreSQL is a private cluster the harness creates (initdb in a",
+          "temporary directory, a free loopback port, autovacuum on; every setting is in the",
+          "report) and deletes at exit, from RELAYER_PG_BIN or the newest",
+          "/usr/lib/postgresql/<version>/bin; with --external it is the server of RELAYER_PG_URL",
+          "(default " + DEFAULT_URL + ") as it is configured.",
           "",
           "options (full-run default / --quick default):",
           "  --quick                   smoke run: small sizes and short windows",
@@ -122,6 +132,9 @@ public record BenchOptions(
           "  --lane-rows N             rows per lane burn-down (5000 / 500)",
           "  --broker-messages N       messages sent end to end per broker (20000 / 500)",
           "  --timeout S               longest burn-down before it is cut short (600 / 60)",
+          "  --pin S                   pin: how long the snapshot is held in steady state (600 / 3)",
+          "  --pin-bucket S            pin: length of one bucket of its figures (60 / 1)",
+          "  --external                run on RELAYER_PG_URL's server, not a private cluster",
           "  --out FILE                report file (benchmarks.md)",
           "  --docs FILE               also replace the results section of FILE",
           "  --pgbench PATH            pgbench to use (default: PATH, pg_config --bindir,",
@@ -133,10 +146,13 @@ public record BenchOptions(
     Map<String, String> values = new HashMap<>();
     List<String> scenarios = new ArrayList<>();
     boolean quick = false;
+    boolean external = false;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       if (arg.equals("--quick")) {
         quick = true;
+      } else if (arg.equals("--external")) {
+        external = true;
       } else if (arg.equals("--help") || arg.equals("-h")) {
         throw new HelpRequested();
       } else if (arg.startsWith("--")) {
@@ -188,9 +204,12 @@ public record BenchOptions(
             o.longValue("--lane-rows", quick ? 500 : 5_000, 1),
             o.longValue("--broker-messages", quick ? 500 : 20_000, 1),
             o.seconds("--timeout", quick ? 60.0 : 600.0),
+            o.seconds("--pin", quick ? 3.0 : 600.0),
+            o.seconds("--pin-bucket", quick ? 1.0 : 60.0),
             Path.of(values.getOrDefault("--out", "benchmarks.md")),
             Optional.ofNullable(values.get("--docs")).map(Path::of),
             Optional.ofNullable(values.get("--pgbench")).map(Path::of),
+            external,
             Optional.ofNullable(env.get(URL_VARIABLE))
                 .filter(s -> !s.isBlank())
                 .map(String::trim)

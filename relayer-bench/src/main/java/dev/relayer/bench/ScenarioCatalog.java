@@ -8,6 +8,7 @@ import dev.relayer.bench.relayer.BurnDownScenario;
 import dev.relayer.bench.relayer.CleanupScenario;
 import dev.relayer.bench.relayer.EnqueueOverheadScenario;
 import dev.relayer.bench.relayer.LanesScenario;
+import dev.relayer.bench.relayer.PinScenario;
 import dev.relayer.bench.relayer.SteadyStateScenario;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -63,6 +64,7 @@ final class ScenarioCatalog {
     scenarios.put(LanesScenario.ID, o -> new LanesScenario());
     scenarios.put(BrokersScenario.ID, o -> new BrokersScenario());
     scenarios.put(CleanupScenario.ID, o -> new CleanupScenario());
+    scenarios.put(PinScenario.ID, o -> new PinScenario());
     return scenarios;
   }
 }

@@ -5,6 +5,12 @@
  * {@link dev.relayer.schema.PostgreSqlOutboxSchema} for the given schema (default {@code public})
  * and table prefix (default {@code relayer_}; {@code --prefix ""} for none).
  *
+ * <p>{@code relayer status [--url URL] [--schema S] [--prefix P]} connects to the database ({@code
+ * --url}, else the environment variable {@code RELAYER_URL}), runs one health check with the
+ * default thresholds and prints it: status and reasons, backlog, retries, parked keys, dead rows,
+ * leases, dead tuples of Relayer's tables and what holds the xmin horizon. A password in the URL is
+ * never printed.
+ *
  * <p>Conventions every command follows: standard output carries only the result, so that it can be
  * piped (for example into {@code psql}); an error is exactly one line on standard error and leaves
  * standard output empty; exit code 0 is success (including {@code --help} and {@code --version}), 1

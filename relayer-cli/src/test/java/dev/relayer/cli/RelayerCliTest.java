@@ -1,6 +1,7 @@
 package dev.relayer.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayer.schema.PostgreSqlOutboxSchema;
 import dev.relayer.schema.SchemaOptions;
@@ -329,5 +330,40 @@ class RelayerCliTest {
     String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(process.exitValue()).as(err).isEqualTo(RelayerCli.EXIT_FAILURE);
     assertThat(err.strip()).isEqualTo("relayer: could not write to standard output");
+  }
+
+  @Test
+  void statusWithoutAUrlIsAUsageErrorNamingBothWaysToGiveOne() {
+    assumeTrue(System.getenv(StatusCommand.URL_VARIABLE) == null, "RELAYER_URL is set");
+
+    assertThat(usageError("status")).contains("no database: give --url or set RELAYER_URL");
+  }
+
+  @Test
+  void statusWithANonPostgresUrlIsAUsageErrorThatHidesThePassword() {
+    String error = usageError("status", "--url=jdbc:mysql://db/app?user=a&password=hunter2");
+
+    assertThat(error).contains("--url must be a PostgreSQL JDBC URL").contains("password=***");
+    assertThat(error).doesNotContain("hunter2");
+  }
+
+  @Test
+  void statusOnAServerThatDoesNotAnswerFailsWithOneLineThatHidesThePassword() {
+    Run run =
+        run(
+            "status",
+            "--url=jdbc:postgresql://127.0.0.1:1/app?user=a&password=hunter2&connectTimeout=2");
+
+    assertThat(run.exitCode()).isEqualTo(RelayerCli.EXIT_FAILURE);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err().lines()).hasSize(1);
+    assertThat(run.err()).startsWith("relayer status: cannot read public.relayer_ at ");
+    assertThat(run.err()).contains("password=***").doesNotContain("hunter2");
+  }
+
+  @Test
+  void statusWithAnEmptySchemaIsAUsageErrorNamingIt() {
+    assertThat(usageError("status", "--url=jdbc:postgresql://127.0.0.1:1/app", "--schema", ""))
+        .isEqualTo("relayer status: schema must not be empty (see 'relayer status --help')");
   }
 }

@@ -1,6 +1,8 @@
 package dev.relayer.dispatch;
 
 import dev.relayer.store.LeaseState;
+import dev.relayer.store.TableDeadTuples;
+import dev.relayer.store.XminHorizon;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -35,6 +37,12 @@ import java.util.Optional;
  *     its holder and expiry (database clock), by name
  * @param transports per transport, this process's sends over the last minute; empty when the check
  *     was not given a dispatcher
+ * @param tables dead tuples of Relayer's tables (outbox, dead table, inbox, leases) from {@code
+ *     pg_stat_user_tables}: estimates the server updates asynchronously, within about a second of
+ *     the writing transaction's end
+ * @param xminHorizon what holds the database's xmin horizon back (sessions the role may see,
+ *     replication slots, prepared transactions), oldest first: while it is held, vacuum cannot
+ *     remove the dead tuples
  */
 public record HealthReport(
     HealthStatus status,
@@ -51,12 +59,20 @@ public record HealthReport(
     long deadRows,
     long deadRowsLastHour,
     List<LeaseState> leases,
-    Map<String, TransportSends> transports) {
+    Map<String, TransportSends> transports,
+    List<TableDeadTuples> tables,
+    XminHorizon xminHorizon) {
 
   public HealthReport {
     reasons = List.copyOf(reasons);
     leases = List.copyOf(leases);
     transports = Map.copyOf(transports);
+    tables = List.copyOf(tables);
+  }
+
+  /** The statistics of table {@code base} ({@code outbox}, {@code inbox}, …), if it exists. */
+  public Optional<TableDeadTuples> table(String base) {
+    return tables.stream().filter(t -> t.table().equals(base)).findFirst();
   }
 
   /** The lease row of {@code name}, if there is one. */

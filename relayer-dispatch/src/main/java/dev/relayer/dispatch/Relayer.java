@@ -281,7 +281,7 @@ public final class Relayer implements AutoCloseable {
   }
 
   /**
-   * Checks health now (two statements; see {@link RelayerHealth}), with the thresholds set by
+   * Checks health now (six statements; see {@link RelayerHealth}), with the thresholds set by
    * {@link Builder#health}, this Relayer's maintenance {@code recoveryDelay} and, when it
    * dispatches, this process's sends per transport. Every state.
    */

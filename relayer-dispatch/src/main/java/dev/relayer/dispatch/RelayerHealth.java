@@ -33,8 +33,12 @@ import org.jooq.DSLContext;
  *       minute, or had one success among its failures, does not.
  * </ol>
  *
- * Each rule that fired is named in {@link HealthReport#reasons()}. The check is two statements: one
- * over the outbox (with the dead table's counts as subqueries) and one over the leases.
+ * Each rule that fired is named in {@link HealthReport#reasons()}. The check is two statements on
+ * Relayer's tables — one over the outbox (with the dead table's counts as subqueries) and one over
+ * the leases — and four on PostgreSQL's statistics views: dead tuples of Relayer's tables ({@code
+ * pg_stat_user_tables}) and what holds the xmin horizon ({@code pg_stat_activity}, {@code
+ * pg_replication_slots}, {@code pg_prepared_xacts}). Dead tuples and the horizon are reported, not
+ * judged: no rule reads them, because what is too many depends on the table's size and traffic.
  *
  * <pre>{@code
  * RelayerHealth health =
@@ -165,7 +169,9 @@ public final class RelayerHealth {
         outbox.deadRows(),
         outbox.recentDeadRows(),
         store.leases(dsl),
-        transports);
+        transports,
+        store.deadTuples(dsl),
+        store.xminHorizon(dsl));
   }
 
   private static HealthStatus worst(HealthStatus a, HealthStatus b) {

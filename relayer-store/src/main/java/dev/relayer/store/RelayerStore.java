@@ -567,6 +567,25 @@ public final class RelayerStore {
     return OutboxQueries.health(mapping.map(dsl), Objects.requireNonNull(query, "query"));
   }
 
+  /**
+   * Dead tuples of Relayer's tables (outbox, dead table, inbox, leases), from {@code
+   * pg_stat_user_tables}, in that order; a table that does not exist is left out. One statement;
+   * see {@link TableDeadTuples} for how fresh the counts are.
+   */
+  public List<TableDeadTuples> deadTuples(DSLContext dsl) {
+    return TableStatsQueries.deadTuples(mapping.map(dsl), mapping.names());
+  }
+
+  /**
+   * What holds this database's xmin horizon back: sessions with an open snapshot or transaction id
+   * (those the role may see), replication slots with an {@code xmin} and prepared transactions,
+   * oldest first; see {@link XminHorizon}. Three statements on PostgreSQL's views, none on
+   * Relayer's tables.
+   */
+  public XminHorizon xminHorizon(DSLContext dsl) {
+    return HorizonQueries.horizon(mapping.map(dsl));
+  }
+
   /** How many keys are parked. */
   public long parkedKeyCount(DSLContext dsl) {
     return OutboxQueries.parkedKeyCount(mapping.map(dsl));

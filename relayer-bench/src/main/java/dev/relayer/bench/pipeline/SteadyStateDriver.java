@@ -2,6 +2,7 @@ package dev.relayer.bench.pipeline;
 
 import dev.relayer.bench.BenchOptions;
 import dev.relayer.bench.ScenarioContext;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -13,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
 
 /**
  * Steady state: producers enqueue one message per transaction while the system delivers.
@@ -170,53 +172,17 @@ public final class SteadyStateDriver {
 
   private void level(int percent, double rate) throws Exception {
     long totalNanos = options.warmup().toNanos() + options.window().toNanos();
-    int capacity = (int) Math.min(Integer.MAX_VALUE - 8, rate * totalNanos / 1e9 * 1.5 + 10_000);
-    probe.startWindow(capacity);
-    AtomicLong nextSeq = new AtomicLong();
-    AtomicBoolean stop = new AtomicBoolean();
-    int threads = options.producers();
-    long interval = (long) (threads * 1e9 / rate);
-    long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
-    List<Future<?>> producers = new ArrayList<>();
-    AtomicInteger overflow = new AtomicInteger();
-    ExecutorService pool = producerPool();
-    try {
-      for (int i = 0; i < threads; i++) {
-        long first = start + i * interval / threads;
-        producers.add(
-            pool.submit(
-                () -> {
-                  long due = first;
-                  while (!stop.get()) {
-                    long wait = due - System.nanoTime();
-                    if (wait > 0) {
-                      LockSupport.parkNanos(wait);
-                      continue;
-                    }
-                    long seq = nextSeq.getAndIncrement();
-                    if (seq >= capacity) {
-                      overflow.incrementAndGet();
-                      return null;
-                    }
-                    system.produce(seq);
-                    due += interval;
-                  }
-                  return null;
-                }));
-      }
-      sleep(start + options.warmup().toNanos() - System.nanoTime());
-      long from = nextSeq.get();
+    try (FixedRate producers = new FixedRate(rate, totalNanos)) {
+      sleep(producers.start + options.warmup().toNanos() - System.nanoTime());
+      long from = producers.produced();
       long commits0 = context.database().commits();
       long t0 = System.nanoTime();
       sleep(options.window().toNanos());
-      long to = Math.min(nextSeq.get(), capacity);
+      long to = producers.produced();
       long commits = context.database().commits() - commits0;
       double seconds = (System.nanoTime() - t0) / 1e9;
       long backlog = probe.committedCount() - probe.deliveredCount();
-      stop.set(true);
-      for (Future<?> producer : producers) {
-        producer.get();
-      }
+      producers.stop();
       long drainNanos = Math.max(TimeUnit.SECONDS.toNanos(10), options.window().toNanos());
       boolean drained = await(() -> probe.allDelivered(from, to), drainNanos);
       DeliveryProbe.Latencies latencies = probe.latencies(from, to);
@@ -252,17 +218,152 @@ public final class SteadyStateDriver {
                 + TimeUnit.NANOSECONDS.toSeconds(drainNanos)
                 + " s after it; the percentiles leave them out");
       }
-      if (latencies.deliveredBeforeCommitSeen() > 0) {
+      noteAnomalies(at, latencies, producers);
+    }
+  }
+
+  private void noteAnomalies(String at, DeliveryProbe.Latencies latencies, FixedRate producers) {
+    if (latencies.deliveredBeforeCommitSeen() > 0) {
+      context.note(
+          at
+              + ": "
+              + latencies.deliveredBeforeCommitSeen()
+              + " messages reached the sink before the producer saw the commit (counted as 0 ms)");
+    }
+    if (producers.overflowed()) {
+      context.note(at + ": the producers outran the timing table; the window was cut");
+    }
+  }
+
+  /**
+   * One bucket of {@link #runBuckets}.
+   *
+   * @param index 0-based
+   * @param seconds how long the bucket lasted
+   * @param rate messages committed per second in the bucket
+   * @param latencies commit-to-send latencies of the messages committed in the bucket
+   */
+  public record Bucket(int index, double seconds, double rate, DeliveryProbe.Latencies latencies) {}
+
+  /**
+   * Measures the capacity (recorded as {@link #run} does) and returns it, without the load levels.
+   */
+  public double measureCapacity() throws Exception {
+    return recordCapacity(true);
+  }
+
+  /**
+   * Producers at a fixed total {@code rate} for {@code --warmup} and then {@code length}, cut into
+   * buckets of {@code bucket}; {@code atBoundary} runs on the calling thread at the start of the
+   * first bucket and at the end of every bucket (with the bucket's index; -1 for the start). After
+   * the last bucket the producers stop and the driver waits (at most {@code --timeout}) for the
+   * messages of the buckets to be delivered, then returns each bucket's rate and latencies; nothing
+   * is recorded.
+   */
+  public List<Bucket> runBuckets(
+      double rate, Duration length, Duration bucket, IntConsumer atBoundary) throws Exception {
+    long totalNanos = options.warmup().toNanos() + length.toNanos();
+    List<long[]> bounds = new ArrayList<>();
+    List<Double> seconds = new ArrayList<>();
+    try (FixedRate producers = new FixedRate(rate, totalNanos)) {
+      long t = producers.start + options.warmup().toNanos();
+      sleep(t - System.nanoTime());
+      atBoundary.accept(-1);
+      long from = producers.produced();
+      long end = t + length.toNanos();
+      for (int i = 0; t < end; i++) {
+        long next = Math.min(end, t + bucket.toNanos());
+        sleep(next - System.nanoTime());
+        long to = producers.produced();
+        bounds.add(new long[] {from, to});
+        seconds.add((System.nanoTime() - t) / 1e9);
+        atBoundary.accept(i);
+        from = to;
+        t = next;
+      }
+      producers.stop();
+      long last = from;
+      long first = bounds.isEmpty() ? last : bounds.get(0)[0];
+      if (!await(() -> probe.allDelivered(first, last), options.timeout().toNanos())) {
         context.note(
-            at
-                + ": "
-                + latencies.deliveredBeforeCommitSeen()
-                + " messages reached the sink before the producer saw the commit (counted as 0 ms)");
+            label
+                + ": some messages of the buckets were not delivered within --timeout;"
+                + " the percentiles leave them out");
       }
-      if (overflow.get() > 0) {
-        context.note(at + ": the producers outran the timing table; the window was cut");
+      List<Bucket> buckets = new ArrayList<>();
+      for (int i = 0; i < bounds.size(); i++) {
+        long[] b = bounds.get(i);
+        DeliveryProbe.Latencies latencies = probe.latencies(b[0], b[1]);
+        buckets.add(new Bucket(i, seconds.get(i), (b[1] - b[0]) / seconds.get(i), latencies));
       }
-    } finally {
+      noteAnomalies(label, probe.latencies(first, last), producers);
+      return buckets;
+    }
+  }
+
+  /**
+   * {@code --producers} threads committing at a fixed total rate, each on its own schedule (a
+   * thread that falls behind catches up without pause), timing sequence numbers from 0 in a fresh
+   * probe window sized for {@code totalNanos} at that rate.
+   */
+  private final class FixedRate implements AutoCloseable {
+    final long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+    private final int capacity;
+    private final AtomicLong nextSeq = new AtomicLong();
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final AtomicInteger overflow = new AtomicInteger();
+    private final List<Future<?>> producers = new ArrayList<>();
+    private final ExecutorService pool = producerPool();
+
+    FixedRate(double rate, long totalNanos) {
+      capacity = (int) Math.min(Integer.MAX_VALUE - 8, rate * totalNanos / 1e9 * 1.5 + 10_000);
+      probe.startWindow(capacity);
+      int threads = options.producers();
+      long interval = (long) (threads * 1e9 / rate);
+      for (int i = 0; i < threads; i++) {
+        long first = start + i * interval / threads;
+        producers.add(
+            pool.submit(
+                () -> {
+                  long due = first;
+                  while (!stop.get()) {
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                      LockSupport.parkNanos(wait);
+                      continue;
+                    }
+                    long seq = nextSeq.getAndIncrement();
+                    if (seq >= capacity) {
+                      overflow.incrementAndGet();
+                      return null;
+                    }
+                    system.produce(seq);
+                    due += interval;
+                  }
+                  return null;
+                }));
+      }
+    }
+
+    /** Sequence numbers handed out so far (at most the window's capacity). */
+    long produced() {
+      return Math.min(nextSeq.get(), capacity);
+    }
+
+    boolean overflowed() {
+      return overflow.get() > 0;
+    }
+
+    /** Stops the producers and waits for their last transactions; rethrows a producer's failure. */
+    void stop() throws Exception {
+      stop.set(true);
+      for (Future<?> producer : producers) {
+        producer.get();
+      }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
       stop.set(true);
       pool.shutdownNow();
       pool.awaitTermination(1, TimeUnit.MINUTES);

@@ -33,14 +33,30 @@ public record MachineInfo(Map<String, String> rows) {
           "wal_compression",
           "max_wal_size",
           "checkpoint_timeout",
-          "autovacuum",
           "work_mem",
           "effective_cache_size",
-          "max_connections");
+          "max_connections",
+          "track_counts",
+          "autovacuum",
+          "autovacuum_max_workers",
+          "autovacuum_naptime",
+          "autovacuum_vacuum_threshold",
+          "autovacuum_vacuum_scale_factor",
+          "autovacuum_vacuum_insert_threshold",
+          "autovacuum_vacuum_insert_scale_factor",
+          "autovacuum_analyze_threshold",
+          "autovacuum_analyze_scale_factor",
+          "autovacuum_vacuum_cost_delay",
+          "autovacuum_vacuum_cost_limit",
+          "vacuum_cost_limit",
+          "old_snapshot_threshold");
 
-  /** Collects what can be seen from this JVM and from {@code server}. */
-  public static MachineInfo collect(PgServer server, Optional<String> pgbenchVersion)
-      throws SQLException {
+  /**
+   * Collects what can be seen from this JVM and from {@code server}; {@code serverKind} says where
+   * the server came from (a private cluster or an external one), for the report.
+   */
+  public static MachineInfo collect(
+      PgServer server, String serverKind, Optional<String> pgbenchVersion) throws SQLException {
     Map<String, String> rows = new LinkedHashMap<>();
     rows.put("CPUs (nproc)", Integer.toString(Runtime.getRuntime().availableProcessors()));
     rows.put("CPU model", cpuModel().orElse("unknown"));
@@ -68,17 +84,21 @@ public record MachineInfo(Map<String, String> rows) {
       }
       StringBuilder settings = new StringBuilder();
       for (String name : SETTINGS) {
-        try (ResultSet rs = s.executeQuery("SELECT current_setting('" + name + "')")) {
+        // missing_ok: a setting this server's version does not have shows as n/a.
+        try (ResultSet rs = s.executeQuery("SELECT current_setting('" + name + "', true)")) {
           rs.next();
           if (settings.length() > 0) {
             settings.append(", ");
           }
-          settings.append(name).append('=').append(rs.getString(1));
+          String value = rs.getString(1);
+          settings.append(name).append('=').append(value == null ? "n/a" : value);
         }
       }
       rows.put("PostgreSQL settings", settings.toString());
     }
-    rows.put("PostgreSQL server", server.redactedUrl() + " (same machine as the JVM)");
+    rows.put(
+        "PostgreSQL server",
+        server.redactedUrl() + " (same machine as the JVM; " + serverKind + ")");
     pgbenchVersion.ifPresent(v -> rows.put("pgbench", v));
     return new MachineInfo(rows);
   }

@@ -7,6 +7,7 @@ import dev.relayer.it.chaos.ChaosReport.Dead;
 import dev.relayer.it.chaos.ChaosReport.Left;
 import dev.relayer.it.chaos.Fleet.Role;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.testkit.PrivatePostgres;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.transport.TcpProxy;
 import dev.relayer.transport.rabbitmq.RabbitMqFixture;
@@ -22,6 +23,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -94,9 +96,23 @@ final class ChaosRun {
     return Files.createDirectories(Path.of("target", "chaos", "run-" + stamp));
   }
 
+  /**
+   * The chaos cluster: {@code fsync} off changes nothing for what the run does to it ({@link
+   * PrivatePostgres#crash()} kills the server processes, not the machine, and the operating system
+   * keeps every write they made); the binaries come from {@code -Drelayer.chaos.pgBin} when set.
+   */
+  private static PrivatePostgres.Config postgresConfig() {
+    String bin = System.getProperty("relayer.chaos.pgBin");
+    return new PrivatePostgres.Config(
+        "chaos",
+        "chaos",
+        Map.of("fsync", "off", "max_connections", "200"),
+        bin == null || bin.isBlank() ? Optional.empty() : Optional.of(Path.of(bin.trim())));
+  }
+
   ChaosReport run() throws Exception {
     URI broker = URI.create(RabbitMqFixture.brokerUri());
-    try (PrivatePostgres postgres = PrivatePostgres.start();
+    try (PrivatePostgres postgres = PrivatePostgres.start(postgresConfig());
         RabbitMqFixture rabbit = RabbitMqFixture.direct(false);
         TcpProxy proxy =
             TcpProxy.start(broker.getHost(), broker.getPort() > 0 ? broker.getPort() : 5672)) {
