@@ -185,7 +185,10 @@ public record RelayerProperties(
           laneCount != null ? laneCount : StoreOptions.DEFAULT_LANES,
           laneNotifications == null || laneNotifications);
     } catch (InvalidInputException e) {
-      throw new InvalidInputException(e.problems().stream().map(p -> "relayer." + p).toList());
+      throw new InvalidInputException(
+          e.problems().stream()
+              .map(p -> p.startsWith("laneCount") ? "relayer.lane-count" + p.substring(9) : p)
+              .toList());
     }
   }
 
