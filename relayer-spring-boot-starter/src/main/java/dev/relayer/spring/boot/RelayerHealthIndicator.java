@@ -22,7 +22,7 @@ import org.springframework.boot.health.contributor.Status;
  * Status#DOWN}; a check that cannot run (database unreachable, tables missing) is {@link
  * Status#DOWN} with the error. Details: the reasons, the counts and ages of the report (ages as
  * ISO-8601 durations, absent when there is no such row), the leases by name, and this process's
- * sends per transport over the last minute.
+ * sends over the last minute per transport that sent in it.
  */
 public final class RelayerHealthIndicator implements HealthIndicator {
 
