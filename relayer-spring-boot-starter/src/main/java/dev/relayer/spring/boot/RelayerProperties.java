@@ -29,19 +29,19 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * by its {@code relayer.*} name; the auto-configuration calls them while it creates the {@code
  * Relayer}, so a bad value fails start-up.
  *
- * @param enabled whether the auto-configuration creates anything at all; default {@code true}
- * @param schema schema of Relayer's tables; default {@code public}
- * @param prefix prefix of Relayer's table names; default {@code relayer_}; empty for none
+ * @param enabled whether the auto-configuration creates anything at all; default true
+ * @param schema schema of Relayer's tables; default public
+ * @param prefix prefix of Relayer's table names; default relayer_; empty for none
  * @param laneCount number of ordered lanes; 1–4096, default 16. All instances sharing the tables
  *     must agree on it
  * @param laneNotifications whether commits that wrote ordered rows notify other instances ({@code
- *     pg_notify} after the commit); default {@code true}
+ *     pg_notify} after the commit); default true
  * @param owner this instance's identity in the maintenance and lane leases; unique among live
- *     instances; default {@code host/pid/random}
- * @param dispatch direct dispatch ({@code relayer.dispatch.*})
- * @param maintenance the sweeper and cleanup ({@code relayer.maintenance.*})
- * @param lanes the ordered lanes ({@code relayer.lanes.*})
- * @param health the health thresholds ({@code relayer.health.*})
+ *     instances; default host/pid/random
+ * @param dispatch direct dispatch (relayer.dispatch.*)
+ * @param maintenance the sweeper and cleanup (relayer.maintenance.*)
+ * @param lanes the ordered lanes (relayer.lanes.*)
+ * @param health the health thresholds (relayer.health.*)
  */
 @ConfigurationProperties("relayer")
 public record RelayerProperties(
@@ -60,13 +60,12 @@ public record RelayerProperties(
    * Direct dispatch, and the sends, retries and attempts of maintenance and lanes too ({@code
    * DispatchOptions}).
    *
-   * @param enabled whether this instance delivers; default {@code true}. When {@code false} it only
-   *     writes: no transport is registered, so neither direct dispatch nor maintenance nor lanes
-   *     run here, and other instances deliver its rows (their sweeper after {@code recoveryDelay},
-   *     their lanes)
+   * @param enabled whether this instance delivers; default true. When false it only writes: no
+   *     transport is registered, so neither direct dispatch nor maintenance nor lanes run here, and
+   *     other instances deliver its rows (their sweeper after recoveryDelay, their lanes)
    * @param claimDuration how long a direct-dispatch or lane claim holds a row; default 30 s
-   * @param sendTimeout bounded wait for one transport batch; shorter than {@code claimDuration} by
-   *     at least 1 s; default 10 s
+   * @param sendTimeout bounded wait for one transport batch; shorter than claimDuration by at least
+   *     1 s; default 10 s
    * @param maxAttempts attempts before a row goes dead (ordered: parks); 1–1000, default 10
    * @param backoffInitial first retry delay; default 1 s
    * @param backoffMax longest retry delay; default 5 min
@@ -91,10 +90,10 @@ public record RelayerProperties(
       Duration laneNotifyInterval) {}
 
   /**
-   * The sweeper and cleanup ({@code MaintenanceOptions}).
+   * The sweeper and cleanup (MaintenanceOptions).
    *
-   * @param enabled whether this instance runs maintenance; default {@code true} (when dispatch is
-   *     on). Another instance must run it: it recovers lost hand-offs and retries
+   * @param enabled whether this instance runs maintenance; default true (when dispatch is on).
+   *     Another instance must run it: it recovers lost hand-offs and retries
    * @param batchSize rows per sweep pass; 1–10,000, default 100
    * @param recoveryDelay the sweeper leaves rows younger than this to direct dispatch; default 30 s
    * @param sweepInterval wait after a sweep pass; default 5 s
@@ -103,8 +102,8 @@ public record RelayerProperties(
    * @param cleanupInterval how often cleanup runs; default 1 min
    * @param cleanupBatchSize rows per cleanup delete; 1–100,000, default 5000
    * @param cleanupBudget how long one cleanup run may go on; default 5 s
-   * @param deadRetention dead rows older than this are deleted; a duration or {@code infinite};
-   *     default 30 d
+   * @param deadRetention dead rows older than this are deleted; a duration or infinite; default 30
+   *     d
    * @param inboxRetention inbox records older than this are deleted; a duration or {@code
    *     infinite}; default 7 d
    * @param shutdownTimeout how long close waits for a running pass; default 10 s
@@ -124,18 +123,18 @@ public record RelayerProperties(
       Duration shutdownTimeout) {}
 
   /**
-   * The ordered lanes ({@code LaneOptions}).
+   * The ordered lanes (LaneOptions).
    *
-   * @param enabled whether this instance runs lanes; default {@code true} (when dispatch is on).
-   *     Ordered messages are sent only by instances that run them
+   * @param enabled whether this instance runs lanes; default true (when dispatch is on). Ordered
+   *     messages are sent only by instances that run them
    * @param pollInterval how often an owned lane is checked without a wake-up; default 5 s
    * @param leaseDuration lane lease and instance heartbeat; 1 s – 1 h, default 30 s
    * @param keysPerPass most keys per lane one claim takes; 1–10,000, default 100
    * @param rowsPerKey most rows of one key per pass; 1–10,000, default 100
    * @param claimsPerPass most claims per pass transaction; 1–1000, default 10
    * @param threads lane passes at once on this instance; 1–64, default 2
-   * @param listen whether to {@code LISTEN} for other instances' wake-ups; default {@code true};
-   *     off behind PgBouncer in transaction mode
+   * @param listen whether to LISTEN for other instances' wake-ups; default true; off behind
+   *     PgBouncer in transaction mode
    * @param reconnectDelay wait before reopening a lost listening connection; default 1 s
    * @param shutdownTimeout how long close waits for running passes; default 10 s
    */
@@ -152,7 +151,7 @@ public record RelayerProperties(
       Duration shutdownTimeout) {}
 
   /**
-   * Health thresholds ({@code RelayerHealth}); each pair is set together or not at all.
+   * Health thresholds (RelayerHealth); each pair is set together or not at all.
    *
    * @param degradedAt eligible rows from which health is degraded; default 1000
    * @param unhealthyAt eligible rows from which health is unhealthy; default 10,000
