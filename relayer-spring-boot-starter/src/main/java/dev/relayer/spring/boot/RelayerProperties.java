@@ -102,6 +102,8 @@ public record RelayerProperties(
    * @param cleanupInterval how often cleanup runs; default 1 min
    * @param cleanupBatchSize rows per cleanup delete; 1–100,000, default 5000
    * @param cleanupBudget how long one cleanup run may go on; default 5 s
+   * @param cleanupPauseFactor after each cleanup batch that another follows, wait that batch's own
+   *     time multiplied by this; 0–100, default 0 (batches back to back)
    * @param deadRetention dead rows older than this are deleted; a duration or infinite; default 30
    *     d
    * @param inboxRetention inbox records older than this are deleted; a duration or {@code
@@ -118,6 +120,7 @@ public record RelayerProperties(
       Duration cleanupInterval,
       Integer cleanupBatchSize,
       Duration cleanupBudget,
+      Double cleanupPauseFactor,
       String deadRetention,
       String inboxRetention,
       Duration shutdownTimeout) {}
@@ -229,6 +232,7 @@ public record RelayerProperties(
     set(m.cleanupInterval(), b::cleanupInterval);
     set(m.cleanupBatchSize(), b::cleanupBatchSize);
     set(m.cleanupBudget(), b::cleanupBudget);
+    set(m.cleanupPauseFactor(), b::cleanupPauseFactor);
     set(retention("deadRetention", m.deadRetention(), problems), b::deadRetention);
     set(retention("inboxRetention", m.inboxRetention(), problems), b::inboxRetention);
     set(m.shutdownTimeout(), b::shutdownTimeout);

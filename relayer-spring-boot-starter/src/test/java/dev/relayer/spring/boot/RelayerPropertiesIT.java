@@ -43,6 +43,7 @@ class RelayerPropertiesIT {
             "relayer.maintenance.recovery-delay=45s",
             "relayer.maintenance.dead-retention=infinite",
             "relayer.maintenance.inbox-retention=3d",
+            "relayer.maintenance.cleanup-pause-factor=0.5",
             "relayer.lanes.poll-interval=250ms",
             "relayer.lanes.listen=false")
         .run(
@@ -60,6 +61,7 @@ class RelayerPropertiesIT {
                   .isEqualTo(Retention.infinite());
               assertThat(properties.maintenanceOptions().inboxRetention())
                   .isEqualTo(Retention.of(Duration.ofDays(3)));
+              assertThat(properties.maintenanceOptions().cleanupPauseFactor()).isEqualTo(0.5);
               assertThat(properties.laneOptions().pollInterval()).isEqualTo(Duration.ofMillis(250));
               assertThat(properties.laneOptions().listen()).isFalse();
             });
