@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -317,10 +318,60 @@ public final class Relayer implements AutoCloseable {
    * @throws InvalidInputException naming a null collection, a null or a non-positive id
    */
   public void afterCommit(Collection<Long> ids) {
-    if (ids == null) {
-      throw new InvalidInputException("ids must not be null");
+    List<String> problems = idProblems(ids);
+    if (!problems.isEmpty()) {
+      throw new InvalidInputException(problems);
     }
+    // Not under the lifecycle lock: a hand-off never waits for a start or close in progress.
+    if (state == State.CLOSED || dispatcher == null) {
+      return;
+    }
+    dispatcher.afterCommit(ids);
+  }
+
+  /**
+   * Hands over what a committed transaction wrote, for transaction managers that learn it from an
+   * {@link dev.relayer.store.EnqueueListener} on {@link #store()}: the unordered ids as {@link
+   * #afterCommit(Collection)} does, and the lanes that received ordered rows, whose owners are then
+   * woken at once (in this process directly, in others through the dispatcher's notifier) instead
+   * of at their next poll. Never blocks; same states as {@link #afterCommit(Collection)}.
+   *
+   * @param ids the unordered ids the transaction wrote; positive, none null
+   * @param lanes the lanes of its ordered rows; each in {@code [0, laneCount)}
+   * @throws InvalidInputException naming a null collection, a bad id or a lane out of range
+   */
+  public void afterCommit(Collection<Long> ids, Collection<Integer> lanes) {
+    List<String> problems = idProblems(ids);
+    if (lanes == null) {
+      problems.add("lanes must not be null");
+    } else {
+      int laneCount = store.options().laneCount();
+      int index = 0;
+      for (Integer lane : lanes) {
+        if (lane == null) {
+          problems.add("lanes[" + index + "] must not be null");
+        } else if (lane < 0 || lane >= laneCount) {
+          problems.add(
+              "lanes[" + index + "] must be between 0 and " + (laneCount - 1) + ", was " + lane);
+        }
+        index++;
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new InvalidInputException(problems);
+    }
+    if (state == State.CLOSED || dispatcher == null) {
+      return;
+    }
+    dispatcher.afterCommit(ids, Set.copyOf(lanes));
+  }
+
+  private static List<String> idProblems(Collection<Long> ids) {
     List<String> problems = new ArrayList<>();
+    if (ids == null) {
+      problems.add("ids must not be null");
+      return problems;
+    }
     int index = 0;
     for (Long id : ids) {
       if (id == null) {
@@ -330,14 +381,7 @@ public final class Relayer implements AutoCloseable {
       }
       index++;
     }
-    if (!problems.isEmpty()) {
-      throw new InvalidInputException(problems);
-    }
-    // Not under the lifecycle lock: a hand-off never waits for a start or close in progress.
-    if (state == State.CLOSED || dispatcher == null) {
-      return;
-    }
-    dispatcher.afterCommit(ids);
+    return problems;
   }
 
   /** This instance's identity in the maintenance and lane leases. */

@@ -174,6 +174,22 @@ public final class RelayerDispatcher implements AutoCloseable {
     direct.offer(ids);
   }
 
+  /**
+   * Hands over what a committed transaction wrote, as {@link #transactionListener()} does on a jOOQ
+   * commit: the unordered ids go to direct dispatch, and the lanes that received ordered rows are
+   * woken (in this process at once, in other instances through the notifier). For transaction
+   * managers other than jOOQ's that learn both from an {@link dev.relayer.store.EnqueueListener}
+   * (for example Spring's after-commit synchronization). Never blocks.
+   *
+   * @param unorderedIds ids of the unordered rows the transaction wrote
+   * @param lanes lanes of the ordered rows it wrote
+   */
+  public void afterCommit(Collection<Long> unorderedIds, Set<Integer> lanes) {
+    Objects.requireNonNull(unorderedIds, "unorderedIds");
+    Objects.requireNonNull(lanes, "lanes");
+    handOver(List.copyOf(unorderedIds), Set.copyOf(lanes));
+  }
+
   private void handOver(List<Long> unorderedIds, Set<Integer> lanes) {
     if (!unorderedIds.isEmpty()) {
       direct.offer(unorderedIds);

@@ -1,0 +1,146 @@
+package dev.relayer.spring.boot;
+
+import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.spi.Transport;
+import dev.relayer.dispatch.Relayer;
+import dev.relayer.spring.boot.RelayerProperties.Health;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jooq.autoconfigure.JooqAutoConfiguration;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configures a {@link Relayer} over the application's {@link DataSource}, with every {@link
+ * Transport} bean registered, started and stopped by {@link RelayerLifecycle}, and the Spring
+ * transaction hand-off {@link SpringCommitHandoff}. Every bean backs off when the application
+ * defines its own of the same type. {@code relayer.enabled=false} turns it all off; see {@link
+ * RelayerProperties} and the package documentation.
+ */
+@AutoConfiguration(
+    after = {
+      DataSourceAutoConfiguration.class,
+      DataSourceTransactionManagerAutoConfiguration.class,
+      TransactionAutoConfiguration.class,
+      JooqAutoConfiguration.class
+    })
+@ConditionalOnProperty(
+    prefix = "relayer",
+    name = "enabled",
+    havingValue = "true",
+    matchIfMissing = true)
+@ConditionalOnSingleCandidate(DataSource.class)
+@EnableConfigurationProperties(RelayerProperties.class)
+public class RelayerAutoConfiguration {
+
+  private static final Logger log = LoggerFactory.getLogger(RelayerAutoConfiguration.class);
+
+  /** Created by Spring. */
+  public RelayerAutoConfiguration() {}
+
+  /**
+   * The Relayer: the {@code relayer.*} properties, the {@code Transport} beans (shared: Spring
+   * closes them, after this Relayer), then every {@link RelayerBuilderCustomizer}. With {@code
+   * relayer.dispatch.enabled=false} no transport is registered and it only writes.
+   *
+   * @param dataSource the application's data source; Relayer runs its own short transactions on it,
+   *     never inside the application's
+   * @param properties the {@code relayer.*} properties
+   * @param transports the transports
+   * @param customizers adjustments applied last
+   * @return the Relayer, not yet started
+   * @throws InvalidInputException naming each invalid {@code relayer.*} property
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public Relayer relayer(
+      DataSource dataSource,
+      RelayerProperties properties,
+      ObjectProvider<Transport> transports,
+      ObjectProvider<RelayerBuilderCustomizer> customizers) {
+    List<String> problems = properties.problems();
+    if (!problems.isEmpty()) {
+      List<String> invalid = new ArrayList<>();
+      invalid.add("invalid relayer.* properties");
+      invalid.addAll(problems);
+      throw new InvalidInputException(invalid);
+    }
+    Relayer.Builder builder = Relayer.builder(dataSource).store(properties.storeOptions());
+    if (properties.owner() != null) {
+      builder.owner(properties.owner());
+    }
+    List<Transport> registered =
+        properties.dispatch().enabled() ? transports.orderedStream().toList() : List.of();
+    if (registered.isEmpty()) {
+      log.info(
+          "Relayer store={} only writes: {}",
+          properties.storeOptions().schema(),
+          properties.dispatch().enabled() ? "no Transport bean" : "relayer.dispatch.enabled=false");
+    } else {
+      registered.forEach(builder::sharedTransport);
+      builder.dispatch(properties.dispatchOptions());
+      if (properties.runsMaintenance()) {
+        builder.maintenance(properties.maintenanceOptions());
+      } else {
+        builder.withoutMaintenance();
+      }
+      if (properties.runsLanes()) {
+        builder.lanes(properties.laneOptions());
+      } else {
+        builder.withoutLanes();
+      }
+    }
+    Health health = properties.health();
+    builder.health(
+        h -> {
+          if (health.degradedAt() != null) {
+            h.eligibleThresholds(health.degradedAt(), health.unhealthyAt());
+          }
+          if (health.ageDegradedAt() != null) {
+            h.ageThresholds(health.ageDegradedAt(), health.ageUnhealthyAt());
+          }
+        });
+    customizers.orderedStream().forEach(c -> c.customize(builder));
+    try {
+      return builder.build();
+    } catch (InvalidInputException e) {
+      throw new InvalidInputException(
+          e.problems().stream().map(RelayerProperties::rename).toList());
+    }
+  }
+
+  /**
+   * Hands what a Spring-managed transaction enqueued to {@code relayer} after its outermost commit.
+   *
+   * @param relayer the Relayer
+   * @return the hand-off, installed on the Relayer's store
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public SpringCommitHandoff springCommitHandoff(Relayer relayer) {
+    return new SpringCommitHandoff(relayer);
+  }
+
+  /**
+   * Starts and stops {@code relayer} with the application context.
+   *
+   * @param relayer the Relayer
+   * @return the lifecycle, in phase {@link RelayerLifecycle#PHASE}
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public RelayerLifecycle relayerLifecycle(Relayer relayer) {
+    return new RelayerLifecycle(relayer);
+  }
+}

@@ -1,0 +1,131 @@
+package dev.relayer.spring.boot;
+
+import static dev.relayer.spring.boot.StarterFixture.message;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.relayer.dispatch.Relayer;
+import dev.relayer.testkit.transport.InMemoryTransport;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.ApplicationContext;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/** The {@code relayer} health indicator reports Relayer's health check: status and details. */
+class RelayerHealthIndicatorIT {
+
+  private static StarterFixture fixture;
+
+  @BeforeAll
+  static void database() {
+    fixture = new StarterFixture();
+  }
+
+  @AfterAll
+  static void dropDatabase() {
+    fixture.close();
+  }
+
+  @BeforeEach
+  void emptyOutbox() {
+    fixture.dsl.deleteFrom(DSL.table(DSL.name("relayer_outbox"))).execute();
+  }
+
+  @Test
+  void relayerThatDeliveredIsUpWithTheReportsDetails() {
+    fixture
+        .runner()
+        .withUserConfiguration(StarterFixture.MemoryTransport.class)
+        .run(
+            context -> {
+              assertThat(context).hasBean("relayerHealthIndicator");
+              InMemoryTransport memory = context.getBean(InMemoryTransport.class);
+              enqueue(context, 1);
+              await().atMost(Duration.ofSeconds(5)).until(() -> memory.deliveries().size() == 1);
+
+              Health health = context.getBean(RelayerHealthIndicator.class).health();
+
+              assertThat(health.getStatus()).isEqualTo(Status.UP);
+              Map<String, Object> details = health.getDetails();
+              assertThat(details)
+                  .containsEntry("eligible", 0L)
+                  .containsEntry("retrying", 0L)
+                  .containsEntry("neverHandedOff", 0L)
+                  .containsEntry("parkedKeys", 0L)
+                  .containsEntry("deadRows", 0L)
+                  .containsEntry("deadRowsLastHour", 0L)
+                  .containsEntry("reasons", List.of())
+                  .containsKeys("at", "leases", "transports")
+                  .doesNotContainKeys("oldestEligibleAge", "oldestPendingAge");
+              assertThat(details.get("transports"))
+                  .isEqualTo(Map.of("memory", Map.of("succeeded", 1L, "failed", 0L)));
+            });
+  }
+
+  @Test
+  void backlogFromTheThresholdsIsDegradedThenDown() {
+    fixture
+        .runner()
+        .withUserConfiguration(StarterFixture.MemoryTransport.class)
+        .withPropertyValues(
+            // Only writes: the rows stay eligible.
+            "relayer.dispatch.enabled=false",
+            "relayer.health.degraded-at=2",
+            "relayer.health.unhealthy-at=4")
+        .run(
+            context -> {
+              RelayerHealthIndicator indicator = context.getBean(RelayerHealthIndicator.class);
+              enqueue(context, 1);
+              assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+
+              enqueue(context, 1);
+              Health degraded = indicator.health();
+              assertThat(degraded.getStatus()).isEqualTo(RelayerHealthIndicator.DEGRADED);
+              assertThat(degraded.getStatus().getCode()).isEqualTo("DEGRADED");
+              assertThat(degraded.getDetails()).containsEntry("eligible", 2L);
+              assertThat((List<?>) degraded.getDetails().get("reasons")).hasSize(1);
+              assertThat(degraded.getDetails()).containsKey("oldestEligibleAge");
+
+              enqueue(context, 2);
+              Health down = indicator.health();
+              assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+              assertThat(down.getDetails()).containsEntry("eligible", 4L);
+            });
+  }
+
+  @Test
+  void healthIndicatorTurnedOffIsNotCreated() {
+    fixture
+        .runner()
+        .withUserConfiguration(StarterFixture.MemoryTransport.class)
+        .withPropertyValues("management.health.relayer.enabled=false")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).hasSingleBean(Relayer.class);
+              assertThat(context).doesNotHaveBean(RelayerHealthIndicator.class);
+            });
+  }
+
+  private static void enqueue(ApplicationContext context, int count) {
+    Relayer relayer = context.getBean(Relayer.class);
+    DSLContext dsl = context.getBean(DSLContext.class);
+    context
+        .getBean(TransactionTemplate.class)
+        .executeWithoutResult(
+            status -> {
+              for (int i = 0; i < count; i++) {
+                relayer.store().enqueue(dsl, message("backlog"));
+              }
+            });
+  }
+}

@@ -1,0 +1,109 @@
+package dev.relayer.spring.boot;
+
+import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.NewMessage;
+import dev.relayer.testkit.RelayerSchemaInstaller;
+import dev.relayer.testkit.TestDatabase;
+import dev.relayer.testkit.transport.InMemoryTransport;
+import java.nio.charset.StandardCharsets;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jooq.autoconfigure.JooqAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * A fresh database with Relayer's tables, and a context runner with the auto-configurations a
+ * Spring Boot jOOQ application has (data source, transaction manager, transactions, jOOQ) plus
+ * Relayer's, pointed at that database.
+ */
+final class StarterFixture implements AutoCloseable {
+
+  /** Keeps the sweeper from delivering anything within a test: only the hand-off can. */
+  static final String SWEEPER_OUT_OF_THE_WAY = "relayer.maintenance.recovery-delay=1h";
+
+  final TestDatabase database;
+  final DSLContext dsl;
+
+  StarterFixture() {
+    database = TestDatabase.create();
+    RelayerSchemaInstaller.applyScript(database.dataSource(), SchemaOptions.defaults());
+    dsl = DSL.using(database.dataSource(), SQLDialect.POSTGRES);
+  }
+
+  /** The runner: Boot's data and transaction auto-configurations, Relayer's, this database. */
+  ApplicationContextRunner runner() {
+    return new ApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                DataSourceAutoConfiguration.class,
+                DataSourceTransactionManagerAutoConfiguration.class,
+                TransactionAutoConfiguration.class,
+                JooqAutoConfiguration.class,
+                RelayerAutoConfiguration.class,
+                RelayerHealthContributorAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.datasource.url=" + database.jdbcUrl(),
+            "spring.datasource.username=" + database.user(),
+            "spring.datasource.password="
+                + (database.password() == null ? "" : database.password()),
+            "spring.datasource.hikari.maximum-pool-size=6");
+  }
+
+  /** Rows in the outbox now. */
+  int outboxRows() {
+    return dsl.fetchCount(DSL.table(DSL.name("public", "relayer_outbox")));
+  }
+
+  /** Lease rows now held in the name of {@code owner}. */
+  int leasesOf(String owner) {
+    return dsl.fetchCount(
+        DSL.table(DSL.name("public", "relayer_leases")),
+        DSL.field(DSL.name("owner"), String.class).eq(owner));
+  }
+
+  /** An unordered message to the in-memory transport {@code memory}. */
+  static NewMessage message(String body) {
+    return NewMessage.builder()
+        .transport("memory")
+        .destination("orders")
+        .messageType("OrderPlaced")
+        .body(body.getBytes(StandardCharsets.UTF_8))
+        .build();
+  }
+
+  /** An ordered message to {@code memory} under {@code key}. */
+  static NewMessage ordered(String key, String body) {
+    return NewMessage.builder()
+        .transport("memory")
+        .destination("orders")
+        .messageType("OrderPlaced")
+        .orderingKey(key)
+        .body(body.getBytes(StandardCharsets.UTF_8))
+        .build();
+  }
+
+  static String body(InMemoryTransport.Delivery delivery) {
+    return new String(delivery.message().body(), StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void close() {
+    database.close();
+  }
+
+  /** The in-memory transport as the application's {@code Transport} bean. */
+  @Configuration(proxyBeanMethods = false)
+  static class MemoryTransport {
+    @Bean
+    InMemoryTransport memory() {
+      return InMemoryTransport.named("memory");
+    }
+  }
+}
