@@ -161,10 +161,36 @@ class OptionsTest {
   }
 
   @Test
-  void bindingRejectsUnknownKeysAndBadValuesNamingThem() {
-    assertThatThrownBy(() -> MaintenanceOptions.fromMap(Map.of("batchsize", "10")))
+  void namesBindRelaxedInKebabSnakeAndEnvironmentCaseAndProblemsNameTheKeyAsGiven() {
+    MaintenanceOptions m =
+        MaintenanceOptions.fromMap(
+            Map.of(
+                "recovery-delay", "7s",
+                "SWEEP_INTERVAL", "2s",
+                "cleanup_batch_size", "10",
+                "LeaseDuration", "9s"));
+    assertThat(m.recoveryDelay()).isEqualTo(Duration.ofSeconds(7));
+    assertThat(m.sweepInterval()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(m.cleanupBatchSize()).isEqualTo(10);
+    assertThat(m.leaseDuration()).isEqualTo(Duration.ofSeconds(9));
+    assertThat(DispatchOptions.fromMap(Map.of("max-attempts", "3")).maxAttempts()).isEqualTo(3);
+    assertThatThrownBy(() -> MaintenanceOptions.fromMap(Map.of("sweep-interval", "soon")))
         .isInstanceOf(InvalidInputException.class)
-        .hasMessageContaining("unknown option 'batchsize'");
+        .hasMessageContaining("maintenance.sweep-interval: 'soon' is not a duration");
+    Map<String, String> twice = new java.util.LinkedHashMap<>();
+    twice.put("recoveryDelay", "1s");
+    twice.put("recovery-delay", "2s");
+    assertThatThrownBy(() -> MaintenanceOptions.fromMap(twice))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining(
+            "maintenance.recoveryDelay is given twice, as 'recoveryDelay' and as 'recovery-delay'");
+  }
+
+  @Test
+  void bindingRejectsUnknownKeysAndBadValuesNamingThem() {
+    assertThatThrownBy(() -> MaintenanceOptions.fromMap(Map.of("batchSizes", "10")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("unknown option 'batchSizes'");
     assertThatThrownBy(() -> MaintenanceOptions.fromMap(Map.of("sweepInterval", "soon")))
         .hasMessageContaining("maintenance.sweepInterval")
         .hasMessageContaining("'soon' is not a duration");

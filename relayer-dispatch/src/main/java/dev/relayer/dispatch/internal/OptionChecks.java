@@ -3,9 +3,13 @@ package dev.relayer.dispatch.internal;
 import dev.relayer.api.InvalidInputException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 
@@ -114,20 +118,47 @@ public final class OptionChecks {
   }
 
   /**
-   * Applies every entry of {@code values} through {@code setters}; unknown keys and unparsable
-   * values are problems. Throws listing all of them.
+   * Applies every entry of {@code values} through {@code setters}; unknown keys, unparsable values
+   * and an option given twice are problems. Throws listing all of them.
+   *
+   * <p>Names bind relaxed, as Spring Boot binds properties: {@code recoveryDelay}, {@code
+   * recovery-delay}, {@code recovery_delay} and {@code RECOVERY_DELAY} all name the option {@code
+   * recoveryDelay} (case, {@code -} and {@code _} are ignored).
    */
   public static void bind(
       String owner, Map<String, String> values, Map<String, Consumer<String>> setters) {
     List<String> problems = new ArrayList<>();
+    Map<String, String> options = new HashMap<>();
+    for (String option : setters.keySet()) {
+      options.put(relaxed(option), option);
+    }
     Set<String> unknown = new TreeSet<>();
+    Map<String, String> givenAs = new TreeMap<>();
+    Map<String, String> bound = new LinkedHashMap<>();
     for (Map.Entry<String, String> entry : values.entrySet()) {
-      if (entry.getKey() == null) {
+      String key = entry.getKey();
+      if (key == null) {
         problems.add(owner + ": an option name is null (value " + entry.getValue() + ")");
+        continue;
+      }
+      String option = options.get(relaxed(key));
+      if (option == null) {
+        unknown.add(key);
       } else if (entry.getValue() == null) {
-        problems.add(owner + "." + entry.getKey() + " must not be null");
-      } else if (!setters.containsKey(entry.getKey())) {
-        unknown.add(entry.getKey());
+        problems.add(owner + "." + key + " must not be null");
+      } else if (givenAs.containsKey(option)) {
+        problems.add(
+            owner
+                + "."
+                + option
+                + " is given twice, as '"
+                + givenAs.get(option)
+                + "' and as '"
+                + key
+                + "'");
+      } else {
+        givenAs.put(option, key);
+        bound.put(option, entry.getValue());
       }
     }
     for (String key : unknown) {
@@ -139,20 +170,21 @@ public final class OptionChecks {
               + new TreeSet<>(setters.keySet())
               + ")");
     }
-    for (Map.Entry<String, String> entry : values.entrySet()) {
-      Consumer<String> setter = entry.getKey() == null ? null : setters.get(entry.getKey());
-      if (setter == null || entry.getValue() == null) {
-        continue;
-      }
+    for (Map.Entry<String, String> entry : bound.entrySet()) {
       try {
-        setter.accept(entry.getValue());
+        setters.get(entry.getKey()).accept(entry.getValue());
       } catch (IllegalArgumentException e) {
-        problems.add(owner + "." + entry.getKey() + ": " + e.getMessage());
+        problems.add(owner + "." + givenAs.get(entry.getKey()) + ": " + e.getMessage());
       }
     }
     if (!problems.isEmpty()) {
       throw new InvalidInputException(problems);
     }
+  }
+
+  /** {@code name} without case, {@code -} or {@code _}: the form relaxed names are matched in. */
+  private static String relaxed(String name) {
+    return name.replace("-", "").replace("_", "").toLowerCase(Locale.ROOT);
   }
 
   /**
