@@ -1,5 +1,7 @@
 package dev.relayer.api;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Root of every exception Relayer throws. Unchecked, so that it passes through the application's
  * jOOQ transaction lambdas unchanged.
@@ -11,7 +13,7 @@ public class RelayerException extends RuntimeException {
     super(message);
   }
 
-  public RelayerException(String message, Throwable cause) {
+  public RelayerException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 }

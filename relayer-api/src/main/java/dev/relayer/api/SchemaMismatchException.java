@@ -1,5 +1,7 @@
 package dev.relayer.api;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The database lacks a table or column Relayer needs, or has one of an incompatible shape. Names
  * the missing or incompatible object, so that an operator knows which changelog was not applied.
@@ -9,7 +11,7 @@ public class SchemaMismatchException extends RelayerException {
 
   private final String objectName;
 
-  public SchemaMismatchException(String objectName, String message, Throwable cause) {
+  public SchemaMismatchException(String objectName, String message, @Nullable Throwable cause) {
     super(message, cause);
     this.objectName = objectName;
   }

@@ -1,6 +1,7 @@
 package dev.relayer.api;
 
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a text value must be before Relayer writes it to PostgreSQL or uses it as an identifier:
@@ -17,7 +18,7 @@ public final class TextChecks {
    * Why {@code value} cannot be written, naming {@code field} and the index of the first offending
    * character; empty when it can, or when {@code value} is {@code null}.
    */
-  public static Optional<String> problem(String field, String value) {
+  public static Optional<String> problem(String field, @Nullable String value) {
     if (value == null) {
       return Optional.empty();
     }

@@ -8,4 +8,7 @@
  * {@link dev.relayer.api.TextChecks} is the rule every text value Relayer writes follows: no NUL
  * character and no unpaired UTF-16 surrogate.
  */
+@NullMarked
 package dev.relayer.api;
+
+import org.jspecify.annotations.NullMarked;

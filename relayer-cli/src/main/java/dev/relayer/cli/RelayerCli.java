@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -96,7 +97,7 @@ public final class RelayerCli {
    * accepted attached ({@code --schema=--prefix}), where nothing is ambiguous. Null when there is
    * none.
    */
-  private static String optionAsSeparateValue(CommandLine commandLine, String[] args) {
+  private static @Nullable String optionAsSeparateValue(CommandLine commandLine, String[] args) {
     Map<String, String> takingValues = new HashMap<>();
     Set<String> names = new HashSet<>();
     collectOptions(commandLine.getCommandSpec(), takingValues, names);

@@ -21,6 +21,7 @@ import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.ds.PGSimpleDataSource;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -63,7 +64,7 @@ final class StatusCommand implements Callable<Integer> {
           "JDBC URL of the database, with user (and password) as parameters. Default: the"
               + " environment variable "
               + URL_VARIABLE)
-  private String url;
+  private @Nullable String url;
 
   @Option(
       names = "--schema",

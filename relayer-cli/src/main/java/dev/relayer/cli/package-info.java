@@ -19,4 +19,7 @@
  * arguments are decoded by the JVM with the locale's charset, so non-ASCII names need a UTF-8
  * locale, and an argument that could not be decoded is rejected rather than used.
  */
+@NullMarked
 package dev.relayer.cli;
+
+import org.jspecify.annotations.NullMarked;

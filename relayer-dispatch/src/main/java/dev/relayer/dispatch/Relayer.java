@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -17,6 +18,7 @@ import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.TransactionListener;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,23 +101,23 @@ public final class Relayer implements AutoCloseable {
   private final DSLContext dsl;
   private final DSLContext appDsl;
   private final String owner;
-  private final RelayerDispatcher dispatcher;
-  private final RelayerMaintenance maintenance;
-  private final RelayerLanes lanes;
+  private final @Nullable RelayerDispatcher dispatcher;
+  private final @Nullable RelayerMaintenance maintenance;
+  private final @Nullable RelayerLanes lanes;
   private final RelayerOperator operator;
   private final RelayerHealth health;
   private final TransactionListener listener;
   private final List<Transport> owned;
   private final Object lifecycle = new Object();
   private volatile State state = State.NEW;
-  private RuntimeException failedStart;
+  private @Nullable RuntimeException failedStart;
 
   private Relayer(
       Builder builder,
       RelayerStore store,
-      RelayerDispatcher dispatcher,
-      RelayerMaintenance maintenance,
-      RelayerLanes lanes,
+      @Nullable RelayerDispatcher dispatcher,
+      @Nullable RelayerMaintenance maintenance,
+      @Nullable RelayerLanes lanes,
       RelayerHealth health) {
     this.store = store;
     this.dsl = builder.dsl;
@@ -233,7 +235,7 @@ public final class Relayer implements AutoCloseable {
   }
 
   /** Closes every part and owned transport; the first failure, the rest suppressed, or null. */
-  private RuntimeException closeParts() {
+  private @Nullable RuntimeException closeParts() {
     List<Throwable> failures = new ArrayList<>();
     // Lanes and maintenance send through the dispatcher's transports: stop them first.
     closeQuietly("lanes", lanes, failures);
@@ -253,7 +255,8 @@ public final class Relayer implements AutoCloseable {
     return first;
   }
 
-  private void closeQuietly(String part, AutoCloseable closeable, List<Throwable> failures) {
+  private void closeQuietly(
+      String part, @Nullable AutoCloseable closeable, List<Throwable> failures) {
     if (closeable == null) {
       return;
     }
@@ -395,18 +398,18 @@ public final class Relayer implements AutoCloseable {
     private final List<Transport> transports = new ArrayList<>();
     private final List<Transport> owned = new ArrayList<>();
     private final List<RelayerEventListener> listeners = new ArrayList<>();
-    private String schema;
+    private @Nullable String schema;
     private boolean schemaGiven;
-    private String prefix;
+    private @Nullable String prefix;
     private boolean prefixGiven;
-    private StoreOptions storeOptions;
-    private DispatchOptions dispatchOptions;
-    private MaintenanceOptions maintenanceOptions;
-    private LaneOptions laneOptions;
+    private @Nullable StoreOptions storeOptions;
+    private @Nullable DispatchOptions dispatchOptions;
+    private @Nullable MaintenanceOptions maintenanceOptions;
+    private @Nullable LaneOptions laneOptions;
     private boolean withoutMaintenance;
     private boolean withoutLanes;
     private Consumer<RelayerHealth.Builder> healthSettings = h -> {};
-    private DataSource listenConnections;
+    private @Nullable DataSource listenConnections;
     private String owner = RelayerMaintenance.defaultOwner();
     private Clock clock = Clock.systemUTC();
     private boolean used;
@@ -676,11 +679,13 @@ public final class Relayer implements AutoCloseable {
       if (!problems.isEmpty()) {
         throw new InvalidInputException(problems);
       }
-      return new Relayer(this, relayerStore, dispatcher, maintainer, laneRunner, checks);
+      // No problems: the health checks were built.
+      return new Relayer(
+          this, relayerStore, dispatcher, maintainer, laneRunner, Objects.requireNonNull(checks));
     }
 
     /** The store options, or null (with the problems added) when they are invalid. */
-    private StoreOptions storeOptions(List<String> problems) {
+    private @Nullable StoreOptions storeOptions(List<String> problems) {
       StoreOptions base = storeOptions != null ? storeOptions : StoreOptions.defaults();
       if (!schemaGiven && !prefixGiven) {
         return base;

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Health for readiness probes and dashboards. The status is the worst verdict of three rules, each
@@ -57,7 +58,7 @@ public final class RelayerHealth {
   private final Duration ageDegradedAt;
   private final Duration ageUnhealthyAt;
   private final Duration recoveryDelay;
-  private final TransportWatch sends;
+  private final @Nullable TransportWatch sends;
   private final Clock clock;
 
   /**
@@ -186,7 +187,7 @@ public final class RelayerHealth {
     private Duration ageDegradedAt = Duration.ofMinutes(1);
     private Duration ageUnhealthyAt = Duration.ofMinutes(5);
     private Duration recoveryDelay = Duration.ofSeconds(30);
-    private RelayerDispatcher dispatcher;
+    private @Nullable RelayerDispatcher dispatcher;
     private Clock clock = Clock.systemUTC();
 
     private Builder(RelayerStore store) {

@@ -26,6 +26,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,9 +82,9 @@ public final class RelayerLanes implements AutoCloseable {
   private final LanePassLoop passes;
   private final CountDownLatch stopSignal = new CountDownLatch(1);
   private final Object lifecycle = new Object();
-  private ExecutorService workers;
-  private ExecutorService balancing;
-  private ExecutorService listening;
+  private @Nullable ExecutorService workers;
+  private @Nullable ExecutorService balancing;
+  private @Nullable ExecutorService listening;
   private boolean closed;
   private volatile boolean running;
 
@@ -229,7 +230,8 @@ public final class RelayerLanes implements AutoCloseable {
    * Runs one full pass over {@code lane} on the calling thread; for tests, tools and benchmarks.
    */
   public LanePassResult passOnce(int lane) {
-    return passOnce(List.of(lane)).get(lane);
+    // passOnce answers for every lane it is given.
+    return Objects.requireNonNull(passOnce(List.of(lane)).get(lane));
   }
 
   /**
@@ -364,7 +366,7 @@ public final class RelayerLanes implements AutoCloseable {
     private final RelayerDispatcher dispatcher;
     private LaneOptions options = LaneOptions.defaults();
     private String owner = RelayerMaintenance.defaultOwner();
-    private DataSource listenConnections;
+    private @Nullable DataSource listenConnections;
 
     private Builder(RelayerDispatcher dispatcher) {
       this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");

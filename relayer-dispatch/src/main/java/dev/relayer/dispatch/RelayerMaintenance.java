@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +51,7 @@ public final class RelayerMaintenance implements AutoCloseable {
   private final Sweeper sweeper;
   private final Cleanup cleanup;
   private final Object lifecycle = new Object();
-  private ExecutorService loop;
+  private @Nullable ExecutorService loop;
   private boolean closed;
   private volatile boolean running;
   private final CountDownLatch stopSignal = new CountDownLatch(1);

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -156,7 +157,7 @@ public final class RelayerOperator {
     return release(null);
   }
 
-  private int release(Integer lane) {
+  private int release(@Nullable Integer lane) {
     Released released =
         dsl.transactionResult(
             tx -> {

@@ -4,6 +4,7 @@ import dev.relayer.dispatch.internal.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How long cleanup keeps dead rows or inbox records: a positive duration, or infinite (never
@@ -13,9 +14,9 @@ public final class Retention {
 
   private static final Retention INFINITE = new Retention(null);
 
-  private final Duration duration;
+  private final @Nullable Duration duration;
 
-  private Retention(Duration duration) {
+  private Retention(@Nullable Duration duration) {
     this.duration = duration;
   }
 
@@ -60,6 +61,6 @@ public final class Retention {
 
   @Override
   public String toString() {
-    return isInfinite() ? "infinite" : Durations.format(duration);
+    return duration == null ? "infinite" : Durations.format(duration);
   }
 }

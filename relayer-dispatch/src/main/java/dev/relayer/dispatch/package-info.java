@@ -161,4 +161,7 @@
  * shutdownTimeout} for in-flight work, then releases the leases it holds. Threads are named {@code
  * relayer-<store>-<component>-N}, are daemons, and are owned and stopped by the library.
  */
+@NullMarked
 package dev.relayer.dispatch;
+
+import org.jspecify.annotations.NullMarked;

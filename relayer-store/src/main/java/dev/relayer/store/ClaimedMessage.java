@@ -3,6 +3,7 @@ package dev.relayer.store;
 import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An outbox row under a claim, as the claim statement returned it.
@@ -30,13 +31,13 @@ public record ClaimedMessage(
     String messageType,
     Map<String, String> headers,
     byte[] body,
-    String orderingKey,
-    Integer lane,
-    String tenantId,
+    @Nullable String orderingKey,
+    @Nullable Integer lane,
+    @Nullable String tenantId,
     int attempts,
     Instant createdAt,
-    String lastError,
-    Instant deliverAt) {
+    @Nullable String lastError,
+    @Nullable Instant deliverAt) {
 
   /** This row as it reads after {@code extra} more attempts were charged to it. */
   public ClaimedMessage withMoreAttempts(int extra) {

@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A stable hash of an error's shape, for grouping dead rows: the error text (by convention {@code
@@ -23,7 +24,7 @@ public final class ErrorFingerprint {
   private ErrorFingerprint() {}
 
   /** The fingerprint of {@code error}; {@code null} for {@code null}. */
-  public static String of(String error) {
+  public static @Nullable String of(@Nullable String error) {
     if (error == null) {
       return null;
     }

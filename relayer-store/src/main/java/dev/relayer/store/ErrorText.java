@@ -1,5 +1,7 @@
 package dev.relayer.store;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What Relayer stores of an error text ({@code last_error}): error texts come from brokers and
  * exceptions, and may hold characters that a PostgreSQL {@code text} value cannot. A NUL character
@@ -15,7 +17,7 @@ final class ErrorText {
   private ErrorText() {}
 
   /** {@code error} as stored; {@code null} stays {@code null}. */
-  static String stored(String error) {
+  static @Nullable String stored(@Nullable String error) {
     if (error == null) {
       return null;
     }

@@ -3,6 +3,7 @@ package dev.relayer.store;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jooq.JSONB;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code headers} column: a flat JSON object of strings. Written and read here so that the
@@ -49,12 +50,12 @@ final class HeadersJson {
     json.append('"');
   }
 
-  static Map<String, String> read(JSONB jsonb) {
+  static Map<String, String> read(@Nullable JSONB jsonb) {
     return read(jsonb == null ? null : jsonb.data());
   }
 
   /** The headers of the text of a JSON object; empty for {@code null}. */
-  static Map<String, String> read(String json) {
+  static Map<String, String> read(@Nullable String json) {
     Map<String, String> headers = new LinkedHashMap<>();
     if (json == null) {
       return headers;

@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.jooq.CommonTableExpression;
@@ -40,6 +41,7 @@ import org.jooq.UpdateResultStep;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 import org.jooq.types.DayToSecond;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every statement on the lease table. Times come from the database clock ({@code
@@ -223,7 +225,7 @@ final class LeaseQueries {
         outcomes.put(
             request.name(),
             new LeaseOutcome.Acquired(
-                kept.expiresAt().toInstant(),
+                Objects.requireNonNull(kept.expiresAt(), "a kept lease has an expiry").toInstant(),
                 kept.takenOver().contains(request.name())
                     ? LeaseOutcome.How.TAKEN_OVER
                     : LeaseOutcome.How.KEPT));
@@ -243,7 +245,8 @@ final class LeaseQueries {
    * The names the keep took, the earliest of their new expiries, and the names among them that
    * another owner held until they expired.
    */
-  private record Kept(Set<String> names, OffsetDateTime expiresAt, Set<String> takenOver) {}
+  private record Kept(
+      Set<String> names, @Nullable OffsetDateTime expiresAt, Set<String> takenOver) {}
 
   private static Kept kept(ResultSet row) throws SQLException {
     Set<String> names = names(row.getArray(1));

@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.jspecify.annotations.NullUnmarked;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A message to enqueue. Build one with {@link #builder()}; {@code build()} rejects bad input,
@@ -34,9 +36,9 @@ public record NewMessage(
     String messageType,
     Map<String, String> headers,
     byte[] body,
-    String orderingKey,
-    Instant deliverAt,
-    String tenantId) {
+    @Nullable String orderingKey,
+    @Nullable Instant deliverAt,
+    @Nullable String tenantId) {
 
   static final UUID NIL = new UUID(0, 0);
 
@@ -103,6 +105,9 @@ public record NewMessage(
   }
 
   /** Builds a {@link NewMessage}. */
+  // Fields start unset and setters take what they are given: the record's constructor refuses
+  // every null it cannot take, naming the field, so the builder is left out of NullAway.
+  @NullUnmarked
   public static final class Builder {
     private UUID messageId;
     private String transport;

@@ -37,6 +37,7 @@ import org.jooq.ResultQuery;
 import org.jooq.SelectSelectStep;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The unordered outbox statements every message goes through — the enqueue insert and key locks,
@@ -239,8 +240,9 @@ final class OutboxJdbc {
   void lockKeys(DSLContext dsl, int namespace, List<NewMessage> messages) {
     TreeSet<Integer> hashes = new TreeSet<>();
     for (NewMessage message : messages) {
-      if (message.ordered()) {
-        hashes.add(Lanes.stableHash(message.orderingKey()));
+      String key = message.orderingKey();
+      if (key != null) {
+        hashes.add(Lanes.stableHash(key));
       }
     }
     List<Integer> all = new ArrayList<>(hashes);
@@ -332,7 +334,8 @@ final class OutboxJdbc {
       if (shape.ordered()) {
         values.put(cell(row, O.ORDERING_KEY), m.orderingKey());
         values.put(
-            cell(row, O.LANE), m.ordered() ? Lanes.laneOf(m.orderingKey(), laneCount) : null);
+            cell(row, O.LANE),
+            m.orderingKey() == null ? null : Lanes.laneOf(m.orderingKey(), laneCount));
       }
       if (shape.scheduled()) {
         values.put(cell(row, O.DELIVER_AT), utc(m.deliverAt()));
@@ -472,7 +475,7 @@ final class OutboxJdbc {
     return jdbc.update(dsl, deleteLocked, Map.of(IDS.getParamName(), ids.toArray(Long[]::new)));
   }
 
-  private static Instant instantOrNull(OffsetDateTime value) {
+  private static @Nullable Instant instantOrNull(@Nullable OffsetDateTime value) {
     return value == null ? null : value.toInstant();
   }
 

@@ -20,6 +20,7 @@ import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record2;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 
 /** Every statement on the outbox table. */
 final class OutboxQueries {
@@ -30,7 +31,7 @@ final class OutboxQueries {
 
   private OutboxQueries() {}
 
-  static OffsetDateTime utc(Instant instant) {
+  static @Nullable OffsetDateTime utc(@Nullable Instant instant) {
     return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
   }
 
@@ -84,7 +85,7 @@ final class OutboxQueries {
   }
 
   /** Parked heads, of one lane or ({@code lane} null) all; of one key when {@code key} is set. */
-  static List<ParkedKey> parkedKeys(DSLContext dsl, Integer lane, String key) {
+  static List<ParkedKey> parkedKeys(DSLContext dsl, @Nullable Integer lane, @Nullable String key) {
     Condition where = O.STATUS.eq(PARKED);
     if (lane != null) {
       where = where.and(O.LANE.eq(lane));
@@ -110,7 +111,7 @@ final class OutboxQueries {
   }
 
   /** Makes parked heads pending again with fresh attempts; {@code key} null means all in scope. */
-  static int unpark(DSLContext dsl, Integer lane, String key) {
+  static int unpark(DSLContext dsl, @Nullable Integer lane, @Nullable String key) {
     Condition where = O.STATUS.eq(PARKED);
     if (lane != null) {
       where = where.and(O.LANE.eq(lane));
@@ -130,8 +131,8 @@ final class OutboxQueries {
     return dsl.fetchCount(O, O.STATUS.eq(PARKED));
   }
 
-  static Backlog backlog(DSLContext dsl, Instant now, String transport) {
-    OffsetDateTime at = utc(now);
+  static Backlog backlog(DSLContext dsl, Instant now, @Nullable String transport) {
+    OffsetDateTime at = OffsetDateTime.ofInstant(now, ZoneOffset.UTC);
     Condition where = eligible(at);
     if (transport != null) {
       where = where.and(O.TRANSPORT.eq(transport));
@@ -155,7 +156,7 @@ final class OutboxQueries {
 
   /** The health read: one statement over the outbox, with the dead table's counts as subqueries. */
   static OutboxHealth health(DSLContext dsl, HealthQuery query) {
-    OffsetDateTime at = utc(query.now());
+    OffsetDateTime at = OffsetDateTime.ofInstant(query.now(), ZoneOffset.UTC);
     Field<OffsetDateTime> dueSince = DSL.coalesce(O.DELIVER_AT, O.CREATED_AT);
     Condition pending = O.STATUS.eq(PENDING);
     Condition due = pending.and(O.DELIVER_AT.isNull().or(O.DELIVER_AT.le(at)));

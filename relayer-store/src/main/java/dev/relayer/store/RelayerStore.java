@@ -21,6 +21,7 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every SQL statement Relayer runs, as typed jOOQ DSL over the generated tables, rendered for the
@@ -165,8 +166,9 @@ public final class RelayerStore {
     checkSendable(messages);
     Set<Integer> lanes = new TreeSet<>();
     for (NewMessage message : messages) {
-      if (message.ordered()) {
-        lanes.add(Lanes.laneOf(message.orderingKey(), options.laneCount()));
+      String key = message.orderingKey();
+      if (key != null) {
+        lanes.add(Lanes.laneOf(key, options.laneCount()));
       }
     }
     if (lanes.isEmpty() && messages.size() <= OutboxJdbc.ROWS_PER_INSERT) {
@@ -512,7 +514,7 @@ public final class RelayerStore {
   }
 
   /** Parked keys, in lane and key order; {@code lane} null for all lanes. */
-  public List<ParkedKey> parkedKeys(DSLContext dsl, Integer lane) {
+  public List<ParkedKey> parkedKeys(DSLContext dsl, @Nullable Integer lane) {
     return OutboxQueries.parkedKeys(mapping.map(dsl), lane, null);
   }
 
@@ -530,7 +532,7 @@ public final class RelayerStore {
   }
 
   /** Makes every parked head pending again, of one lane or ({@code lane} null) of the store. */
-  public int releaseParked(DSLContext dsl, Integer lane) {
+  public int releaseParked(DSLContext dsl, @Nullable Integer lane) {
     return OutboxQueries.unpark(mapping.map(dsl), lane, null);
   }
 

@@ -23,6 +23,7 @@ import org.jooq.conf.Settings;
 import org.jooq.conf.StatementType;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns the caller's {@link DSLContext} into one that renders the generated {@code
@@ -127,7 +128,7 @@ final class StoreDsl {
    * A failure with one of {@link #MISMATCH_STATES} as a {@link SchemaMismatchException} naming the
    * tables {@code sql} refers to; null for others.
    */
-  private static SchemaMismatchException mismatch(
+  private static @Nullable SchemaMismatchException mismatch(
       SchemaNames names, String sql, SQLException sqlException) {
     String state = sqlException.getSQLState();
     if (!MISMATCH_STATES.contains(state)) {

@@ -18,6 +18,7 @@ import org.jooq.SQLDialect;
 import org.jooq.SelectField;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Renders statements once for this store ({@link RenderedStatement}) and runs them over JDBC on the
@@ -50,7 +51,7 @@ final class StoreJdbc {
   /** What a statement does once it is prepared and bound: run, read the outcome. */
   @FunctionalInterface
   interface Execution<T> {
-    T execute(PreparedStatement statement) throws SQLException;
+    @Nullable T execute(PreparedStatement statement) throws SQLException;
   }
 
   /** Prepares {@code statement} on the caller's connection, binds {@code values}, runs it. */
@@ -107,7 +108,7 @@ final class StoreJdbc {
   /** Reads one row of a result. */
   @FunctionalInterface
   interface Row<T> {
-    T read(ResultSet row) throws SQLException;
+    @Nullable T read(ResultSet row) throws SQLException;
   }
 
   /** Runs a query; returns every row, read by {@code row}. */

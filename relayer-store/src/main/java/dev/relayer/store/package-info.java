@@ -83,4 +83,7 @@
  * processed again: keep the retention above the longest delay with which a message can be
  * redelivered.
  */
+@NullMarked
 package dev.relayer.store;
+
+import org.jspecify.annotations.NullMarked;

@@ -3,6 +3,7 @@ package dev.relayer.api.spi;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One message as a transport sends it.
@@ -19,8 +20,8 @@ public record OutgoingMessage(
     String messageType,
     Map<String, String> headers,
     byte[] body,
-    String orderingKey,
-    String tenantId) {
+    @Nullable String orderingKey,
+    @Nullable String tenantId) {
 
   public OutgoingMessage {
     Objects.requireNonNull(messageId, "messageId");

@@ -1,6 +1,7 @@
 package dev.relayer.api.spi;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The outcome of sending one message: accepted by the broker, failed for now ({@link
@@ -18,10 +19,10 @@ public final class SendResult {
 
   private static final SendResult ACCEPTED = new SendResult(null, false);
 
-  private final String error;
+  private final @Nullable String error;
   private final boolean permanent;
 
-  private SendResult(String error, boolean permanent) {
+  private SendResult(@Nullable String error, boolean permanent) {
     this.error = error;
     this.permanent = permanent;
   }
@@ -70,7 +71,7 @@ public final class SendResult {
   }
 
   /** {@code null} when accepted; otherwise a short description of the failure. */
-  public String error() {
+  public @Nullable String error() {
     return error;
   }
 

@@ -32,4 +32,7 @@
  * free of I/O and must not throw; limits only the broker knows (sizes, routing) are left to {@code
  * send}.
  */
+@NullMarked
 package dev.relayer.api.spi;
+
+import org.jspecify.annotations.NullMarked;

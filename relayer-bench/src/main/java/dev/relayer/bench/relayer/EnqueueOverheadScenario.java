@@ -68,27 +68,25 @@ public final class EnqueueOverheadScenario implements Scenario {
 
   @Override
   public String description() {
-    return String.join(
-        "\n",
-        "A jOOQ transaction (`DSLContext.transaction` over the HikariCP pool, Relayer's"
-            + " after-commit listener installed, dispatcher not running) with one business insert"
-            + " into `bench_orders` (id, customer_id, amount, created_at): alone (*baseline*),"
-            + " plus `RelayerStore.enqueue` of one message (*1 msg*), and plus one 10-message"
-            + " `enqueue` (*10 msgs*); and a transaction holding only the 10-message `enqueue`"
-            + " (*10 msgs alone*); and, through a second store whose dispatcher is started (so"
-            + " lane wake-ups for other instances are on; no lanes run), the business insert plus"
-            + " one ordered message, its key drawn from 10,000 (*1 ordered msg, wake-ups on*); the"
-            + " same through a third store with `laneNotifications` off (*wake-ups off*), which"
-            + " separates what the wake-ups cost from what the key lock costs. Each runs as a closed loop on `--clients` threads, in three"
-            + " slices of `--seconds`/3 interleaved with the others (a `--warmup` before the"
-            + " first slice, a quarter of it before the others); latency is per transaction"
-            + " including commit. *Added* ="
-            + " 1-msg percentile − baseline percentile at the same concurrency. The anchors are"
-            + " pgbench's enqueue figures, one auto-commit statement per transaction and no"
-            + " business insert: the 10-message target compares *10 msgs alone* with the 10-row"
-            + " insert; *10 msgs* (with the business insert) is shown beside it. *10 rows, plain"
-            + " JDBC* inserts the same 10 rows in a transaction with one hand-written prepared"
-            + " `INSERT … RETURNING id` on a pooled connection: the Java client's own floor.");
+    return "A jOOQ transaction (`DSLContext.transaction` over the HikariCP pool, Relayer's"
+        + " after-commit listener installed, dispatcher not running) with one business insert"
+        + " into `bench_orders` (id, customer_id, amount, created_at): alone (*baseline*),"
+        + " plus `RelayerStore.enqueue` of one message (*1 msg*), and plus one 10-message"
+        + " `enqueue` (*10 msgs*); and a transaction holding only the 10-message `enqueue`"
+        + " (*10 msgs alone*); and, through a second store whose dispatcher is started (so"
+        + " lane wake-ups for other instances are on; no lanes run), the business insert plus"
+        + " one ordered message, its key drawn from 10,000 (*1 ordered msg, wake-ups on*); the"
+        + " same through a third store with `laneNotifications` off (*wake-ups off*), which"
+        + " separates what the wake-ups cost from what the key lock costs. Each runs as a closed loop on `--clients` threads, in three"
+        + " slices of `--seconds`/3 interleaved with the others (a `--warmup` before the"
+        + " first slice, a quarter of it before the others); latency is per transaction"
+        + " including commit. *Added* ="
+        + " 1-msg percentile − baseline percentile at the same concurrency. The anchors are"
+        + " pgbench's enqueue figures, one auto-commit statement per transaction and no"
+        + " business insert: the 10-message target compares *10 msgs alone* with the 10-row"
+        + " insert; *10 msgs* (with the business insert) is shown beside it. *10 rows, plain"
+        + " JDBC* inserts the same 10 rows in a transaction with one hand-written prepared"
+        + " `INSERT … RETURNING id` on a pooled connection: the Java client's own floor.";
   }
 
   @Override

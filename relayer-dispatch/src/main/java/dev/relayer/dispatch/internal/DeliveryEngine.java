@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -30,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -169,7 +171,7 @@ public final class DeliveryEngine implements AutoCloseable {
   }
 
   /** The registered transport of this name, or {@code null}. */
-  public Transport transport(String name) {
+  public @Nullable Transport transport(String name) {
     return transports.get(name);
   }
 
@@ -254,7 +256,7 @@ public final class DeliveryEngine implements AutoCloseable {
           failed);
       return;
     } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
+      Throwable cause = Objects.requireNonNull(e.getCause());
       String reason = cause instanceof InvalidInputException ? REJECTED : SEND_FAILED;
       chunk.forEach(
           m -> failed.add(new SendOutcome.Failure(m, reason, SendResult.describe(cause))));
@@ -280,10 +282,11 @@ public final class DeliveryEngine implements AutoCloseable {
     }
     for (int i = 0; i < chunk.size(); i++) {
       SendResult result = results.get(i);
-      if (result != null && result.isAccepted()) {
+      // A result's error is null exactly when it was accepted.
+      String error = result == null ? "transport returned no result" : result.error();
+      if (error == null) {
         accepted.add(chunk.get(i));
       } else {
-        String error = result == null ? "transport returned no result" : result.error();
         String reason = result != null && result.isPermanent() ? REJECTED : SEND_FAILED;
         failed.add(new SendOutcome.Failure(chunk.get(i), reason, error));
       }

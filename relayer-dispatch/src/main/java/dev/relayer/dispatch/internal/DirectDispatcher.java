@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +34,7 @@ public final class DirectDispatcher {
   private final int claimBatchSize;
   private final int workers;
   private final BlockingQueue<Long> queue;
-  private ExecutorService pool;
+  private @Nullable ExecutorService pool;
   private volatile boolean running;
 
   public DirectDispatcher(

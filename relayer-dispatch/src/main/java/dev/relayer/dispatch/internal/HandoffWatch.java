@@ -3,6 +3,7 @@ package dev.relayer.dispatch.internal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts rows that reached the sweeper instead of direct dispatch, and summarises them at WARN at
@@ -31,8 +32,8 @@ public final class HandoffWatch {
 
   /** Counts since the previous line of one kind. */
   private static final class Tally {
-    Instant lastLine;
-    Instant since;
+    @Nullable Instant lastLine;
+    @Nullable Instant since;
     long count;
     long total;
 
@@ -52,7 +53,7 @@ public final class HandoffWatch {
       return report;
     }
 
-    synchronized Instant since() {
+    synchronized @Nullable Instant since() {
       return since;
     }
 

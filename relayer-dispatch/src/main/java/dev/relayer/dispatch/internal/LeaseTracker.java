@@ -4,6 +4,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,7 +78,7 @@ public final class LeaseTracker {
    * changed, and returns it ({@code null} when nothing changed). {@code why} says what the line
    * closes ("balancing", "stopped").
    */
-  public synchronized String summarizeLanes(String owner, String why) {
+  public synchronized @Nullable String summarizeLanes(String owner, String why) {
     if (lanesAcquired.isEmpty() && lanesLost.isEmpty()) {
       return null;
     }

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -172,7 +173,8 @@ public final class OptionChecks {
     }
     for (Map.Entry<String, String> entry : bound.entrySet()) {
       try {
-        setters.get(entry.getKey()).accept(entry.getValue());
+        // Only known options are bound.
+        Objects.requireNonNull(setters.get(entry.getKey())).accept(entry.getValue());
       } catch (IllegalArgumentException e) {
         problems.add(owner + "." + givenAs.get(entry.getKey()) + ": " + e.getMessage());
       }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -281,7 +282,7 @@ public final class Sweeper {
       int claimed,
       int sent,
       List<Consumer<RelayerEventListener>> events,
-      Claim committed,
+      @Nullable Claim committed,
       List<ClaimedMessage> suspects) {
     static final Step NOT_LEADER = new Step(false, false, 0, -1, 0, 0, List.of(), null, List.of());
 

@@ -5,9 +5,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Watches each transport's sends: counts accepted and failed messages per second over the last
@@ -45,13 +47,13 @@ public final class TransportWatch {
     final long[] second = new long[SECONDS];
     final long[] succeeded = new long[SECONDS];
     final long[] failed = new long[SECONDS];
-    Instant failingSince;
-    Instant lastWarning;
+    @Nullable Instant failingSince;
+    @Nullable Instant lastWarning;
     long failedSinceWarning;
     long failedInRun;
-    String lastError;
-    String lastDestination;
-    Instant lastFailureAt;
+    @Nullable String lastError;
+    @Nullable String lastDestination;
+    @Nullable Instant lastFailureAt;
 
     void add(long epochSecond, int ok, int bad) {
       int slot = (int) Math.floorMod(epochSecond, (long) SECONDS);
@@ -97,7 +99,12 @@ public final class TransportWatch {
    * Records one send call of {@code transport} to {@code destination}: {@code accepted} messages
    * accepted, {@code failed} failed, the first failure's {@code error} (or {@code null}).
    */
-  public void record(String transport, String destination, int accepted, int failed, String error) {
+  public void record(
+      String transport,
+      @Nullable String destination,
+      int accepted,
+      int failed,
+      @Nullable String error) {
     if (accepted == 0 && failed == 0) {
       return;
     }
@@ -132,7 +139,9 @@ public final class TransportWatch {
         } else {
           state.failedInRun += failed;
           state.failedSinceWarning += failed;
-          if (!now.isBefore(state.lastWarning.plus(WINDOW))) {
+          // Set with failingSince, which is set here.
+          Instant lastWarning = Objects.requireNonNull(state.lastWarning);
+          if (!now.isBefore(lastWarning.plus(WINDOW))) {
             line =
                 "store="
                     + store

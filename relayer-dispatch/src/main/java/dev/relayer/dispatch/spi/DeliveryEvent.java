@@ -1,6 +1,7 @@
 package dev.relayer.dispatch.spi;
 
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One outbox row's delivery outcome, as events report it.
@@ -18,6 +19,6 @@ public record DeliveryEvent(
     UUID messageId,
     String transport,
     String destination,
-    String orderingKey,
+    @Nullable String orderingKey,
     int attempts,
     String component) {}

@@ -3,4 +3,7 @@
  * metrics, tracing and tests. Transports implement {@link dev.relayer.api.spi.Transport} from
  * {@code relayer-api}.
  */
+@NullMarked
 package dev.relayer.dispatch.spi;
+
+import org.jspecify.annotations.NullMarked;

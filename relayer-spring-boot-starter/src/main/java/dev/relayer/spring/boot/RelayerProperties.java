@@ -328,7 +328,7 @@ public record RelayerProperties(
 
   private static void collect(List<String> problems, Supplier<?> options) {
     try {
-      options.get();
+      var unused = options.get(); // built only for its validation
     } catch (InvalidInputException e) {
       problems.addAll(e.problems());
     }

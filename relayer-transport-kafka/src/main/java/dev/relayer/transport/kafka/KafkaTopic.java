@@ -2,6 +2,7 @@ package dev.relayer.transport.kafka;
 
 import dev.relayer.api.InvalidInputException;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /** Checks that a destination is a legal Kafka topic name. */
 final class KafkaTopic {
@@ -26,7 +27,7 @@ final class KafkaTopic {
   }
 
   /** What makes {@code destination} unusable as a topic, as a sentence naming it, or null. */
-  static String problem(String destination) {
+  static @Nullable String problem(String destination) {
     String problem = null;
     if (destination.isEmpty()) {
       problem = "it is empty";

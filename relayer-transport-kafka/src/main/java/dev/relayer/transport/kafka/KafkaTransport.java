@@ -37,6 +37,7 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -342,7 +343,7 @@ public final class KafkaTransport implements Transport {
   }
 
   /** The error of a record whose send already failed on missing metadata, else {@code null}. */
-  private String metadataFailure(Future<RecordMetadata> future) {
+  private @Nullable String metadataFailure(Future<RecordMetadata> future) {
     if (!future.isDone()) {
       return null;
     }
@@ -416,7 +417,7 @@ public final class KafkaTransport implements Transport {
    */
   public static final class Builder {
     private String name = DEFAULT_NAME;
-    private Properties properties;
+    private @Nullable Properties properties;
     private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
     private Duration closeTimeout = Duration.ofSeconds(30);
     private boolean orderedBatches;

@@ -49,4 +49,7 @@
  * reconnects on its own and later batches succeed. {@code close()} flushes the records the producer
  * still holds, for at most {@code closeTimeout}.
  */
+@NullMarked
 package dev.relayer.transport.kafka;
+
+import org.jspecify.annotations.NullMarked;

@@ -4,6 +4,7 @@ import dev.relayer.api.spi.OutgoingMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What NATS headers cannot carry, checked before publishing so that such a message is rejected on
@@ -46,7 +47,7 @@ final class NatsHeaderRules {
     return problems;
   }
 
-  private static String nameProblem(String name) {
+  private static @Nullable String nameProblem(String name) {
     if (name.isEmpty()) {
       return "is empty";
     }
@@ -63,7 +64,7 @@ final class NatsHeaderRules {
     return null;
   }
 
-  private static String valueProblem(String value) {
+  private static @Nullable String valueProblem(String value) {
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (c > 127 || c == '\r' || c == '\n') {

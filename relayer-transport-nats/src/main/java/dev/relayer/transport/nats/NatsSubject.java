@@ -3,6 +3,7 @@ package dev.relayer.transport.nats;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.relayer.api.InvalidInputException;
+import org.jspecify.annotations.Nullable;
 
 /** Checks that a destination is a NATS subject one can publish to. */
 final class NatsSubject {
@@ -33,7 +34,7 @@ final class NatsSubject {
   }
 
   /** What makes {@code destination} unusable, as a sentence naming it, or {@code null}. */
-  static String problem(String destination, int maxControlLine) {
+  static @Nullable String problem(String destination, int maxControlLine) {
     String problem = subjectProblem(destination, maxControlLine);
     return problem == null
         ? null
@@ -43,7 +44,7 @@ final class NatsSubject {
             + problem;
   }
 
-  private static String subjectProblem(String subject, int maxControlLine) {
+  private static @Nullable String subjectProblem(String subject, int maxControlLine) {
     if (subject.isBlank()) {
       return "it is blank";
     }

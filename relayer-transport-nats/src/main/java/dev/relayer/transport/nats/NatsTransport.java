@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -29,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,7 +79,7 @@ public final class NatsTransport implements Transport {
   private final Options options;
   private final String address;
   private final ReentrantLock connectLock = new ReentrantLock();
-  private volatile Link link;
+  private volatile @Nullable Link link;
   private volatile boolean closed;
 
   /** A connection and its JetStream context. */
@@ -188,7 +190,8 @@ public final class NatsTransport implements Transport {
         continue;
       }
       try {
-        acks.set(i, publish(jetStream, subject, message, prepared.headers()));
+        acks.set(
+            i, publish(jetStream, subject, message, Objects.requireNonNull(prepared.headers())));
       } catch (RuntimeException e) {
         unsent[i] = SendResult.failed(notSent(e));
       }
@@ -222,7 +225,8 @@ public final class NatsTransport implements Transport {
           try {
             result =
                 await(
-                    publish(jetStream, subject, message, prepared.headers()),
+                    publish(
+                        jetStream, subject, message, Objects.requireNonNull(prepared.headers())),
                     deadline,
                     batch.timeout(),
                     subject);
@@ -237,7 +241,8 @@ public final class NatsTransport implements Transport {
   }
 
   /** A message's NATS headers, or why it is rejected for good; exactly one is set. */
-  private record Prepared(Headers headers, SendResult refused) {}
+  /** Either headers to send with, or the message refused (never both). */
+  private record Prepared(@Nullable Headers headers, @Nullable SendResult refused) {}
 
   /**
    * The message's headers, or the message rejected for good when NATS cannot carry it: a header or
@@ -304,7 +309,7 @@ public final class NatsTransport implements Transport {
   }
 
   /** The JetStream API error code behind a failed acknowledgement, or {@code null}. */
-  private static Integer apiErrorCode(ExecutionException e) {
+  private static @Nullable Integer apiErrorCode(ExecutionException e) {
     for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
       if (cause instanceof JetStreamApiException api) {
         return api.getApiErrorCode();
@@ -445,8 +450,8 @@ public final class NatsTransport implements Transport {
    */
   public static final class Builder {
     private String name = DEFAULT_NAME;
-    private String url;
-    private Options options;
+    private @Nullable String url;
+    private @Nullable Options options;
     private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration reconnectWait = Duration.ofSeconds(1);
@@ -536,7 +541,7 @@ public final class NatsTransport implements Transport {
         problems.add("url and options are exclusive; give one");
       } else if (options != null) {
         built = options;
-      } else if (url.isBlank()) {
+      } else if (Objects.requireNonNull(url).isBlank()) { // given: options is not
         problems.add("url must not be blank");
       } else {
         try {
@@ -554,7 +559,8 @@ public final class NatsTransport implements Transport {
       if (!problems.isEmpty()) {
         throw new InvalidInputException(problems);
       }
-      return new NatsTransport(this, built);
+      // No problems: the options were built.
+      return new NatsTransport(this, Objects.requireNonNull(built));
     }
   }
 

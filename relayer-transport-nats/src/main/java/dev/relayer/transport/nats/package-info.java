@@ -55,4 +55,7 @@
  * than filling the client's reconnect buffer, and succeed again after the reconnect without
  * rebuilding the transport.
  */
+@NullMarked
 package dev.relayer.transport.nats;
+
+import org.jspecify.annotations.NullMarked;

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One batch published on its own channel in confirm mode, and the bookkeeping that turns publisher
@@ -51,7 +52,7 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
   private boolean timedOut;
 
   /** Set when the broker said the destination itself takes nothing: every message fails alike. */
-  private String destinationRejected;
+  private @Nullable String destinationRejected;
 
   /**
    * @param ordered publish one message at a time, waiting for its confirm, and stop at the first
@@ -268,7 +269,7 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
   }
 
   /** An ack settles a message as accepted, unless it was returned; a nack as failed. */
-  private void settle(long deliveryTag, boolean multiple, String nackError) {
+  private void settle(long deliveryTag, boolean multiple, @Nullable String nackError) {
     int last = (int) (deliveryTag - firstSequence);
     int first = multiple ? 0 : last;
     for (int p = Math.max(first, 0); p <= last && p < published; p++) {

@@ -1,6 +1,7 @@
 package dev.relayer.transport.rabbitmq;
 
 import dev.relayer.api.InvalidInputException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An outbox destination parsed into an exchange and a routing key: {@code exchange/routingKey},
@@ -31,7 +32,7 @@ record RabbitMqDestination(String exchange, String routingKey) {
   }
 
   /** What makes {@code destination} unusable, as a sentence naming it, or {@code null}. */
-  static String problem(String destination) {
+  static @Nullable String problem(String destination) {
     if (destination.isBlank()) {
       return "destination is blank; RabbitMQ destinations are 'exchange/routingKey', 'exchange' or"
           + " '/queue' for the default exchange";

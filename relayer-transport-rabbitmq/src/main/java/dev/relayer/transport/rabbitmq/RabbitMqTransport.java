@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,7 +62,7 @@ public final class RabbitMqTransport implements Transport {
   private final String address;
   private final ReentrantLock connectLock = new ReentrantLock();
   private final ThreadPoolExecutor closer;
-  private volatile Connection connection;
+  private volatile @Nullable Connection connection;
   private volatile boolean closed;
 
   private RabbitMqTransport(Builder builder, ConnectionFactory factory) {
@@ -305,8 +306,8 @@ public final class RabbitMqTransport implements Transport {
    */
   public static final class Builder {
     private String name = DEFAULT_NAME;
-    private String uri;
-    private ConnectionFactory connectionFactory;
+    private @Nullable String uri;
+    private @Nullable ConnectionFactory connectionFactory;
     private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration recoveryInterval = Duration.ofSeconds(2);
@@ -396,7 +397,7 @@ public final class RabbitMqTransport implements Transport {
         factory = connectionFactory.clone();
       } else {
         try {
-          factory = factoryFor(uri);
+          factory = factoryFor(Objects.requireNonNull(uri)); // given: connectionFactory is not
         } catch (Exception e) {
           problems.add("uri is not a valid AMQP URI (" + e.getMessage() + ")");
         }

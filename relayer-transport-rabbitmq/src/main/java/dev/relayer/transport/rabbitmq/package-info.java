@@ -63,4 +63,7 @@
  * answering without closing the connection makes the batch fail at its timeout; the channel is then
  * closed off the caller's thread.
  */
+@NullMarked
 package dev.relayer.transport.rabbitmq;
+
+import org.jspecify.annotations.NullMarked;

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +57,7 @@ public final class LaneNotifier implements AutoCloseable {
   private final AtomicLong failures = new AtomicLong();
   private final Object lifecycle = new Object();
   private volatile boolean stopping;
-  private volatile Thread thread;
+  private volatile @Nullable Thread thread;
 
   /**
    * @param store the store's display name, for logs and the thread name

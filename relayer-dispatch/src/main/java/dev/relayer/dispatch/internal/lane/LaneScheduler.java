@@ -8,6 +8,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides which lane a worker thread runs next, and why. It keeps, per lane: whether this instance
@@ -203,7 +204,7 @@ public final class LaneScheduler {
    * The next pass to run, waiting up to {@code timeout} for one; {@code null} on timeout or once
    * stopped. The lane counts as running until {@link #done}.
    */
-  public synchronized Task take(Duration timeout) throws InterruptedException {
+  public synchronized @Nullable Task take(Duration timeout) throws InterruptedException {
     long deadline = nanoTime.getAsLong() + timeout.toNanos();
     while (!stopped) {
       long now = nanoTime.getAsLong();
@@ -228,7 +229,7 @@ public final class LaneScheduler {
     return null;
   }
 
-  private Task pick(long now) {
+  private @Nullable Task pick(long now) {
     Task timer = null;
     int timerRank = Integer.MAX_VALUE;
     for (int i = 0; i < laneCount; i++) {
@@ -298,7 +299,7 @@ public final class LaneScheduler {
    * int, boolean, boolean, Duration, boolean)}.
    */
   public synchronized void done(
-      Task task, boolean owner, boolean more, Duration dueIn, boolean failed) {
+      Task task, boolean owner, boolean more, @Nullable Duration dueIn, boolean failed) {
     for (int lane : task.lanes()) {
       done(task, lane, owner, more, dueIn, failed);
     }
@@ -313,7 +314,7 @@ public final class LaneScheduler {
    * @param failed whether the pass threw
    */
   public synchronized void done(
-      Task task, int lane, boolean owner, boolean more, Duration dueIn, boolean failed) {
+      Task task, int lane, boolean owner, boolean more, @Nullable Duration dueIn, boolean failed) {
     if (!task.lanes().contains(lane)) {
       throw new IllegalArgumentException("lane " + lane + " is not one of " + task);
     }

@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -27,6 +28,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -134,14 +136,14 @@ public final class LaneWorker {
     engine.emit(pass.events);
     pass.events.clear();
     for (int lane : lanes) {
-      LaneTally tally = pass.tallies.get(lane);
+      LaneTally tally = pass.tally(lane);
       if (!renewOnly && tally.owner && (careful.containsKey(lane) || tally.suspects)) {
         carefulSteps(dsl, lane, tally, pass.events);
       }
     }
     List<PassResult> results = new ArrayList<>(lanes.size());
     for (int lane : lanes) {
-      LaneTally tally = pass.tallies.get(lane);
+      LaneTally tally = pass.tally(lane);
       leases.observe(lease(lane).name(), settings.owner(), tally.owner);
       results.add(tally.result(lane));
       if (tally.claimed > 0 && log.isDebugEnabled()) {
@@ -165,6 +167,11 @@ public final class LaneWorker {
     private final LongSupplier clock;
     private final Map<Integer, LaneTally> tallies = new LinkedHashMap<>();
     private final List<Consumer<RelayerEventListener>> events = new ArrayList<>();
+
+    /** The tally of a lane of this pass; every lane the pass was given has one. */
+    LaneTally tally(@Nullable Integer lane) {
+      return Objects.requireNonNull(tallies.get(lane));
+    }
 
     /** Whether a lease of the pass was created or taken over: it claims nothing then. */
     private boolean newlyAcquired;
@@ -197,9 +204,7 @@ public final class LaneWorker {
         }
       }
       List<Integer> owned =
-          lanes.stream()
-              .filter(lane -> tallies.get(lane).owner && !careful.containsKey(lane))
-              .toList();
+          lanes.stream().filter(lane -> tally(lane).owner && !careful.containsKey(lane)).toList();
       if (!owned.isEmpty() && !renewOnly && !newlyAcquired) {
         // Taking a lease has already restarted its expiry: a renew-only pass is done.
         claimAndSend(t, owned);
@@ -227,9 +232,9 @@ public final class LaneWorker {
           }
           if (cut) {
             // The key limit may have left this lane's heads out: look again.
-            tallies.get(lane).more = true;
+            tally(lane).more = true;
           } else {
-            tallies.get(lane).nothingDue(look);
+            tally(lane).nothingDue(look);
             active.remove(lane);
           }
         }
@@ -256,9 +261,9 @@ public final class LaneWorker {
           Set<Integer> due = store.lanesWithDueHead(t, active, engine.clock().instant());
           for (Integer lane : active) {
             if (due.contains(lane)) {
-              tallies.get(lane).more = true;
+              tally(lane).more = true;
             } else {
-              tallies.get(lane).nothingDue(lookAgain);
+              tally(lane).nothingDue(lookAgain);
             }
           }
           break;
@@ -267,13 +272,13 @@ public final class LaneWorker {
       Instant now = engine.clock().instant();
       Set<Integer> idle = new TreeSet<>();
       for (Integer lane : owned) {
-        if (!tallies.get(lane).more) {
+        if (!tally(lane).more) {
           idle.add(lane);
         }
       }
       List<LeaseRequest> held = owned.stream().map(LaneWorker.this::lease).toList();
       Map<Integer, Instant> due = store.renewLeasesAndFindNextDue(t, held, idle, now);
-      due.forEach((lane, at) -> tallies.get(lane).dueIn = Duration.between(now, at));
+      due.forEach((lane, at) -> tally(lane).dueIn = Duration.between(now, at));
     }
 
     /**
@@ -297,7 +302,7 @@ public final class LaneWorker {
       for (ClaimedMessage m : claim.messages()) {
         if (suspectKeys.contains(m.orderingKey())) {
           givenBack.add(m.id());
-          tallies.get(m.lane()).suspects = true;
+          tally(m.lane()).suspects = true;
           active.remove(m.lane());
         } else {
           kept.add(m);
@@ -310,26 +315,26 @@ public final class LaneWorker {
     /** Adds a sent claim's outcome to the tallies of {@code lanes}, the lanes of its rows. */
     private void tally(Claim claim, SendOutcome sent, Set<Integer> lanes) {
       for (Integer lane : lanes) {
-        LaneTally tally = tallies.get(lane);
+        LaneTally tally = tally(lane);
         tally.more = false;
         tally.nothingDueSince = OptionalLong.empty();
       }
       for (ClaimedMessage m : claim.messages()) {
-        tallies.get(m.lane()).claimed++;
+        tally(m.lane()).claimed++;
       }
       for (ClaimedMessage m : sent.accepted()) {
-        LaneTally tally = tallies.get(m.lane());
+        LaneTally tally = tally(m.lane());
         tally.sent++;
         tally.more = true;
       }
       for (SendOutcome.Failure f : sent.failed()) {
-        tallies.get(f.message().lane()).failed++;
+        tally(f.message().lane()).failed++;
       }
       for (ClaimedMessage m : sent.exhausted()) {
-        tallies.get(m.lane()).failed++;
+        tally(m.lane()).failed++;
       }
       for (ClaimedMessage m : sent.notAttempted()) {
-        LaneTally tally = tallies.get(m.lane());
+        LaneTally tally = tally(m.lane());
         tally.givenBack++;
         tally.more = true;
       }
@@ -381,7 +386,7 @@ public final class LaneWorker {
     int failed;
     int givenBack;
     boolean more;
-    Duration dueIn;
+    @Nullable Duration dueIn;
     OptionalLong nothingDueSince = OptionalLong.empty();
     boolean suspects;
 

@@ -52,7 +52,8 @@ final class OrderedSender {
     final Deque<ClaimedMessage> rows;
 
     Run(List<ClaimedMessage> rows) {
-      this.key = rows.get(0).orderingKey();
+      // A run holds the ordered rows of one key.
+      this.key = Objects.requireNonNull(rows.get(0).orderingKey());
       this.suspect = rows.get(0).lastError() != null;
       this.rows = new ArrayDeque<>(rows);
     }
@@ -105,7 +106,8 @@ final class OrderedSender {
 
   private void sendGroup(List<Run> runs, Instant lastStart, Outcome outcome) {
     ClaimedMessage first = runs.get(0).rows.peekFirst();
-    Transport transport = engine.transport(first.transport());
+    // Rows naming an unknown transport were failed before grouping.
+    Transport transport = Objects.requireNonNull(engine.transport(first.transport()));
     String destination = first.destination();
     boolean preserving = transport.preservesBatchOrder();
     int limit = Math.max(1, transport.maxBatchSize());

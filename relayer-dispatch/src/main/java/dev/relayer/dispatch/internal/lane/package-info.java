@@ -171,4 +171,7 @@
  * already running claimed the commit's rows before its wake-up arrived (in one run of the lanes
  * benchmark at half its capacity, 1,776 wake-ups were dropped while 8,585 passes ran).
  */
+@NullMarked
 package dev.relayer.dispatch.internal.lane;
+
+import org.jspecify.annotations.NullMarked;
