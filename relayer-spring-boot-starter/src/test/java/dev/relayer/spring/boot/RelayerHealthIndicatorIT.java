@@ -10,11 +10,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.jooq.DSLContext;
-import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ApplicationContext;
@@ -23,22 +20,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 /** The {@code relayer} health indicator reports Relayer's health check: status and details. */
 class RelayerHealthIndicatorIT {
 
-  private static StarterFixture fixture;
-
-  @BeforeAll
-  static void database() {
-    fixture = new StarterFixture();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    fixture.close();
-  }
-
-  @BeforeEach
-  void emptyOutbox() {
-    fixture.dsl.deleteFrom(DSL.table(DSL.name("relayer_outbox"))).execute();
-  }
+  @RegisterExtension static final StarterFixture fixture = new StarterFixture();
 
   @Test
   void relayerThatDeliveredIsUpWithTheReportsDetails() {

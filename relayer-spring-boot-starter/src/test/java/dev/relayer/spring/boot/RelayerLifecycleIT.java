@@ -16,10 +16,8 @@ import java.time.Duration;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -37,22 +35,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 class RelayerLifecycleIT {
 
-  private static StarterFixture fixture;
-
-  @BeforeAll
-  static void database() {
-    fixture = new StarterFixture();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    fixture.close();
-  }
-
-  @BeforeEach
-  void emptyOutbox() {
-    fixture.dsl.deleteFrom(DSL.table(DSL.name("relayer_outbox"))).execute();
-  }
+  @RegisterExtension static final StarterFixture fixture = new StarterFixture();
 
   @Test
   void contextCloseStopsRelayerAndReleasesItsLeasesBeforeThePoolCloses() {

@@ -6,9 +6,8 @@ import dev.relayer.dispatch.Relayer;
 import dev.relayer.dispatch.Retention;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
@@ -18,17 +17,7 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  */
 class RelayerPropertiesIT {
 
-  private static StarterFixture fixture;
-
-  @BeforeAll
-  static void database() {
-    fixture = new StarterFixture();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    fixture.close();
-  }
+  @RegisterExtension static final StarterFixture fixture = new StarterFixture();
 
   @Test
   void kebabCasePropertiesReachTheOptions() {

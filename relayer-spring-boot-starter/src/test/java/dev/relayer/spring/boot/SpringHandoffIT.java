@@ -13,10 +13,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jooq.DSLContext;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -35,25 +34,12 @@ class SpringHandoffIT {
   private static final Duration WITHIN = Duration.ofSeconds(1);
   private static final Duration HELD_OPEN = Duration.ofMillis(300);
 
-  private static StarterFixture fixture;
+  @RegisterExtension static final StarterFixture fixture = new StarterFixture();
+
   private ApplicationContextRunner runner;
-
-  @BeforeAll
-  static void database() {
-    fixture = new StarterFixture();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    fixture.close();
-  }
 
   @BeforeEach
   void runner() {
-    fixture
-        .dsl
-        .deleteFrom(org.jooq.impl.DSL.table(org.jooq.impl.DSL.name("relayer_outbox")))
-        .execute();
     runner =
         fixture
             .runner()

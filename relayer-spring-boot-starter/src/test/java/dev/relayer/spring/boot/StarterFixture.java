@@ -9,6 +9,10 @@ import java.nio.charset.StandardCharsets;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
@@ -19,22 +23,30 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * A fresh database with Relayer's tables, and a context runner with the auto-configurations a
- * Spring Boot jOOQ application has (data source, transaction manager, transactions, jOOQ) plus
- * Relayer's, pointed at that database.
+ * A fresh database with Relayer's tables for each test class (created before its first test,
+ * dropped after its last; the outbox is emptied before each test), and a context runner with the
+ * auto-configurations a Spring Boot jOOQ application has (data source, transaction manager,
+ * transactions, jOOQ) plus Relayer's, pointed at that database. Registered with
+ * {@code @RegisterExtension} on a static field.
  */
-final class StarterFixture implements AutoCloseable {
+final class StarterFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
 
   /** Keeps the sweeper from delivering anything within a test: only the hand-off can. */
   static final String SWEEPER_OUT_OF_THE_WAY = "relayer.maintenance.recovery-delay=1h";
 
-  final TestDatabase database;
-  final DSLContext dsl;
+  TestDatabase database;
+  DSLContext dsl;
 
-  StarterFixture() {
+  @Override
+  public void beforeAll(ExtensionContext context) {
     database = TestDatabase.create();
     RelayerSchemaInstaller.applyScript(database.dataSource(), SchemaOptions.defaults());
     dsl = DSL.using(database.dataSource(), SQLDialect.POSTGRES);
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    dsl.deleteFrom(DSL.table(DSL.name("relayer_outbox"))).execute();
   }
 
   /** The runner: Boot's data and transaction auto-configurations, Relayer's, this database. */
@@ -94,7 +106,7 @@ final class StarterFixture implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public void afterAll(ExtensionContext context) {
     database.close();
   }
 
