@@ -1,0 +1,81 @@
+package dev.relayer.examples.orders;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.name;
+import static org.jooq.impl.DSL.table;
+
+import dev.relayer.dispatch.Relayer;
+import dev.relayer.store.NewMessage;
+import java.util.Optional;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.Table;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * Places orders: the order row and its {@code OrderPlaced} message commit together or not at all.
+ */
+@Service
+class Orders {
+
+  static final Table<Record> ORDERS = table(name("orders"));
+  static final Field<Long> ID = field(name("id"), Long.class);
+  static final Field<String> ITEM = field(name("item"), String.class);
+  static final Field<Integer> QUANTITY = field(name("quantity"), Integer.class);
+
+  /** The message header that carries the order id, read by {@link Shipping}. */
+  static final String ORDER_ID_HEADER = "order-id";
+
+  private final DSLContext dsl;
+  private final Relayer relayer;
+  private final String queue;
+
+  Orders(DSLContext dsl, Relayer relayer, @Value("${orders.queue}") String queue) {
+    this.dsl = dsl; // Spring Boot's: joins the @Transactional transaction
+    this.relayer = relayer;
+    this.queue = queue;
+  }
+
+  /** A placed order and the id of the message that announces it. */
+  record Placed(long orderId, UUID messageId) {}
+
+  /** A stored order. */
+  record Order(long id, String item, int quantity) {}
+
+  @Transactional
+  public Placed place(String item, int quantity) {
+    long orderId =
+        dsl.insertInto(ORDERS, ITEM, QUANTITY)
+            .values(item, quantity)
+            .returning(ID)
+            .fetchOne(ID, Long.class);
+    UUID messageId = UUID.randomUUID();
+    relayer
+        .store()
+        .enqueue(
+            dsl,
+            NewMessage.builder()
+                .messageId(messageId)
+                .transport(RabbitMq.TRANSPORT)
+                .destination("/" + queue) // the default exchange routes to the queue of that name
+                .messageType("OrderPlaced")
+                .header(ORDER_ID_HEADER, Long.toString(orderId))
+                .body(
+                    ("{\"orderId\":" + orderId + ",\"quantity\":" + quantity + "}").getBytes(UTF_8))
+                .build());
+    return new Placed(orderId, messageId);
+  } // the starter hands the message to a dispatcher worker after this transaction commits
+
+  @Transactional(readOnly = true)
+  public Optional<Order> find(long id) {
+    return dsl.select(ID, ITEM, QUANTITY)
+        .from(ORDERS)
+        .where(ID.eq(id))
+        .fetchOptional(r -> new Order(r.value1(), r.value2(), r.value3()));
+  }
+}
