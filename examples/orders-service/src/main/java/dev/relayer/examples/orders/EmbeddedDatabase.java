@@ -25,7 +25,9 @@ class EmbeddedDatabase {
 
   @Bean(destroyMethod = "close")
   EmbeddedPostgres embeddedPostgres() throws IOException {
-    EmbeddedPostgres postgres = EmbeddedPostgres.builder().start();
+    // Stopped by the context (destroyMethod), after Relayer has stopped and released its leases;
+    // its own JVM shutdown hook would stop it in parallel with the context, under Relayer's feet.
+    EmbeddedPostgres postgres = EmbeddedPostgres.builder().setRegisterShutdownHook(false).start();
     log.info(
         "No spring.datasource.url: using an embedded PostgreSQL at {}",
         postgres.getJdbcUrl("postgres", "postgres"));
