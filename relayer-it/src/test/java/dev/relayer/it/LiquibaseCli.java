@@ -28,10 +28,21 @@ final class LiquibaseCli {
   static Result update(
       TestDatabase db, String changelog, List<String> jvmOptions, String... parameters)
       throws IOException, InterruptedException {
+    return update(System.getProperty("java.class.path"), db, changelog, jvmOptions, parameters);
+  }
+
+  /** {@link #update(TestDatabase, String, List, String...)} on the class path {@code classPath}. */
+  static Result update(
+      String classPath,
+      TestDatabase db,
+      String changelog,
+      List<String> jvmOptions,
+      String... parameters)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath);
     command.add("-Dliquibase.analytics.enabled=false");
     command.addAll(jvmOptions);
     command.add("liquibase.integration.commandline.LiquibaseCommandLine");
