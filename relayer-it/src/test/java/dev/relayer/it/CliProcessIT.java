@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relayer.schema.PostgreSqlOutboxSchema;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.testkit.TestDatabase;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -112,6 +115,29 @@ class CliProcessIT {
     }
     assertThat(CliProcess.relayer("db", "script", "--help").out())
         .contains("--provider=<provider>", "--schema=<schema>", "--prefix=<prefix>");
+  }
+
+  @Test
+  void theRunnableJarAloneInAnEmptyDirectoryPrintsTheScript(@TempDir Path empty) throws Exception {
+    // The file the build installs as relayer-cli-<version>-all.jar, away from the checkout.
+    Path jar = empty.resolve("relayer-cli-" + System.getProperty("relayer.version") + "-all.jar");
+    Files.copy(CliProcess.jar(), jar);
+
+    CliProcess run =
+        CliProcess.run(
+            List.of(
+                CliProcess.java().toString(),
+                "-jar",
+                jar.getFileName().toString(),
+                "db",
+                "script",
+                "--provider",
+                "postgres"),
+            Map.of("LC_ALL", "C.UTF-8"),
+            empty);
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).isEqualTo(PostgreSqlOutboxSchema.createScript(SchemaOptions.defaults()));
   }
 
   @Test
