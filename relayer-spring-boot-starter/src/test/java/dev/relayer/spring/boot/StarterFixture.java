@@ -19,8 +19,11 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerA
 import org.springframework.boot.jooq.autoconfigure.JooqAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.StandardEnvironment;
 
 /**
  * A fresh database with Relayer's tables for each test class (created before its first test,
@@ -33,6 +36,20 @@ final class StarterFixture implements BeforeAllCallback, AfterAllCallback, Befor
 
   /** Keeps the sweeper from delivering anything within a test: only the hand-off can. */
   static final String SWEEPER_OUT_OF_THE_WAY = "relayer.maintenance.recovery-delay=1h";
+
+  /**
+   * Removes the environment variables from a context's environment. The brokers' variables of the
+   * test run ({@code RELAYER_RABBITMQ_URI}, {@code RELAYER_NATS_URL}) are also, by relaxed binding,
+   * {@code relayer.rabbitmq.uri} and {@code relayer.nats.url}; a test that sets or leaves out these
+   * properties on purpose must not get them from the environment.
+   */
+  static final ApplicationContextInitializer<ConfigurableApplicationContext>
+      WITHOUT_ENVIRONMENT_VARIABLES =
+          context ->
+              context
+                  .getEnvironment()
+                  .getPropertySources()
+                  .remove(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME);
 
   TestDatabase database;
   DSLContext dsl;
