@@ -27,10 +27,10 @@ import org.springframework.core.env.StandardEnvironment;
 
 /**
  * A fresh database with Relayer's tables for each test class (created before its first test,
- * dropped after its last; the outbox is emptied before each test), and a context runner with the
- * auto-configurations a Spring Boot jOOQ application has (data source, transaction manager,
- * transactions, jOOQ) plus Relayer's, pointed at that database. Registered with
- * {@code @RegisterExtension} on a static field.
+ * dropped after its last; the outbox and the dead table are emptied before each test), and a
+ * context runner with the auto-configurations a Spring Boot jOOQ application has (data source,
+ * transaction manager, transactions, jOOQ) plus Relayer's, pointed at that database. Registered
+ * with {@code @RegisterExtension} on a static field.
  */
 final class StarterFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
 
@@ -64,6 +64,7 @@ final class StarterFixture implements BeforeAllCallback, AfterAllCallback, Befor
   @Override
   public void beforeEach(ExtensionContext context) {
     dsl.deleteFrom(DSL.table(DSL.name("relayer_outbox"))).execute();
+    dsl.deleteFrom(DSL.table(DSL.name("relayer_outbox_dead"))).execute();
   }
 
   /** The runner: Boot's data and transaction auto-configurations, Relayer's, this database. */
