@@ -3,6 +3,7 @@ package dev.relayer.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.relayer.dispatch.Relayer;
 import dev.relayer.spring.boot.transport.NatsTransportAutoConfiguration;
 import dev.relayer.testkit.transport.ConsumedMessage;
 import dev.relayer.transport.nats.NatsFixture;
@@ -79,6 +80,22 @@ class NatsTransportPropertiesIT {
         .run(
             context -> {
               assertThat(context).hasNotFailed();
+              assertThat(context).doesNotHaveBean(NatsTransport.class);
+            });
+  }
+
+  @Test
+  void transportIsNotCreatedWhenRelayerIsTurnedOff() {
+    fixture
+        .runner()
+        .withInitializer(StarterFixture.WITHOUT_ENVIRONMENT_VARIABLES)
+        .withConfiguration(AutoConfigurations.of(NatsTransportAutoConfiguration.class))
+        .withPropertyValues(
+            "relayer.enabled=false", "relayer.nats.enabled=true", "relayer.nats.url=" + nats.url())
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).doesNotHaveBean(Relayer.class);
               assertThat(context).doesNotHaveBean(NatsTransport.class);
             });
   }

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import org.jooq.DSLContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.SpringBootConfiguration;
@@ -20,6 +21,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -100,13 +102,13 @@ class RelayerActuatorIT {
     memory.reject(message -> true, "broker says no");
     Relayer relayer = context.getBean(Relayer.class);
     context
-        .getBean(org.springframework.transaction.support.TransactionTemplate.class)
+        .getBean(TransactionTemplate.class)
         .executeWithoutResult(
             status ->
                 relayer
                     .store()
                     .enqueue(
-                        context.getBean(org.jooq.DSLContext.class),
+                        context.getBean(DSLContext.class),
                         StarterFixture.ordered(key, "order-of-" + key)));
     await()
         .atMost(Duration.ofSeconds(10))
