@@ -3,12 +3,6 @@ package dev.relayer.spring.boot;
 import dev.relayer.dispatch.HealthReport;
 import dev.relayer.dispatch.HealthStatus;
 import dev.relayer.dispatch.Relayer;
-import dev.relayer.dispatch.TransportSends;
-import dev.relayer.store.LeaseState;
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Optional;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -44,31 +38,9 @@ public final class RelayerHealthIndicator implements HealthIndicator {
     } catch (RuntimeException e) {
       return Health.down(e).build();
     }
-    Health.Builder health = Health.status(status(report.status()));
-    health.withDetail("reasons", report.reasons());
-    health.withDetail("at", report.at().toString());
-    health.withDetail("eligible", report.eligible());
-    age(health, "oldestEligibleAge", report.oldestEligibleAge());
-    age(health, "oldestPendingAge", report.oldestPendingAge());
-    health.withDetail("retrying", report.retrying());
-    age(health, "oldestRetryingAge", report.oldestRetryingAge());
-    health.withDetail("neverHandedOff", report.neverHandedOff());
-    health.withDetail("parkedKeys", report.parkedKeys());
-    age(health, "oldestParkedAge", report.oldestParkedAge());
-    health.withDetail("deadRows", report.deadRows());
-    health.withDetail("deadRowsLastHour", report.deadRowsLastHour());
-    Map<String, Map<String, String>> leases = new LinkedHashMap<>();
-    for (LeaseState lease : report.leases()) {
-      leases.put(
-          lease.name(), Map.of("owner", lease.owner(), "expiresAt", lease.expiresAt().toString()));
-    }
-    health.withDetail("leases", leases);
-    Map<String, Map<String, Object>> transports = new LinkedHashMap<>();
-    report.transports().values().stream()
-        .sorted((a, b) -> a.transport().compareTo(b.transport()))
-        .forEach(sends -> transports.put(sends.transport(), sends(sends)));
-    health.withDetail("transports", transports);
-    return health.build();
+    return Health.status(status(report.status()))
+        .withDetails(HealthReportDetails.of(report))
+        .build();
   }
 
   private static Status status(HealthStatus status) {
@@ -77,21 +49,5 @@ public final class RelayerHealthIndicator implements HealthIndicator {
       case DEGRADED -> DEGRADED;
       case UNHEALTHY -> Status.DOWN;
     };
-  }
-
-  private static void age(Health.Builder health, String name, Optional<Duration> age) {
-    age.ifPresent(a -> health.withDetail(name, a.toString()));
-  }
-
-  private static Map<String, Object> sends(TransportSends sends) {
-    Map<String, Object> details = new LinkedHashMap<>();
-    details.put("succeeded", sends.succeeded());
-    details.put("failed", sends.failed());
-    sends.failingSince().ifPresent(at -> details.put("failingSince", at.toString()));
-    sends.lastError().ifPresent(error -> details.put("lastError", error));
-    sends
-        .lastFailedDestination()
-        .ifPresent(destination -> details.put("lastFailedDestination", destination));
-    return details;
   }
 }

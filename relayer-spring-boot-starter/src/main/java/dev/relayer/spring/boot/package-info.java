@@ -31,7 +31,14 @@
  * </ul>
  *
  * {@link dev.relayer.spring.boot.RelayerHealthContributorAutoConfiguration} adds the {@code
- * relayer} health indicator when {@code spring-boot-health} is on the class path.
+ * relayer} health indicator when {@code spring-boot-health} is on the class path. {@link
+ * dev.relayer.spring.boot.RelayerEndpointAutoConfiguration} adds the {@code relayer} actuator
+ * endpoint when {@code spring-boot-actuator} is on the class path and the endpoint is available:
+ * read-only ({@link dev.relayer.spring.boot.RelayerEndpoint}), or with the operator's actions on
+ * parked keys ({@link dev.relayer.spring.boot.RelayerOperationsEndpoint}) when {@code
+ * relayer.actuator.operations.enabled=true}. The auto-configurations of {@code
+ * dev.relayer.spring.boot.transport} create {@code Transport} beans from {@code
+ * relayer.rabbitmq.*}, {@code relayer.kafka.*} and {@code relayer.nats.*}; see that package.
  *
  * <h2>The hand-off under Spring</h2>
  *

@@ -181,9 +181,17 @@ class RelayerLifecycleIT {
     return database.password() == null ? "" : database.password();
   }
 
-  /** An application: auto-configuration from the class path, and the in-memory transport. */
+  /**
+   * An application: auto-configuration from the class path (but none for the brokers or Liquibase,
+   * which the tests' class path has for other tests), and the in-memory transport.
+   */
   @SpringBootConfiguration
-  @EnableAutoConfiguration
+  @EnableAutoConfiguration(
+      excludeName = {
+        "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration",
+        "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
+        "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration"
+      })
   @Import(StarterFixture.MemoryTransport.class)
   static class Application {}
 

@@ -19,20 +19,37 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerA
 import org.springframework.boot.jooq.autoconfigure.JooqAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.StandardEnvironment;
 
 /**
  * A fresh database with Relayer's tables for each test class (created before its first test,
- * dropped after its last; the outbox is emptied before each test), and a context runner with the
- * auto-configurations a Spring Boot jOOQ application has (data source, transaction manager,
- * transactions, jOOQ) plus Relayer's, pointed at that database. Registered with
- * {@code @RegisterExtension} on a static field.
+ * dropped after its last; the outbox and the dead table are emptied before each test), and a
+ * context runner with the auto-configurations a Spring Boot jOOQ application has (data source,
+ * transaction manager, transactions, jOOQ) plus Relayer's, pointed at that database. Registered
+ * with {@code @RegisterExtension} on a static field.
  */
 final class StarterFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
 
   /** Keeps the sweeper from delivering anything within a test: only the hand-off can. */
   static final String SWEEPER_OUT_OF_THE_WAY = "relayer.maintenance.recovery-delay=1h";
+
+  /**
+   * Removes the environment variables from a context's environment. The brokers' variables of the
+   * test run ({@code RELAYER_RABBITMQ_URI}, {@code RELAYER_NATS_URL}) are also, by relaxed binding,
+   * {@code relayer.rabbitmq.uri} and {@code relayer.nats.url}; a test that sets or leaves out these
+   * properties on purpose must not get them from the environment.
+   */
+  static final ApplicationContextInitializer<ConfigurableApplicationContext>
+      WITHOUT_ENVIRONMENT_VARIABLES =
+          context ->
+              context
+                  .getEnvironment()
+                  .getPropertySources()
+                  .remove(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME);
 
   TestDatabase database;
   DSLContext dsl;
@@ -47,6 +64,7 @@ final class StarterFixture implements BeforeAllCallback, AfterAllCallback, Befor
   @Override
   public void beforeEach(ExtensionContext context) {
     dsl.deleteFrom(DSL.table(DSL.name("relayer_outbox"))).execute();
+    dsl.deleteFrom(DSL.table(DSL.name("relayer_outbox_dead"))).execute();
   }
 
   /** The runner: Boot's data and transaction auto-configurations, Relayer's, this database. */

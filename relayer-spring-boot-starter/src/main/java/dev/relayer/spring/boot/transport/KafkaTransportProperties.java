@@ -1,0 +1,35 @@
+package dev.relayer.spring.boot.transport;
+
+import java.time.Duration;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The {@code relayer.kafka.*} properties: a {@code KafkaTransport} bean when {@code
+ * relayer.kafka.enabled=true} and {@code relayer-transport-kafka} is on the class path. Options
+ * left unset take the transport builder's defaults.
+ *
+ * @param enabled whether to create the transport; default false
+ * @param name the transport's name, which messages name in {@code transport}; default {@code kafka}
+ * @param bootstrapServers the cluster, {@code host:port[,host:port...]}. When set, the producer is
+ *     configured from {@code relayer.kafka.*} alone; when unset, from Spring Boot's producer
+ *     settings ({@code spring.kafka.*}, {@code spring.kafka.producer.*}) without their serializers,
+ *     and start-up fails when the application has neither
+ * @param properties further producer configuration ({@code relayer.kafka.properties.linger.ms=5}),
+ *     applied last; {@code acks}, {@code enable.idempotence} and the serializers are the
+ *     transport's
+ * @param maxBatchSize most messages per batch; 1–10,000, default 500
+ * @param orderedBatches send a batch one record at a time, so several messages of one ordering key
+ *     may share a batch; default false
+ * @param closeTimeout how long closing waits for the producer to flush; default 30 s
+ */
+@ConfigurationProperties("relayer.kafka")
+public record KafkaTransportProperties(
+    @DefaultValue("false") boolean enabled,
+    String name,
+    String bootstrapServers,
+    @DefaultValue Map<String, String> properties,
+    Integer maxBatchSize,
+    Boolean orderedBatches,
+    Duration closeTimeout) {}
