@@ -293,13 +293,20 @@ public final class RelayerMaintenance implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    for (String lease : leases.held()) {
+    // The first release that fails ends the releases: the database did not answer, and another
+    // try would wait out the pool's connection timeout again. What is left expires on its own.
+    List<String> held = new ArrayList<>(leases.held());
+    for (int i = 0; i < held.size(); i++) {
       try {
-        store.releaseLease(dsl, lease, owner);
-        leases.observe(lease, owner, false);
+        store.releaseLease(dsl, held.get(i), owner);
+        leases.observe(held.get(i), owner, false);
       } catch (RuntimeException e) {
         log.warn(
-            "store={} could not release lease={}; it will expire", store.displayName(), lease, e);
+            "store={} could not release leases {}; they will expire",
+            store.displayName(),
+            held.subList(i, held.size()),
+            e);
+        break;
       }
     }
     log.info("Relayer maintenance stopped: store={} owner={}", store.displayName(), owner);

@@ -6,6 +6,7 @@ import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.LeaseState;
 import dev.relayer.store.RelayerStore;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -101,17 +102,24 @@ public final class LaneBalancer {
     return lanes;
   }
 
-  /** Graceful shutdown: gives up every lane lease, then the heartbeat. */
+  /**
+   * Graceful shutdown: gives up every lane lease, then the heartbeat. The first release that fails
+   * ends it: the database did not answer, and every further release would wait out the pool's
+   * connection timeout again (once per lane); the leases left expire on their own.
+   */
   public void releaseAll(DSLContext dsl) {
-    for (int lane : heldLanes()) {
+    List<Integer> lanes = new ArrayList<>(heldLanes());
+    for (int i = 0; i < lanes.size(); i++) {
       try {
-        worker.release(dsl, lane);
+        worker.release(dsl, lanes.get(i));
       } catch (RuntimeException e) {
         log.warn(
-            "store={} lane={} could not release its lease; it will expire",
+            "store={} could not release the leases of lanes {} nor the heartbeat; they will expire",
             store.displayName(),
-            lane,
+            lanes.subList(i, lanes.size()),
             e);
+        leases.summarizeLanes(owner, "released at shutdown");
+        return;
       }
     }
     leases.summarizeLanes(owner, "released at shutdown");
