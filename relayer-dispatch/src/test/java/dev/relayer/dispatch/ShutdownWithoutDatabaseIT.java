@@ -11,15 +11,12 @@ import dev.relayer.store.StoreOptions;
 import dev.relayer.testkit.PrivatePostgres;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.transport.InMemoryTransport;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -35,59 +32,17 @@ import org.junit.jupiter.api.Test;
 class ShutdownWithoutDatabaseIT {
 
   /** Counts the connections asked of a pool. */
-  private static final class CountingDataSource implements DataSource {
-    final DataSource pool;
+  private static final class CountingDataSource extends ForwardingDataSource {
     final AtomicInteger asked = new AtomicInteger();
 
     CountingDataSource(DataSource pool) {
-      this.pool = pool;
+      super(pool);
     }
 
     @Override
     public Connection getConnection() throws SQLException {
       asked.incrementAndGet();
-      return pool.getConnection();
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-      asked.incrementAndGet();
-      return pool.getConnection(user, password);
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-      return pool.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-      pool.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-      pool.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-      return pool.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-      return pool.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-      return pool.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-      return pool.isWrapperFor(iface);
+      return super.getConnection();
     }
   }
 
