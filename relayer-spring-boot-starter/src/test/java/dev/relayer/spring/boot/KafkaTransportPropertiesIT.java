@@ -1,16 +1,12 @@
 package dev.relayer.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.relayer.spring.boot.transport.KafkaTransportAutoConfiguration;
-import dev.relayer.testkit.transport.ConsumedMessage;
 import dev.relayer.transport.kafka.KafkaBrokerProcess;
 import dev.relayer.transport.kafka.KafkaFixture;
 import dev.relayer.transport.kafka.KafkaTransport;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -76,16 +72,8 @@ class KafkaTransportPropertiesIT {
         .run(
             context -> {
               assertThat(context).hasSingleBean(KafkaTransport.class);
-              context.getBean(PlacedOrders.class).place("kafka", topic, "order-1");
-
-              List<ConsumedMessage> received =
-                  kafka.consumeUntil(topic, r -> !r.isEmpty(), Duration.ofSeconds(20));
-
-              assertThat(received).hasSize(1);
-              assertThat(received.get(0).messageType()).isEqualTo("OrderPlaced");
-              assertThat(new String(received.get(0).body(), StandardCharsets.UTF_8))
-                  .isEqualTo("order-1");
-              await().atMost(Duration.ofSeconds(5)).until(() -> fixture.outboxRows() == 0);
+              fixture.placedOrderArrives(
+                  context, kafka, "kafka", topic, "order-1", Duration.ofSeconds(20));
             });
   }
 
@@ -101,14 +89,8 @@ class KafkaTransportPropertiesIT {
             "relayer.kafka.bootstrap-servers=" + kafka.bootstrapServers())
         .run(
             context -> {
-              context.getBean(PlacedOrders.class).place("events", topic, "order-2");
-
-              List<ConsumedMessage> received =
-                  kafka.consumeUntil(topic, r -> !r.isEmpty(), Duration.ofSeconds(20));
-
-              assertThat(received).hasSize(1);
-              assertThat(new String(received.get(0).body(), StandardCharsets.UTF_8))
-                  .isEqualTo("order-2");
+              fixture.placedOrderArrives(
+                  context, kafka, "events", topic, "order-2", Duration.ofSeconds(20));
             });
   }
 

@@ -1,16 +1,12 @@
 package dev.relayer.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.relayer.dispatch.Relayer;
 import dev.relayer.spring.boot.transport.NatsTransportAutoConfiguration;
-import dev.relayer.testkit.transport.ConsumedMessage;
 import dev.relayer.transport.nats.NatsFixture;
 import dev.relayer.transport.nats.NatsTransport;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -60,16 +56,8 @@ class NatsTransportPropertiesIT {
             context -> {
               assertThat(context).hasSingleBean(NatsTransport.class);
               assertThat(context.getBean(NatsTransport.class).preservesBatchOrder()).isTrue();
-              context.getBean(PlacedOrders.class).place("nats", subject, "order-1");
-
-              List<ConsumedMessage> received =
-                  nats.consumeUntil(subject, r -> !r.isEmpty(), Duration.ofSeconds(10));
-
-              assertThat(received).hasSize(1);
-              assertThat(received.get(0).messageType()).isEqualTo("OrderPlaced");
-              assertThat(new String(received.get(0).body(), StandardCharsets.UTF_8))
-                  .isEqualTo("order-1");
-              await().atMost(Duration.ofSeconds(5)).until(() -> fixture.outboxRows() == 0);
+              fixture.placedOrderArrives(
+                  context, nats, "nats", subject, "order-1", Duration.ofSeconds(10));
             });
   }
 

@@ -6,14 +6,11 @@ import static org.awaitility.Awaitility.await;
 import dev.relayer.dispatch.Relayer;
 import dev.relayer.dispatch.TransportSends;
 import dev.relayer.spring.boot.transport.RabbitMqTransportAutoConfiguration;
-import dev.relayer.testkit.transport.ConsumedMessage;
 import dev.relayer.transport.rabbitmq.RabbitMqFixture;
 import dev.relayer.transport.rabbitmq.RabbitMqTransport;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -85,16 +82,8 @@ class RabbitMqTransportPropertiesIT {
         .run(
             context -> {
               assertThat(context).hasSingleBean(RabbitMqTransport.class);
-              context.getBean(PlacedOrders.class).place("rabbitmq", destination, "order-1");
-
-              List<ConsumedMessage> received =
-                  rabbit.consumeUntil(destination, r -> !r.isEmpty(), Duration.ofSeconds(10));
-
-              assertThat(received).hasSize(1);
-              assertThat(received.get(0).messageType()).isEqualTo("OrderPlaced");
-              assertThat(new String(received.get(0).body(), StandardCharsets.UTF_8))
-                  .isEqualTo("order-1");
-              await().atMost(Duration.ofSeconds(5)).until(() -> fixture.outboxRows() == 0);
+              fixture.placedOrderArrives(
+                  context, rabbit, "rabbitmq", destination, "order-1", Duration.ofSeconds(10));
             });
   }
 
@@ -132,14 +121,8 @@ class RabbitMqTransportPropertiesIT {
             "relayer.rabbitmq.uri=" + RabbitMqFixture.brokerUri())
         .run(
             context -> {
-              context.getBean(PlacedOrders.class).place("events", destination, "order-3");
-
-              List<ConsumedMessage> received =
-                  rabbit.consumeUntil(destination, r -> !r.isEmpty(), Duration.ofSeconds(10));
-
-              assertThat(received).hasSize(1);
-              assertThat(new String(received.get(0).body(), StandardCharsets.UTF_8))
-                  .isEqualTo("order-3");
+              fixture.placedOrderArrives(
+                  context, rabbit, "events", destination, "order-3", Duration.ofSeconds(10));
             });
   }
 

@@ -1,11 +1,18 @@
 package dev.relayer.spring.boot;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.NewMessage;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
+import dev.relayer.testkit.transport.BrokerFixture;
+import dev.relayer.testkit.transport.ConsumedMessage;
 import dev.relayer.testkit.transport.InMemoryTransport;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -19,6 +26,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerA
 import org.springframework.boot.jooq.autoconfigure.JooqAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -84,6 +92,29 @@ final class StarterFixture implements BeforeAllCallback, AfterAllCallback, Befor
             "spring.datasource.password="
                 + (database.password() == null ? "" : database.password()),
             "spring.datasource.hikari.maximum-pool-size=6");
+  }
+
+  /**
+   * Places one order ({@link PlacedOrders}) through {@code transport} to {@code destination} in the
+   * running {@code context}, and checks that {@code broker} received exactly it, as an {@code
+   * OrderPlaced} with {@code body}, and that the outbox then emptied.
+   */
+  void placedOrderArrives(
+      ApplicationContext context,
+      BrokerFixture broker,
+      String transport,
+      String destination,
+      String body,
+      Duration timeout)
+      throws Exception {
+    context.getBean(PlacedOrders.class).place(transport, destination, body);
+
+    List<ConsumedMessage> received = broker.consumeUntil(destination, r -> !r.isEmpty(), timeout);
+
+    assertThat(received).hasSize(1);
+    assertThat(received.get(0).messageType()).isEqualTo("OrderPlaced");
+    assertThat(new String(received.get(0).body(), StandardCharsets.UTF_8)).isEqualTo(body);
+    await().atMost(Duration.ofSeconds(5)).until(() -> outboxRows() == 0);
   }
 
   /** Rows in the outbox now. */
