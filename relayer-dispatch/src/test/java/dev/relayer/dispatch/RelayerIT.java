@@ -10,6 +10,7 @@ import dev.relayer.api.SchemaMismatchException;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.LeaseState;
 import dev.relayer.store.NewMessage;
+import dev.relayer.testkit.ForwardingDataSource;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import dev.relayer.testkit.transport.InMemoryTransport;

@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
+import dev.relayer.testkit.ForwardingDataSource;
 import dev.relayer.testkit.PrivatePostgres;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.transport.InMemoryTransport;

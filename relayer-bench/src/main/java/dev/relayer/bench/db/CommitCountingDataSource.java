@@ -1,14 +1,12 @@
 package dev.relayer.bench.db;
 
-import java.io.PrintWriter;
+import dev.relayer.testkit.ForwardingDataSource;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -16,24 +14,23 @@ import javax.sql.DataSource;
  * a scenario can report how many commits each message cost (with {@code synchronous_commit = on},
  * every commit waits for a WAL flush). Statements run in auto-commit mode are not counted.
  */
-public final class CommitCountingDataSource implements DataSource {
+public final class CommitCountingDataSource extends ForwardingDataSource {
 
-  private final DataSource delegate;
   private final AtomicLong commits;
 
   CommitCountingDataSource(DataSource delegate, AtomicLong commits) {
-    this.delegate = delegate;
+    super(delegate);
     this.commits = commits;
   }
 
   @Override
   public Connection getConnection() throws SQLException {
-    return counting(delegate.getConnection());
+    return counting(super.getConnection());
   }
 
   @Override
   public Connection getConnection(String username, String password) throws SQLException {
-    return counting(delegate.getConnection(username, password));
+    return counting(super.getConnection(username, password));
   }
 
   private Connection counting(Connection connection) {
@@ -53,40 +50,5 @@ public final class CommitCountingDataSource implements DataSource {
             CommitCountingDataSource.class.getClassLoader(),
             new Class<?>[] {Connection.class},
             handler);
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return delegate.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    delegate.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    delegate.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return delegate.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return delegate.getParentLogger();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> type) throws SQLException {
-    return type.isInstance(this) ? type.cast(this) : delegate.unwrap(type);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> type) throws SQLException {
-    return type.isInstance(this) || delegate.isWrapperFor(type);
   }
 }

@@ -14,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -96,18 +97,11 @@ public class KafkaTransportAutoConfiguration {
         PREFIX,
         () -> {
           KafkaTransport.Builder builder = KafkaTransport.builder().properties(config);
-          if (properties.name() != null) {
-            builder.name(properties.name());
-          }
-          if (properties.maxBatchSize() != null) {
-            builder.maxBatchSize(properties.maxBatchSize());
-          }
-          if (properties.orderedBatches() != null) {
-            builder.orderedBatches(properties.orderedBatches());
-          }
-          if (properties.closeTimeout() != null) {
-            builder.closeTimeout(properties.closeTimeout());
-          }
+          PropertyMapper map = PropertyMapper.get(); // skips unset (null) properties
+          map.from(properties.name()).to(builder::name);
+          map.from(properties.maxBatchSize()).to(builder::maxBatchSize);
+          map.from(properties.orderedBatches()).to(builder::orderedBatches);
+          map.from(properties.closeTimeout()).to(builder::closeTimeout);
           return builder.build();
         });
   }

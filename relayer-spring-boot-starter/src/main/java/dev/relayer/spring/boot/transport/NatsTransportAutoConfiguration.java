@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -41,24 +42,13 @@ public class NatsTransportAutoConfiguration {
         "relayer.nats",
         () -> {
           NatsTransport.Builder builder = NatsTransport.builder();
-          if (properties.url() != null) {
-            builder.url(properties.url());
-          }
-          if (properties.name() != null) {
-            builder.name(properties.name());
-          }
-          if (properties.maxBatchSize() != null) {
-            builder.maxBatchSize(properties.maxBatchSize());
-          }
-          if (properties.connectTimeout() != null) {
-            builder.connectTimeout(properties.connectTimeout());
-          }
-          if (properties.reconnectWait() != null) {
-            builder.reconnectWait(properties.reconnectWait());
-          }
-          if (properties.orderedBatches() != null) {
-            builder.orderedBatches(properties.orderedBatches());
-          }
+          PropertyMapper map = PropertyMapper.get(); // skips unset (null) properties
+          map.from(properties.url()).to(builder::url);
+          map.from(properties.name()).to(builder::name);
+          map.from(properties.maxBatchSize()).to(builder::maxBatchSize);
+          map.from(properties.connectTimeout()).to(builder::connectTimeout);
+          map.from(properties.reconnectWait()).to(builder::reconnectWait);
+          map.from(properties.orderedBatches()).to(builder::orderedBatches);
           return builder.build();
         });
   }

@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -90,21 +91,12 @@ public class RabbitMqTransportAutoConfiguration {
           } else {
             builder.connectionFactory(springFactory);
           }
-          if (properties.name() != null) {
-            builder.name(properties.name());
-          }
-          if (properties.maxBatchSize() != null) {
-            builder.maxBatchSize(properties.maxBatchSize());
-          }
-          if (properties.connectTimeout() != null) {
-            builder.connectTimeout(properties.connectTimeout());
-          }
-          if (properties.recoveryInterval() != null) {
-            builder.recoveryInterval(properties.recoveryInterval());
-          }
-          if (properties.orderedBatches() != null) {
-            builder.orderedBatches(properties.orderedBatches());
-          }
+          PropertyMapper map = PropertyMapper.get(); // skips unset (null) properties
+          map.from(properties.name()).to(builder::name);
+          map.from(properties.maxBatchSize()).to(builder::maxBatchSize);
+          map.from(properties.connectTimeout()).to(builder::connectTimeout);
+          map.from(properties.recoveryInterval()).to(builder::recoveryInterval);
+          map.from(properties.orderedBatches()).to(builder::orderedBatches);
           return builder.build();
         });
   }

@@ -1,4 +1,4 @@
-package dev.relayer.dispatch;
+package dev.relayer.testkit;
 
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -7,11 +7,15 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
-/** A data source that passes every call to another; tests override what they watch. */
-class ForwardingDataSource implements DataSource {
+/**
+ * A data source that passes every call to another; a subclass overrides what it watches (the
+ * connections it hands out, how often they are asked for).
+ */
+public class ForwardingDataSource implements DataSource {
   private final DataSource delegate;
 
-  ForwardingDataSource(DataSource delegate) {
+  /** Forwards to {@code delegate}. */
+  public ForwardingDataSource(DataSource delegate) {
     this.delegate = delegate;
   }
 
