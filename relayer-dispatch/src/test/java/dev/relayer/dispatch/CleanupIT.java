@@ -80,7 +80,7 @@ class CleanupIT {
   }
 
   @Test
-  void oneRunDrainsEveryRowPastRetentionInBatchesUntilOneComesBackShort() {
+  void oneRunDrainsEveryRowPastRetentionInBatchesUntilOneReachesTheCutoff() {
     for (int i = 0; i < 25; i++) {
       deadRows(1, old.plusSeconds(i));
     }
@@ -94,8 +94,9 @@ class CleanupIT {
 
     assertThat(run.deadDeleted()).isEqualTo(25);
     assertThat(run.inboxDeleted()).isEqualTo(23);
-    // Dead: five full batches and an empty one; inbox: four full batches and one of three.
-    assertThat(run.batches()).isEqualTo(11);
+    // Dead: five batches of five, the last reaching the cutoff; inbox: four batches of five and
+    // one of three.
+    assertThat(run.batches()).isEqualTo(10);
     assertThat(run.drained()).isTrue();
     assertThat(dead()).as("recent dead rows stay").isEqualTo(3);
     assertThat(inbox()).as("recent inbox records stay").isEqualTo(4);
@@ -232,9 +233,10 @@ class CleanupIT {
     assertThat(run.deadDeleted()).isEqualTo(4);
     assertThat(run.inboxDeleted()).isEqualTo(5);
     assertThat(run.drained()).isTrue();
-    // Dead: 2, 2, 0 (short); inbox: 2, 2, 1 (short): six batches, a pause after each but the last.
-    assertThat(run.batches()).isEqualTo(6);
-    assertThat(pauses).hasSize(5).containsOnly(Duration.ofMillis(15));
+    // Dead: 2, 2 (to the cutoff); inbox: 2, 2, 1 (to the cutoff): five batches, a pause after
+    // each but the last.
+    assertThat(run.batches()).isEqualTo(5);
+    assertThat(pauses).hasSize(4).containsOnly(Duration.ofMillis(15));
     assertThat(dead()).isZero();
     assertThat(inbox()).isZero();
   }
@@ -274,6 +276,34 @@ class CleanupIT {
     assertThat(run.batches()).isEqualTo(5);
     assertThat(run.drained()).isFalse();
     assertThat(dead()).isEqualTo(12);
+  }
+
+  @Test
+  void aRunTakesTheLeaseAtItsFirstBatchAndAgainEachQuarterOfTheLeaseDurationNotEveryBatch() {
+    for (int i = 0; i < 20; i++) {
+      deadRows(1, old.plusSeconds(i));
+    }
+    // Every write of the cleanup lease row, counted by the database itself.
+    fx.dsl.execute("create table lease_writes (expires_at timestamptz not null)");
+    fx.dsl.execute(
+        "create function count_lease_write() returns trigger language plpgsql as"
+            + " $$ begin insert into lease_writes values (new.expires_at); return new; end $$");
+    fx.dsl.execute(
+        "create trigger count_lease_writes after insert or update on public.relayer_leases"
+            + " for each row when (new.name = 'cleanup') execute function count_lease_write()");
+    // Lease 30 s: taken again once 7.5 s have passed. Each batch takes 2 s on this clock.
+    Cleanup cleanup = cleanup(2, Duration.ofHours(1), 0, stepping(Duration.ofSeconds(2)));
+
+    CleanupResult run = cleanup.pass(fx.dsl, Instant.now(), () -> false, pause -> true);
+
+    assertThat(run.deadDeleted()).isEqualTo(20);
+    assertThat(run.drained()).isTrue();
+    // Ten dead batches and the empty inbox's one start at 2, 4, … 22 s: the lease is taken at
+    // 2, 10 and 18 s.
+    assertThat(run.batches()).isEqualTo(11);
+    assertThat(fx.dsl.fetchCount(DSL.table("lease_writes"))).isEqualTo(3);
+    assertThat(fx.store.lease(fx.dsl, Cleanup.LEASE))
+        .hasValueSatisfying(lease -> assertThat(lease.owner()).isEqualTo("pacing-test"));
   }
 
   @Test

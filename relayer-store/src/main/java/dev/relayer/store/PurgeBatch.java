@@ -10,7 +10,7 @@ import java.util.Optional;
  *
  * @param olderThan rows strictly older than this instant go (now minus the retention)
  * @param from the keyset of a drain: only rows at or after this instant, where the previous batch
- *     of the same drain ended ({@link Purged#newest()}), so that a batch starts at the rows still
+ *     of the same drain ended ({@link Purged#next()}), so that a batch starts at the rows still
  *     there instead of walking the index entries of rows its predecessors deleted; empty for the
  *     first batch
  * @param limit at most this many rows, at least 1
@@ -32,6 +32,6 @@ public record PurgeBatch(Instant olderThan, Optional<Instant> from, int limit) {
 
   /** The batch after {@code previous}: starts where it ended. */
   public PurgeBatch after(Purged previous) {
-    return new PurgeBatch(olderThan, previous.newest().or(() -> from), limit);
+    return new PurgeBatch(olderThan, previous.next().or(() -> from), limit);
   }
 }

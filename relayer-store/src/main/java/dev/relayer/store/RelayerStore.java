@@ -651,9 +651,10 @@ public final class RelayerStore {
   /**
    * One retention batch of the dead table, in the caller's transaction: deletes at most {@code
    * batch.limit()} dead rows whose {@code failed_at} lies before {@code batch.olderThan()}, oldest
-   * first, from {@code batch.from()} on. A drain runs batches, each in its own short transaction,
-   * passing each result to {@link PurgeBatch#after} until one {@linkplain Purged#shortOf comes back
-   * short}.
+   * first, from {@code batch.from()} on; the transaction's commit does not wait for the WAL flush
+   * (a lost batch is deleted again by the next). A drain runs batches, each in its own short
+   * transaction, passing each result to {@link PurgeBatch#after} until one reports {@linkplain
+   * Purged#drained() drained}.
    */
   public Purged purgeDead(DSLContext dsl, PurgeBatch batch) {
     return deadRetention.run(dsl, Objects.requireNonNull(batch, "batch"));

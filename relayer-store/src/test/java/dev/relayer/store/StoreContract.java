@@ -927,15 +927,15 @@ abstract class StoreContract {
 
     PurgeBatch deadBatch = PurgeBatch.first(cutoff, 3);
     Purged firstDead = store.purgeDead(dsl, deadBatch);
-    assertThat(firstDead.deleted()).isEqualTo(3);
-    assertThat(firstDead.shortOf(deadBatch)).isFalse();
-    assertThat(firstDead.newest()).contains(old.truncatedTo(ChronoUnit.MICROS));
+    assertThat(firstDead.deleted()).as("three of the four sharing one timestamp").isEqualTo(3);
+    assertThat(firstDead.drained()).isFalse();
+    assertThat(firstDead.next()).contains(old.truncatedTo(ChronoUnit.MICROS));
     deadBatch = deadBatch.after(firstDead);
     Purged secondDead = store.purgeDead(dsl, deadBatch);
     assertThat(secondDead.deleted()).isEqualTo(1);
-    assertThat(secondDead.shortOf(deadBatch)).isTrue();
+    assertThat(secondDead.drained()).isTrue();
     assertThat(store.purgeDead(dsl, deadBatch.after(secondDead)).deleted()).isZero();
-    assertThat(store.purgeDead(dsl, PurgeBatch.first(cutoff, 3)).newest()).isEmpty();
+    assertThat(store.purgeDead(dsl, PurgeBatch.first(cutoff, 3)).next()).isEmpty();
     assertThat(store.deadCount(dsl)).isEqualTo(1);
     PurgeBatch inboxBatch = PurgeBatch.first(cutoff, 2);
     Purged firstInbox = store.purgeInbox(dsl, inboxBatch);
@@ -959,17 +959,18 @@ abstract class StoreContract {
     PurgeBatch batch = PurgeBatch.first(now().minus(Duration.ofDays(30)), 4);
 
     Purged first = store.purgeInbox(dsl, batch);
-    assertThat(first.deleted()).as("two at t1 and two of the five at t2").isEqualTo(4);
-    assertThat(first.newest()).contains(t2);
-    assertThat(mapped.fetchCount(RELAYER_INBOX)).isEqualTo(5);
+    assertThat(first.deleted()).as("the two at t1; the five at t2 go past the limit").isEqualTo(2);
+    assertThat(first.next()).contains(t2);
+    assertThat(mapped.fetchCount(RELAYER_INBOX)).isEqualTo(7);
     batch = batch.after(first);
     Purged second = store.purgeInbox(dsl, batch);
-    assertThat(second.deleted()).as("the other three at t2 and the one at t3").isEqualTo(4);
-    assertThat(second.shortOf(batch)).isFalse();
+    assertThat(second.deleted()).as("four of the five at t2").isEqualTo(4);
+    assertThat(second.next()).contains(t2);
     batch = batch.after(second);
     Purged third = store.purgeInbox(dsl, batch);
-    assertThat(third.deleted()).isZero();
-    assertThat(third.shortOf(batch)).isTrue();
+    assertThat(third.deleted()).as("the last at t2 and the one at t3").isEqualTo(2);
+    assertThat(third.drained()).isTrue();
+    assertThat(store.purgeInbox(dsl, batch.after(third)).deleted()).isZero();
     assertThat(mapped.fetchCount(RELAYER_INBOX)).as("the recent record stays").isEqualTo(1);
   }
 

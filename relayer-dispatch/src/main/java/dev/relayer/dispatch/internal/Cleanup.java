@@ -16,17 +16,19 @@ import org.jooq.DSLContext;
  * One cleanup run under the {@code cleanup} lease: drains dead rows older than the dead retention
  * and inbox records older than the inbox retention. Pending and parked outbox rows never expire.
  *
- * <p>A run is a sequence of batches, each its own short transaction: lock the lease row and restart
- * its expiry (proceed only if this owner holds the lease or it has expired; {@link
- * RelayerStore#startLeasedPass}, which also makes the commit not wait for the WAL flush), delete at
- * most {@code batchSize} rows of one table, commit. The two tables take turns, batch by batch, so
- * that a huge backlog in one does not hold back the other. A table is done when a batch of it comes
- * back short of {@code batchSize}; the run ends when both are done ({@linkplain
- * CleanupResult#drained() drained}), when {@code budget} has passed (a batch that started in time
- * finishes), when the stop signal is raised, or when another owner holds the lease. Within a run
- * each table's batches go by keyset: a batch starts at the timestamp where the previous one ended,
- * so it never walks the index entries its predecessors left behind. The cutoffs are fixed when the
- * run starts.
+ * <p>A run is a sequence of batches, each its own short transaction: delete at most {@code
+ * batchSize} rows of one table, commit without waiting for the WAL flush. The first batch of a run
+ * first locks the lease row and restarts its expiry (proceed only if this owner holds the lease or
+ * it has expired; {@link RelayerStore#startLeasedPass}); later batches do so again once a quarter
+ * of {@code leaseDuration} has passed since the last time, and in between rely on the lease they
+ * hold, which no other owner can take before it expires (and two owners deleting the same expired
+ * rows would delete each row once). The two tables take turns, batch by batch, so that a huge
+ * backlog in one does not hold back the other. A table is done when a batch of it comes reports
+ * nothing older left; the run ends when both are done ({@linkplain CleanupResult#drained()
+ * drained}), when {@code budget} has passed (a batch that started in time finishes), when the stop
+ * signal is raised, or when another owner holds the lease. Within a run each table's batches go by
+ * keyset: a batch starts at the timestamp where the previous one ended, so it never walks the index
+ * entries its predecessors left behind. The cutoffs are fixed when the run starts.
  *
  * <p>Pacing: with a {@code pauseFactor} above zero, a run waits after each batch that another
  * follows for that batch's own time multiplied by the factor (as {@code pt-archiver}'s {@code
@@ -110,6 +112,7 @@ public final class Cleanup {
     boolean leader = true;
     boolean stopped = false;
     boolean first = true;
+    Lease lease = new Lease(clock);
     while (!(dead.done && inbox.done) && !stopped) {
       if (!first && (stop.getAsBoolean() || clock - deadline >= 0)) {
         break;
@@ -120,7 +123,7 @@ public final class Cleanup {
           continue;
         }
         long started = clock;
-        Optional<Purged> purged = batch(dsl, drain);
+        Optional<Purged> purged = batch(dsl, drain, lease, started);
         clock = nanoTime.getAsLong();
         if (purged.isEmpty()) {
           leader = false;
@@ -128,7 +131,7 @@ public final class Cleanup {
         }
         batches++;
         drain.deleted += purged.get().deleted();
-        drain.done = purged.get().shortOf(drain.next);
+        drain.done = purged.get().drained();
         drain.next = drain.next.after(purged.get());
         if (dead.done && inbox.done) {
           break;
@@ -160,15 +163,33 @@ public final class Cleanup {
     return settings.pauseFactor() == 0 ? 0 : (long) (batchNanos * settings.pauseFactor());
   }
 
-  /** One batch in its own transaction; empty when another owner holds the lease. */
-  private Optional<Purged> batch(DSLContext dsl, Drain drain) {
+  /** When the run last took the lease. */
+  private static final class Lease {
+    long takenAt;
+    boolean held;
+
+    Lease(long clock) {
+      this.takenAt = clock;
+    }
+  }
+
+  /**
+   * One batch in its own transaction, {@code clock} its start; empty when another owner holds the
+   * lease.
+   */
+  private Optional<Purged> batch(DSLContext dsl, Drain drain, Lease lease, long clock) {
+    boolean take = !lease.held || clock - lease.takenAt >= settings.leaseDuration().toNanos() / 4;
     return dsl.transactionResult(
         tx -> {
           DSLContext t = tx.dsl();
-          // The lease's expiry restarts as the batch takes it; a batch is far shorter than the
-          // lease, and its row lock keeps any other owner out until it commits.
-          if (!store.startLeasedPass(t, lease()).acquired()) {
-            return Optional.empty();
+          // Taking the lease restarts its expiry; its row lock keeps any other owner out until
+          // the batch commits, and the expiry until a quarter of the duration after it.
+          if (take) {
+            if (!store.startLeasedPass(t, lease()).acquired()) {
+              return Optional.empty();
+            }
+            lease.held = true;
+            lease.takenAt = clock;
           }
           return Optional.of(
               drain.dead ? store.purgeDead(t, drain.next) : store.purgeInbox(t, drain.next));
