@@ -19,40 +19,47 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Param;
+import org.jooq.Record1;
 import org.jooq.Select;
 import org.jooq.Table;
 import org.jooq.impl.SQLDataType;
 
 /**
  * The one shape of a retention delete, for the dead table ({@code failed_at}) and the inbox ({@code
- * processed_at}), as two statements in the caller's transaction:
+ * processed_at}), as two statements on the caller's connection:
  *
  * <pre>{@code
- * select set_config('synchronous_commit', 'off', true),
- *        (select ts from t where ts < :olderThan [and ts >= :from]
- *         order by ts offset :limit limit 1)                          -- the edge
+ * select ts from t where ts < :olderThan [and ts >= :from]
+ * order by ts offset :limit limit 1                                   -- the edge
  *
  * delete from t where ts < coalesce(:edge, :olderThan) [and ts >= :from]
+ *   and (select set_config('synchronous_commit', 'off', true)) is not null
  * }</pre>
  *
  * The first reads the batch's edge — the timestamp of the first row past the limit — from the
  * timestamp index alone (an index-only scan where the table's pages are all-visible, as old rows'
- * pages are once vacuumed), and makes the commit not wait for the WAL flush; the second deletes
- * every row before the edge through the same index, which are at most {@code limit}. The next batch
- * starts at the edge; no edge means the batch deleted everything left before the cutoff: the drain
- * is done. Neither statement carries row addresses or a {@code RETURNING}: the delete's row count
- * is the number deleted. (A delete by {@code ctid = ANY(array(select ctid … order by ts limit n))}
- * with a {@code RETURNING} into an aggregate fetched every row from the heap twice more, and a
- * first statement that also counted the rows of the range took an index scan more per batch; see
- * {@code docs/benchmarks.md}.) The statements are rendered once per store and table ({@link
- * StoreJdbc}).
+ * pages are once vacuumed); the second deletes every row before the edge through the same index,
+ * which are at most {@code limit}, and makes its transaction's commit not wait for the WAL flush (a
+ * lost batch is deleted again by the next). The next batch starts at the edge; no edge means the
+ * batch deleted everything left before the cutoff: the drain is done.
+ *
+ * <p>On an auto-commit connection the two are two short transactions, the delete committing as it
+ * ends, as the loop a database administrator writes ({@code delete … where ctid = any(array(select
+ * ctid … limit n))}) is one: cleanup runs its batches so between the moments it takes its lease.
+ * Nothing needs the two to be atomic: a row deleted by someone else in between is simply not
+ * deleted again, and rows committed between them with a timestamp inside the range (written with a
+ * timestamp older than the retention) are deleted too. Neither statement carries row addresses or a
+ * {@code RETURNING}: the delete's row count is the number deleted. (A delete by {@code ctid =
+ * ANY(array(select ctid … order by ts limit n))} with a {@code RETURNING} into an aggregate fetched
+ * every row from the heap twice more, a first statement that also counted the rows of the range
+ * took an index scan more per batch, and one statement holding both as data-modifying CTEs took
+ * longer than the two; see {@code docs/benchmarks.md}.) The statements are rendered once per store
+ * and table ({@link StoreJdbc}).
  *
  * <p>When more than {@code limit} rows share the oldest timestamp left (rows written by one
  * transaction share its timestamp), the edge is that timestamp, nothing lies before it, and {@code
  * limit} of those rows go by physical address ({@code ctid}, read and compared within one
- * statement, never kept); the next batch starts at the same timestamp. Rows committed between the
- * two statements with a timestamp inside the range (written with a timestamp older than the
- * retention) are deleted too.
+ * statement, never kept); the next batch starts at the same timestamp.
  */
 final class RetentionDelete {
 
@@ -76,27 +83,28 @@ final class RetentionDelete {
     this.jdbc = jdbc;
     Condition due = timestamp.lt(OLDER_THAN);
     Condition fromOn = timestamp.ge(FROM);
+    Condition noFlushWait = field(select(TransactionSettings.NO_FLUSH_WAIT)).isNotNull();
     this.edgeOfFirst = jdbc.render(edge(table, timestamp, due));
     this.edgeFrom = jdbc.render(edge(table, timestamp, due.and(fromOn)));
-    this.deleteFirst = jdbc.render(deleteFrom(table).where(timestamp.lt(BELOW)));
-    this.deleteFrom = jdbc.render(deleteFrom(table).where(timestamp.lt(BELOW)).and(fromOn));
+    this.deleteFirst = jdbc.render(deleteFrom(table).where(timestamp.lt(BELOW)).and(noFlushWait));
+    this.deleteFrom =
+        jdbc.render(deleteFrom(table).where(timestamp.lt(BELOW)).and(fromOn).and(noFlushWait));
     Field<Object[]> doomed =
         array(select(CTID).from(table).where(timestamp.eq(FROM)).and(due).limit(LIMIT));
     this.deleteTies =
-        jdbc.render(deleteFrom(table).where(CTID.eq(any(doomed))).and(timestamp.eq(FROM)));
+        jdbc.render(
+            deleteFrom(table).where(CTID.eq(any(doomed))).and(timestamp.eq(FROM)).and(noFlushWait));
   }
 
-  /** The timestamp of the first row past the limit, with the commit set not to wait. */
-  private static Select<?> edge(Table<?> table, Field<OffsetDateTime> timestamp, Condition window) {
-    Field<OffsetDateTime> edge =
-        field(
-            select(timestamp)
-                .from(table)
-                .where(window)
-                .orderBy(timestamp)
-                .limit(inline(1))
-                .offset(LIMIT));
-    return select(TransactionSettings.NO_FLUSH_WAIT, edge);
+  /** The timestamp of the first row past the limit. */
+  private static Select<Record1<OffsetDateTime>> edge(
+      Table<?> table, Field<OffsetDateTime> timestamp, Condition window) {
+    return select(timestamp)
+        .from(table)
+        .where(window)
+        .orderBy(timestamp)
+        .limit(inline(1))
+        .offset(LIMIT);
   }
 
   Purged run(DSLContext dsl, PurgeBatch batch) {
@@ -110,7 +118,7 @@ final class RetentionDelete {
             dsl,
             from.isPresent() ? edgeFrom : edgeOfFirst,
             values,
-            row -> row.getObject(2, OffsetDateTime.class));
+            row -> row.getObject(1, OffsetDateTime.class));
     Optional<Instant> next = edge.map(OffsetDateTime::toInstant);
     if (edge.isEmpty() || from.isEmpty() || edge.get().isAfter(from.get())) {
       values.put(BELOW.getParamName(), edge.orElseGet(() -> utc(batch.olderThan())));

@@ -1013,6 +1013,21 @@ abstract class StoreContract {
   }
 
   @Test
+  void aRetentionBatchCommitsWithoutFlushWaitAndRelaxesOnlyItsOwnTransaction() {
+    inboxRecordsAt(now().minus(Duration.ofDays(40)), 3);
+    PurgeBatch batch = PurgeBatch.first(now().minus(Duration.ofDays(30)), 2);
+    List<Purged> purged = new ArrayList<>();
+
+    List<String> values =
+        settingBeforeInsideAndAfter(
+            "synchronous_commit", t -> purged.add(store.purgeInbox(t, batch)));
+
+    assertThat(values.get(1)).isEqualTo("off");
+    assertThat(values.get(2)).isEqualTo(values.get(0));
+    assertThat(purged.get(0).deleted()).isEqualTo(2);
+  }
+
+  @Test
   void aLeasedPassSetsBothSettingsForItsTransactionOnlyWhetherOrNotItTakesTheLease() {
     LeaseRequest mine = new LeaseRequest("pass", "instance-a", Duration.ofSeconds(30));
     LeaseRequest theirs = new LeaseRequest("pass", "instance-b", Duration.ofSeconds(30));

@@ -16,15 +16,16 @@ import org.jooq.DSLContext;
  * One cleanup run under the {@code cleanup} lease: drains dead rows older than the dead retention
  * and inbox records older than the inbox retention. Pending and parked outbox rows never expire.
  *
- * <p>A run is a sequence of batches, each its own short transaction: delete at most {@code
- * batchSize} rows of one table, commit without waiting for the WAL flush. The first batch of a run
- * first locks the lease row and restarts its expiry (proceed only if this owner holds the lease or
- * it has expired; {@link RelayerStore#startLeasedPass}); later batches do so again once a quarter
- * of {@code leaseDuration} has passed since the last time, and in between rely on the lease they
- * hold, which no other owner can take before it expires (and two owners deleting the same expired
- * rows would delete each row once). The two tables take turns, batch by batch, so that a huge
- * backlog in one does not hold back the other. A table is done when a batch of it comes reports
- * nothing older left; the run ends when both are done ({@linkplain CleanupResult#drained()
+ * <p>A run is a sequence of batches, each at most {@code batchSize} rows of one table: the batch's
+ * edge read and its delete in auto-commit, the delete committing without waiting for the WAL flush
+ * ({@link RelayerStore#purgeDead}). The first batch of a run is one transaction that first locks
+ * the lease row and restarts its expiry (proceed only if this owner holds the lease or it has
+ * expired; {@link RelayerStore#startLeasedPass}); so is the first batch after a quarter of {@code
+ * leaseDuration} has passed since the lease was last taken. The batches in between rely on the
+ * lease this owner holds, which no other owner can take before it expires (and two owners deleting
+ * the same expired rows would delete each row once). The two tables take turns, batch by batch, so
+ * that a huge backlog in one does not hold back the other. A table is done when a batch of it
+ * reports nothing older left; the run ends when both are done ({@linkplain CleanupResult#drained()
  * drained}), when {@code budget} has passed (a batch that started in time finishes), when the stop
  * signal is raised, or when another owner holds the lease. Within a run each table's batches go by
  * keyset: a batch starts at the timestamp where the previous one ended, so it never walks the index
@@ -174,26 +175,30 @@ public final class Cleanup {
   }
 
   /**
-   * One batch in its own transaction, {@code clock} its start; empty when another owner holds the
-   * lease.
+   * One batch, {@code clock} its start: with the lease in one transaction when it is to be taken,
+   * else in auto-commit; empty when another owner holds the lease.
    */
   private Optional<Purged> batch(DSLContext dsl, Drain drain, Lease lease, long clock) {
     boolean take = !lease.held || clock - lease.takenAt >= settings.leaseDuration().toNanos() / 4;
+    if (!take) {
+      return Optional.of(purge(dsl, drain));
+    }
     return dsl.transactionResult(
         tx -> {
           DSLContext t = tx.dsl();
           // Taking the lease restarts its expiry; its row lock keeps any other owner out until
-          // the batch commits, and the expiry until a quarter of the duration after it.
-          if (take) {
-            if (!store.startLeasedPass(t, lease()).acquired()) {
-              return Optional.empty();
-            }
-            lease.held = true;
-            lease.takenAt = clock;
+          // the batch commits, and the expiry until well after the next time it is taken.
+          if (!store.startLeasedPass(t, lease()).acquired()) {
+            return Optional.empty();
           }
-          return Optional.of(
-              drain.dead ? store.purgeDead(t, drain.next) : store.purgeInbox(t, drain.next));
+          lease.held = true;
+          lease.takenAt = clock;
+          return Optional.of(purge(t, drain));
         });
+  }
+
+  private Purged purge(DSLContext dsl, Drain drain) {
+    return drain.dead ? store.purgeDead(dsl, drain.next) : store.purgeInbox(dsl, drain.next);
   }
 
   private boolean holdLease(DSLContext t) {
