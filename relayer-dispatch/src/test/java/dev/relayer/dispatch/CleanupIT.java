@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.relayer.dispatch.internal.Cleanup;
 import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.store.LeaseRequest;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;

@@ -9,7 +9,7 @@ import dev.relayer.api.InvalidInputException;
 import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.NewMessage;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -139,7 +139,7 @@ class HealthIT {
   void theReportNamesTheSweeperLeaseHolder() {
     try (RelayerDispatcher dispatcher =
             RelayerDispatcher.builder(fx.store, fx.dsl)
-                .transport(dev.relayer.testkit.transport.InMemoryTransport.named("memory"))
+                .transport(dev.relayer.transport.memory.InMemoryTransport.named("memory"))
                 .build();
         RelayerMaintenance maintenance =
             RelayerMaintenance.create(dispatcher, MaintenanceOptions.defaults(), "instance-7")) {

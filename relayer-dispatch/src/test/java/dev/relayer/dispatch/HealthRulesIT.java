@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relayer.store.ClaimByIds;
 import dev.relayer.store.DeadLetter;
 import dev.relayer.store.LeaseRequest;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;

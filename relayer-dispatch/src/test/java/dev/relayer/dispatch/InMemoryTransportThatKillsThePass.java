@@ -1,6 +1,6 @@
 package dev.relayer.dispatch;
 
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jooq.impl.DSL;
 

@@ -9,7 +9,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.store.Lanes;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.StoreOptions;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;

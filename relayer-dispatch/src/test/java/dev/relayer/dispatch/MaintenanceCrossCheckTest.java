@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;

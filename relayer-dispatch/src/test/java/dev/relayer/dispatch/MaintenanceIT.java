@@ -12,7 +12,7 @@ import dev.relayer.dispatch.internal.Sweeper;
 import dev.relayer.store.ClaimByIds;
 import dev.relayer.store.InboxOutcome;
 import dev.relayer.store.NewMessage;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -12,7 +12,7 @@ import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.StoreOptions;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

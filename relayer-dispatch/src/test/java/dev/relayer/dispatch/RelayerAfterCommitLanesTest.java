@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.StoreOptions;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;

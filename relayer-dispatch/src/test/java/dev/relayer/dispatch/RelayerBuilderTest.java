@@ -9,7 +9,7 @@ import dev.relayer.api.spi.Transport;
 import dev.relayer.api.spi.TransportBatch;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.StoreOptions;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

@@ -13,7 +13,7 @@ import dev.relayer.store.NewMessage;
 import dev.relayer.testkit.ForwardingDataSource;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import dev.relayer.testkit.transport.TcpProxy;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -3,7 +3,7 @@ package dev.relayer.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relayer.store.NewMessage;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;

@@ -11,7 +11,7 @@ import dev.relayer.store.StoreOptions;
 import dev.relayer.testkit.ForwardingDataSource;
 import dev.relayer.testkit.PrivatePostgres;
 import dev.relayer.testkit.RelayerSchemaInstaller;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

@@ -15,7 +15,7 @@ import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -40,7 +40,7 @@ public final class BurnDownScenario implements Scenario {
         "`--rows` unordered rows loaded into `relayer_outbox` (settled as in *Method*), drained"
             + " through a `RelayerDispatcher` over a jOOQ `DSLContext` on a HikariCP pool of"
             + " `--pool-size`, with a no-op transport (`ProbeTransport`, batches of up to 1000;"
-            + " unlike the testkit's in-memory transport it keeps nothing, so the heap figure is"
+            + " unlike the in-memory transport it keeps nothing, so the heap figure is"
             + " Relayer's own).",
         "",
         "- **direct**: Relayer's default dispatch options (workers, claim batch, queue of 10,000"

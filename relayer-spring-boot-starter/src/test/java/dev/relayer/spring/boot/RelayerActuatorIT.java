@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relayer.dispatch.Relayer;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

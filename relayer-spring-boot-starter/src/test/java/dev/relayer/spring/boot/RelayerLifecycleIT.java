@@ -11,7 +11,7 @@ import dev.relayer.dispatch.Relayer;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;

@@ -9,7 +9,7 @@ import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import dev.relayer.testkit.transport.BrokerFixture;
 import dev.relayer.testkit.transport.ConsumedMessage;
-import dev.relayer.testkit.transport.InMemoryTransport;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

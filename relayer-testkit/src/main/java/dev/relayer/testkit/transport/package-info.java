@@ -1,9 +1,7 @@
 /**
- * Transports for tests, and the contract every broker transport passes.
- *
- * <p>{@link dev.relayer.testkit.transport.InMemoryTransport} keeps what it is sent in memory and
- * can be scripted to reject (for now or for good), to refuse messages at enqueue, to fail or to
- * hang, for testing the dispatcher without a broker.
+ * The contract every broker transport passes, and the broker fixtures it runs on. (The in-memory
+ * transport for testing the dispatcher without a broker is {@code
+ * dev.relayer.transport.memory.InMemoryTransport}, in {@code relayer-transport-memory}.)
  *
  * <p>{@link dev.relayer.testkit.transport.TransportContract} is an abstract JUnit 5 class. A
  * transport module's integration test extends it and supplies two {@link

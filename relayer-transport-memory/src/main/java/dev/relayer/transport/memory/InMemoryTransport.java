@@ -1,4 +1,4 @@
-package dev.relayer.testkit.transport;
+package dev.relayer.transport.memory;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.spi.OutgoingMessage;
@@ -16,9 +16,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A transport that keeps what it is sent in memory, for tests. It records every message it accepted
+ * A transport that keeps what it is sent in memory, for tests and for trying Relayer without a
+ * broker. It records every message it accepted
  * (and every attempt, accepted or not), and can be scripted to reject messages (for now or for
  * good), to refuse messages at enqueue, to fail whole batches, or to hang past the claim.
  *
@@ -43,9 +45,9 @@ public final class InMemoryTransport implements Transport {
   private volatile Rejection rejection = NONE;
   private volatile Predicate<OutgoingMessage> forbidden = message -> false;
   private volatile String forbiddenProblem = "forbidden by InMemoryTransport";
-  private volatile RuntimeException batchFailure;
+  private volatile @Nullable RuntimeException batchFailure;
   private volatile Duration hang = Duration.ZERO;
-  private volatile CountDownLatch gate;
+  private volatile @Nullable CountDownLatch gate;
 
   private InMemoryTransport(String name, int maxBatchSize, boolean preservesBatchOrder) {
     List<String> problems = new ArrayList<>();
@@ -139,7 +141,7 @@ public final class InMemoryTransport implements Transport {
   }
 
   /** Throws {@code failure} from every batch (null to stop). */
-  public InMemoryTransport failBatches(RuntimeException failure) {
+  public InMemoryTransport failBatches(@Nullable RuntimeException failure) {
     this.batchFailure = failure;
     return this;
   }
