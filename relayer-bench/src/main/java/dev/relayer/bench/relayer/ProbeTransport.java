@@ -12,8 +12,8 @@ import java.util.List;
 /**
  * Relayer's no-op sink for the benchmarks: a transport named {@value Payload#TRANSPORT} that
  * accepts every message and only reports it to a {@link DeliveryProbe}, reading the benchmark's
- * sequence number from the {@value #SEQ_HEADER} header (untimed when absent). Unlike the
- * in-memory transport it keeps nothing, so heap figures show Relayer's own footprint.
+ * sequence number from the {@value #SEQ_HEADER} header (untimed when absent). Unlike the in-memory
+ * transport it keeps nothing, so heap figures show Relayer's own footprint.
  */
 public final class ProbeTransport implements Transport {
 

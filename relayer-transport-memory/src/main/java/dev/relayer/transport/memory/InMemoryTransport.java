@@ -20,9 +20,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A transport that keeps what it is sent in memory, for tests and for trying Relayer without a
- * broker. It records every message it accepted
- * (and every attempt, accepted or not), and can be scripted to reject messages (for now or for
- * good), to refuse messages at enqueue, to fail whole batches, or to hang past the claim.
+ * broker. It records every message it accepted (and every attempt, accepted or not), and can be
+ * scripted to reject messages (for now or for good), to refuse messages at enqueue, to fail whole
+ * batches, or to hang past the claim.
  *
  * <p>Thread-safe. Scripts apply to every later call until changed.
  */
