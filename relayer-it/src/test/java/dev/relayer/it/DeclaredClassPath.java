@@ -400,10 +400,10 @@ final class DeclaredClassPath {
         : null;
   }
 
-  /** The local repository holding {@code element}, if it is laid out as one. */
-  private static Path repositoryRoot(Entry element) {
-    Path root = element.path().getParent(); // the version directory
-    int levels = 2 + element.artifact().groupId().split("\\.").length;
+  /** The local repository holding {@code entry}, if it is laid out as one. */
+  private static Path repositoryRoot(Entry entry) {
+    Path root = entry.path().getParent(); // the version directory
+    int levels = 2 + entry.artifact().groupId().split("\\.").length;
     for (int i = 0; i < levels && root != null; i++) {
       root = root.getParent();
     }
@@ -411,11 +411,11 @@ final class DeclaredClassPath {
       return null;
     }
     Path expected =
-        root.resolve(element.artifact().groupId().replace('.', '/'))
-            .resolve(element.artifact().artifactId())
-            .resolve(element.version())
-            .resolve(element.path().getFileName());
-    return expected.equals(element.path()) ? root : null;
+        root.resolve(entry.artifact().groupId().replace('.', '/'))
+            .resolve(entry.artifact().artifactId())
+            .resolve(entry.version())
+            .resolve(entry.path().getFileName());
+    return expected.equals(entry.path()) ? root : null;
   }
 
   /** The module directory of a reactor module's {@code target/…} element, or null. */

@@ -164,7 +164,8 @@ class GettingStartedIT {
   }
 
   @Test
-  void aClassFromAnArtifactTheReadmeDoesNotNameDoesNotCompile(@TempDir Path classes) {
+  void theFileDoesNotCompileWithAClassOfAnArtifactTheReadmeNamesForTestsOnlyOrNotAtAll(
+      @TempDir Path classes) {
     List<Path> compileClassPath = jvm.compileClassPath(declaredForTheApplication());
     // Both are on this test's class path: the testkit is not in the README, the in-memory
     // transport only in test scope.
