@@ -115,14 +115,15 @@ class DeadRowsIT {
     fx.dsl.execute(
         "with moved as (delete from "
             + OUTBOX
-            + " where id = any(cast(? as bigint[])) returning *)"
+            + " where id = any(?) returning *)"
             + " insert into "
             + DEAD
             + " (id, message_id, transport, destination, message_type, headers, body, created_at,"
             + " ordering_key, lane, deliver_at, tenant_id, attempts, last_error, failed_at, reason,"
             + " error_fingerprint)"
             + " select id, message_id, transport, destination, message_type, headers, body,"
-            + " created_at, ordering_key, lane, deliver_at, tenant_id, 1, ?, ?, ?, ? from moved",
+            + " created_at, ordering_key, lane, deliver_at, tenant_id, 1, cast(? as text),"
+            + " cast(? as timestamptz), cast(? as text), cast(? as text) from moved",
         ids.toArray(Long[]::new),
         death.error(),
         OffsetDateTime.ofInstant(death.failedAt(), ZoneOffset.UTC),
