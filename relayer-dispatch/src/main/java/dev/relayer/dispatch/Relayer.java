@@ -126,7 +126,7 @@ public final class Relayer implements AutoCloseable {
     this.maintenance = maintenance;
     this.lanes = lanes;
     this.health = health;
-    this.operator = RelayerOperator.create(store, dsl, builder.clock);
+    this.operator = RelayerOperator.create(store, dsl, builder.clock, this::handOverReplayed);
     this.listener =
         dispatcher != null ? dispatcher.transactionListener() : new TransactionListener() {};
     this.appDsl = DSL.using(dsl.configuration().deriveAppending(listener));
@@ -279,9 +279,20 @@ public final class Relayer implements AutoCloseable {
     return store;
   }
 
-  /** The operator actions on parked keys, run on this Relayer's database. Every state. */
+  /**
+   * The operator actions on parked keys and dead rows, run on this Relayer's database; replayed
+   * unordered rows are handed to this Relayer's dispatcher once started. Every state.
+   */
   public RelayerOperator operator() {
     return operator;
+  }
+
+  /** Replayed unordered rows, after their batch committed: as an application's commit's. */
+  private void handOverReplayed(List<Long> ids) {
+    RelayerDispatcher target = dispatcher;
+    if (state != State.CLOSED && target != null) {
+      target.afterCommit(ids);
+    }
   }
 
   /**

@@ -1,25 +1,57 @@
 package dev.relayer.dispatch;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.store.DeadDeleted;
+import dev.relayer.store.DeadFilter;
+import dev.relayer.store.DeadGroup;
+import dev.relayer.store.DeadPage;
+import dev.relayer.store.DeadReplayed;
+import dev.relayer.store.DeadRow;
+import dev.relayer.store.DeadRowSummary;
 import dev.relayer.store.Lanes;
 import dev.relayer.store.ParkedKey;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.ReplayedRow;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a person can do about parked ordering keys. A key is parked when its head ran out of
- * attempts; it then holds that key only, until someone acts here. Every action runs in its own
- * transaction on the given {@code DSLContext}, is logged ({@code store=}, {@code lane=}, {@code
- * key=}), and notifies the lane's owner so that a released key moves at once.
+ * What a person can do about parked ordering keys and dead rows. A key is parked when its head ran
+ * out of attempts; it then holds that key only, until someone acts here. Every action on parked
+ * keys runs in its own transaction on the given {@code DSLContext}, is logged ({@code store=},
+ * {@code lane=}, {@code key=}), and notifies the lane's owner so that a released key moves at once.
+ *
+ * <h2>Dead rows</h2>
+ *
+ * Rows that ran out of attempts, that a transport rejected for good, or that an operator moved
+ * there, wait in the dead table. {@link #deadGroups} groups them by error fingerprint, {@link
+ * #deadRows} lists them and {@link #deadRow} shows one; {@link #replayDead} moves them back to the
+ * outbox and {@link #purgeDead} deletes them. Every one takes a {@link DeadFilter}. The two actions
+ * run in batches of at most {@code batchSize} rows (default {@value #DEFAULT_BATCH_SIZE}), each its
+ * own transaction, over the rows that were dead when the action began (ids up to the highest dead
+ * id then), and return counts. Rows that another operator's replay or purge holds are skipped, so
+ * two operators acting on one group move or delete each row once between them.
+ *
+ * <p>A replayed row is pending again with no attempts, the same message id, headers, body, ordering
+ * key and tenant, and a new outbox id; ids are drawn in the dead rows' id order, after every row of
+ * the key already in the outbox, under the key's enqueue lock. So replayed rows of one key go out
+ * in their original order, and never ahead of rows of their key still pending. A parked key stays
+ * parked: its replayed rows wait behind the parked head, and the result names such keys ({@link
+ * DeadReplayResult#parkedKeys()}); retry, release or dead-letter the head to let them go. The lanes
+ * of replayed ordered rows are notified; unordered rows are handed to this process's dispatcher
+ * when the operator comes from {@link Relayer#operator()}, and are otherwise sent by the next sweep
+ * (without waiting out {@code recoveryDelay}).
  *
  * <pre>{@code
  * RelayerOperator operator = RelayerOperator.create(store, dsl);
@@ -34,16 +66,25 @@ import org.slf4j.LoggerFactory;
  */
 public final class RelayerOperator {
 
+  /** Rows per batch of {@link #replayDead} and {@link #purgeDead} unless given: {@value}. */
+  public static final int DEFAULT_BATCH_SIZE = 100;
+
+  /** Groups {@link #deadGroups(DeadFilter)} returns at most: {@value}. */
+  public static final int DEFAULT_GROUP_LIMIT = 100;
+
   private static final Logger log = LoggerFactory.getLogger(RelayerOperator.class);
 
   private final RelayerStore store;
   private final DSLContext dsl;
   private final Clock clock;
+  private final Consumer<List<Long>> handoff;
 
-  private RelayerOperator(RelayerStore store, DSLContext dsl, Clock clock) {
+  private RelayerOperator(
+      RelayerStore store, DSLContext dsl, Clock clock, Consumer<List<Long>> handoff) {
     this.store = store;
     this.dsl = dsl;
     this.clock = clock;
+    this.handoff = handoff;
   }
 
   /** Operator actions on {@code store}'s tables through {@code dsl}, with the system UTC clock. */
@@ -53,10 +94,20 @@ public final class RelayerOperator {
 
   /** Operator actions with the clock that stamps {@code failed_at} of dead-lettered heads. */
   public static RelayerOperator create(RelayerStore store, DSLContext dsl, Clock clock) {
+    return create(store, dsl, clock, ids -> {});
+  }
+
+  /**
+   * Operator actions that hand the ids of replayed unordered rows to {@code handoff} after each
+   * batch commits (a {@link Relayer}'s dispatcher).
+   */
+  static RelayerOperator create(
+      RelayerStore store, DSLContext dsl, Clock clock, Consumer<List<Long>> handoff) {
     return new RelayerOperator(
         Objects.requireNonNull(store, "store"),
         Objects.requireNonNull(dsl, "dsl"),
-        Objects.requireNonNull(clock, "clock"));
+        Objects.requireNonNull(clock, "clock"),
+        Objects.requireNonNull(handoff, "handoff"));
   }
 
   /**
@@ -190,6 +241,177 @@ public final class RelayerOperator {
   }
 
   private record Released(int count, List<ParkedKey> listed) {}
+
+  // ---------------------------------------------------------------------------------------------
+  // Dead rows
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * The dead rows {@code filter} matches, grouped by error fingerprint (count, first and last
+   * failure, a sample error, the destinations): most rows first, at most {@value
+   * #DEFAULT_GROUP_LIMIT} groups.
+   */
+  public List<DeadGroup> deadGroups(DeadFilter filter) {
+    return deadGroups(filter, DEFAULT_GROUP_LIMIT);
+  }
+
+  /** {@link #deadGroups(DeadFilter)}, at most {@code limit} groups (1 to 10,000). */
+  public List<DeadGroup> deadGroups(DeadFilter filter, int limit) {
+    return store.deadGroups(dsl, checkFilter(filter), checkLimit("limit", limit));
+  }
+
+  /**
+   * One page of the dead rows (every column but headers and body), in id order: {@code
+   * DeadPage.first(filter, 50)}, then {@code page.after(lastId)} for the next.
+   */
+  public List<DeadRowSummary> deadRows(DeadPage page) {
+    if (page == null) {
+      throw new InvalidInputException("page must not be null");
+    }
+    return store.deadRows(dsl, page);
+  }
+
+  /** The dead row {@code id} with every column, its headers and its body. */
+  public Optional<DeadRow> deadRow(long id) {
+    if (id < 1) {
+      throw new InvalidInputException("id must be positive, was " + id);
+    }
+    return store.deadRow(dsl, id);
+  }
+
+  /** How many dead rows {@code filter} matches (what a replay or purge would cover now). */
+  public long deadCount(DeadFilter filter) {
+    return store.deadCount(dsl, checkFilter(filter));
+  }
+
+  /** {@link #replayDead(DeadFilter, int)} in batches of {@value #DEFAULT_BATCH_SIZE}. */
+  public DeadReplayResult replayDead(DeadFilter filter) {
+    return replayDead(filter, DEFAULT_BATCH_SIZE);
+  }
+
+  /**
+   * Moves the dead rows {@code filter} matches back to the outbox (see the class documentation), at
+   * most {@code batchSize} (1 to 10,000) per transaction, and wakes their lanes. Logged: a summary
+   * at INFO, each row at DEBUG, and a WARN naming the parked keys its rows wait behind.
+   */
+  public DeadReplayResult replayDead(DeadFilter filter, int batchSize) {
+    checkFilter(filter);
+    checkLimit("batchSize", batchSize);
+    OptionalLong upTo = store.highestDeadId(dsl);
+    long replayed = 0;
+    long ordered = 0;
+    int batches = 0;
+    Set<String> parked = new TreeSet<>();
+    if (upTo.isPresent()) {
+      DeadPage page = DeadPage.first(filter, batchSize).upTo(upTo.getAsLong());
+      while (true) {
+        DeadPage current = page;
+        DeadReplayed batch =
+            dsl.transactionResult(
+                tx -> {
+                  DeadReplayed moved = store.replayDead(tx.dsl(), current, clock.instant());
+                  Set<Integer> lanes = new TreeSet<>();
+                  moved.rows().forEach(r -> Optional.ofNullable(r.lane()).ifPresent(lanes::add));
+                  store.notifyLanes(tx.dsl(), lanes);
+                  return moved;
+                });
+        batches++;
+        List<Long> unordered = new ArrayList<>();
+        for (ReplayedRow row : batch.rows()) {
+          if (row.orderingKey() == null) {
+            unordered.add(row.outboxId());
+          } else {
+            ordered++;
+          }
+          log.debug(
+              "store={} lane={} key={} id={} message_id={} dead row {} replayed by an operator",
+              name(),
+              row.lane(),
+              row.orderingKey(),
+              row.outboxId(),
+              row.messageId(),
+              row.deadId());
+        }
+        replayed += batch.rows().size();
+        parked.addAll(batch.parkedKeys());
+        if (!unordered.isEmpty()) {
+          handoff.accept(List.copyOf(unordered));
+        }
+        if (batch.next().isEmpty()) {
+          break;
+        }
+        page = page.after(batch.next().getAsLong());
+      }
+    }
+    log.info(
+        "store={} {} dead rows replayed by an operator ({} ordered) in {} batches; filter: {}",
+        name(),
+        replayed,
+        ordered,
+        batches,
+        filter);
+    if (!parked.isEmpty()) {
+      log.warn(
+          "store={} replayed rows of {} parked keys wait behind their parked heads: retry, release"
+              + " or dead-letter the heads to let them go; keys: {}",
+          name(),
+          parked.size(),
+          parked);
+    }
+    return new DeadReplayResult(replayed, ordered, parked, batches);
+  }
+
+  /** {@link #purgeDead(DeadFilter, int)} in batches of {@value #DEFAULT_BATCH_SIZE}. */
+  public DeadPurgeResult purgeDead(DeadFilter filter) {
+    return purgeDead(filter, DEFAULT_BATCH_SIZE);
+  }
+
+  /**
+   * Deletes the dead rows {@code filter} matches — never another — at most {@code batchSize} (1 to
+   * 10,000) per statement. Logged at INFO with the filter and the count.
+   */
+  public DeadPurgeResult purgeDead(DeadFilter filter, int batchSize) {
+    checkFilter(filter);
+    checkLimit("batchSize", batchSize);
+    OptionalLong upTo = store.highestDeadId(dsl);
+    long purged = 0;
+    int batches = 0;
+    if (upTo.isPresent()) {
+      DeadPage page = DeadPage.first(filter, batchSize).upTo(upTo.getAsLong());
+      while (true) {
+        DeadDeleted batch = store.deleteDead(dsl, page);
+        batches++;
+        purged += batch.deleted();
+        if (batch.next().isEmpty()) {
+          break;
+        }
+        page = page.after(batch.next().getAsLong());
+      }
+    }
+    log.info(
+        "store={} {} dead rows purged by an operator in {} batches; filter: {}",
+        name(),
+        purged,
+        batches,
+        filter);
+    return new DeadPurgeResult(purged, batches);
+  }
+
+  private static DeadFilter checkFilter(DeadFilter filter) {
+    if (filter == null) {
+      throw new InvalidInputException(
+          "filter must not be null (DeadFilter.all() matches every row)");
+    }
+    return filter;
+  }
+
+  private static int checkLimit(String name, int value) {
+    if (value < 1 || value > DeadPage.MAX_LIMIT) {
+      throw new InvalidInputException(
+          name + " must be between 1 and " + DeadPage.MAX_LIMIT + ", was " + value);
+    }
+    return value;
+  }
 
   private Set<Integer> allLanes() {
     Set<Integer> lanes = new TreeSet<>();

@@ -238,12 +238,21 @@ final class OutboxJdbc {
    * Writers of one key then commit in id order.
    */
   void lockKeys(DSLContext dsl, int namespace, List<NewMessage> messages) {
-    TreeSet<Integer> hashes = new TreeSet<>();
+    List<String> keys = new ArrayList<>();
     for (NewMessage message : messages) {
       String key = message.orderingKey();
       if (key != null) {
-        hashes.add(Lanes.stableHash(key));
+        keys.add(key);
       }
+    }
+    lockKeyNames(dsl, namespace, keys);
+  }
+
+  /** {@link #lockKeys} for the ordering keys {@code keys}. */
+  void lockKeyNames(DSLContext dsl, int namespace, Collection<String> keys) {
+    TreeSet<Integer> hashes = new TreeSet<>();
+    for (String key : keys) {
+      hashes.add(Lanes.stableHash(key));
     }
     List<Integer> all = new ArrayList<>(hashes);
     for (int from = 0; from < all.size(); from += LOCKS_PER_STATEMENT) {

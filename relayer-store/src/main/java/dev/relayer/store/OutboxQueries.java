@@ -14,6 +14,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -125,6 +127,19 @@ final class OutboxQueries {
         .set(O.ATTEMPTS, 0)
         .where(where)
         .execute();
+  }
+
+  /** The keys of {@code keys} that are parked. */
+  static Set<String> parkedAmong(DSLContext dsl, Set<String> keys) {
+    if (keys.isEmpty()) {
+      return Set.of();
+    }
+    return new TreeSet<>(
+        dsl.selectDistinct(O.ORDERING_KEY)
+            .from(O)
+            .where(O.STATUS.eq(PARKED))
+            .and(O.ORDERING_KEY.eq(any(keys.toArray(String[]::new))))
+            .fetch(O.ORDERING_KEY));
   }
 
   static long parkedKeyCount(DSLContext dsl) {

@@ -8,6 +8,7 @@ import dev.relayer.schema.SchemaNames;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
+import org.jooq.Record3;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
@@ -539,6 +541,118 @@ public final class RelayerStore {
   /** Moves the parked head {@code headId} to the dead table; its key then continues. */
   public boolean deadParked(DSLContext dsl, long headId, Instant failedAt) {
     return OutboxDeadQueries.moveParked(mapping.map(dsl), headId, "operator", failedAt) == 1;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Dead rows (operator)
+  // ---------------------------------------------------------------------------------------------
+
+  /** The dead rows of {@code page}, in id order, without headers and bodies. */
+  public List<DeadRowSummary> deadRows(DSLContext dsl, DeadPage page) {
+    return DeadRowQueries.list(mapping.map(dsl), Objects.requireNonNull(page, "page"));
+  }
+
+  /**
+   * The dead rows {@code filter} matches, grouped by error fingerprint: most rows first, then the
+   * latest failure; at most {@code limit} groups (1 to {@link DeadPage#MAX_LIMIT}).
+   */
+  public List<DeadGroup> deadGroups(DSLContext dsl, DeadFilter filter, int limit) {
+    Objects.requireNonNull(filter, "filter");
+    if (limit < 1 || limit > DeadPage.MAX_LIMIT) {
+      throw new InvalidInputException(
+          "limit must be between 1 and " + DeadPage.MAX_LIMIT + ", was " + limit);
+    }
+    return DeadRowQueries.groups(mapping.map(dsl), filter, limit);
+  }
+
+  /** The dead row {@code id}, every column, if there is one. */
+  public Optional<DeadRow> deadRow(DSLContext dsl, long id) {
+    return DeadRowQueries.find(mapping.map(dsl), id);
+  }
+
+  /** How many dead rows {@code filter} matches. */
+  public long deadCount(DSLContext dsl, DeadFilter filter) {
+    return DeadRowQueries.countMatching(mapping.map(dsl), Objects.requireNonNull(filter, "filter"));
+  }
+
+  /** The highest id in the dead table: the fixed end of a replay or purge ({@link DeadPage}). */
+  public OptionalLong highestDeadId(DSLContext dsl) {
+    return DeadRowQueries.highestId(mapping.map(dsl));
+  }
+
+  /**
+   * Moves the dead rows of {@code page} back to the outbox, atomically (on an auto-commit
+   * connection in a transaction of its own): pending, with no attempts and no error, under new
+   * outbox ids drawn in dead-id order, with the same message id, transport, destination, type,
+   * headers, body, {@code created_at}, ordering key and tenant. The lane is the key's lane (the
+   * stored one, unless it was written under another lane count). {@code deliver_at} becomes {@code
+   * replayedAt}, so that ages count from the replay and the sweeper takes an unordered row at its
+   * next pass, as it takes a scheduled one. Before moving, it takes the advisory locks of the
+   * page's ordering keys that an enqueue takes, so that a replayed row's id follows every id of its
+   * key committed before it and precedes every one committed after it; a replayed ordered row
+   * therefore goes behind the rows of its key still in the outbox, and a parked key stays parked
+   * with the replayed rows behind its head ({@link DeadReplayed#parkedKeys()}). Rows another
+   * transaction holds are skipped, so concurrent replays move each row once. Run pages of one
+   * replay in id order ({@link DeadReplayed#next()}) so that rows of one key keep their order.
+   */
+  public DeadReplayed replayDead(DSLContext dsl, DeadPage page, Instant replayedAt) {
+    Objects.requireNonNull(page, "page");
+    StoreChecks.requireInstant("replayedAt", replayedAt);
+    return jdbc.atomically(
+        dsl,
+        tx -> {
+          DSLContext mapped = mapping.map(tx);
+          var candidates = DeadRowQueries.candidates(mapped, page);
+          if (candidates.isEmpty()) {
+            return new DeadReplayed(List.of(), Set.of(), OptionalLong.empty());
+          }
+          List<Long> ids = new ArrayList<>(candidates.size());
+          Set<String> keys = new TreeSet<>();
+          Map<String, Integer> relaned = new HashMap<>();
+          for (var candidate : candidates) {
+            ids.add(candidate.value1());
+            String key = candidate.value2();
+            if (key != null) {
+              keys.add(key);
+              int lane = Lanes.laneOf(key, options.laneCount());
+              if (!Objects.equals(candidate.value3(), lane)) {
+                relaned.put(key, lane);
+              }
+            }
+          }
+          outbox.lockKeyNames(tx, advisoryNamespace, keys);
+          List<ReplayedRow> rows =
+              OutboxDeadQueries.replay(mapped, ids, page.filter(), replayedAt, relaned);
+          Set<String> replayedKeys = new TreeSet<>();
+          rows.forEach(
+              r -> {
+                if (r.orderingKey() != null) {
+                  replayedKeys.add(r.orderingKey());
+                }
+              });
+          Set<String> parked = OutboxQueries.parkedAmong(mapped, replayedKeys);
+          return new DeadReplayed(
+              rows, parked, DeadRowQueries.next(page, ids.size(), ids.get(ids.size() - 1)));
+        });
+  }
+
+  /**
+   * Deletes the dead rows of {@code page}, skipping rows another transaction holds (so concurrent
+   * purges delete each row once); never a row outside the page's filter. Run pages one after
+   * another with {@link DeadDeleted#next()}.
+   */
+  public DeadDeleted deleteDead(DSLContext dsl, DeadPage page) {
+    Objects.requireNonNull(page, "page");
+    DSLContext mapped = mapping.map(dsl);
+    var candidates = DeadRowQueries.candidates(mapped, page);
+    if (candidates.isEmpty()) {
+      return new DeadDeleted(0, OptionalLong.empty());
+    }
+    List<Long> ids = candidates.stream().map(Record3::value1).toList();
+    int deleted = OutboxDeadQueries.delete(mapped, ids, page.filter());
+    return new DeadDeleted(
+        checkAtMost("deleteDead", deleted, ids.size()),
+        DeadRowQueries.next(page, ids.size(), ids.get(ids.size() - 1)));
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -74,6 +74,24 @@
  * rows that were not sent, after which the token-fenced writes apply to them as to any claim. Both
  * refuse a stamped claim and ids outside the claim.
  *
+ * <h2>Dead rows</h2>
+ *
+ * The operator's statements on the dead table ({@link dev.relayer.store.RelayerStore#deadRows},
+ * {@link dev.relayer.store.RelayerStore#deadGroups}, {@link
+ * dev.relayer.store.RelayerStore#replayDead}, {@link dev.relayer.store.RelayerStore#deleteDead})
+ * are built per call with jOOQ, since their filters vary and they run at an operator's pace. A
+ * replay or purge works in keyset pages ({@link dev.relayer.store.DeadPage}): it reads the ids of
+ * the page's rows without locking them, then acts on those ids, skipping rows another transaction
+ * holds ({@code FOR UPDATE SKIP LOCKED}), so that concurrent operators never move or delete a row
+ * twice and never wait for each other's rows. A replay page is one transaction: it takes the page's
+ * ordering keys' advisory locks — the enqueue's, in the same ascending order — and then deletes the
+ * rows from the dead table and inserts them into the outbox in one statement, whose {@code INSERT …
+ * SELECT … ORDER BY id} draws the new ids in dead-id order. With the key lock held, no writer of
+ * the key (an enqueue or another replay) commits between the replay's id and its commit, so id
+ * order stays commit order within a key, which the lanes rely on; the replayed rows of a key come
+ * after every row of the key already there. Since a replay of a key waits for that lock, two
+ * replays never move rows of one key out of their order: each page takes the lowest dead ids left.
+ *
  * <h2>Inbox</h2>
  *
  * {@link dev.relayer.store.RelayerStore#tryRecordInbox} is a single {@code INSERT … ON CONFLICT DO

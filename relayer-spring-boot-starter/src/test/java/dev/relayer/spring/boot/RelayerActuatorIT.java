@@ -4,11 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relayer.dispatch.Relayer;
+import dev.relayer.store.DeadFilter;
+import dev.relayer.store.DeadPage;
+import dev.relayer.store.ErrorFingerprint;
+import dev.relayer.store.NewMessage;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +34,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The {@code relayer} health indicator and the {@code relayer} endpoint over HTTP, in an
  * application with the actuator and an embedded Tomcat on a random port: status and details, parked
- * keys, and the operator's actions only when {@code relayer.actuator.operations.enabled=true}.
+ * keys, the dead-row views, and the operator's actions (on parked keys and dead rows) only when
+ * {@code relayer.actuator.operations.enabled=true}.
  */
 class RelayerActuatorIT {
 
@@ -114,6 +121,181 @@ class RelayerActuatorIT {
         .atMost(Duration.ofSeconds(10))
         .until(() -> relayer.operator().parkedKey(key).isPresent());
     memory.behaveNormally();
+  }
+
+  /**
+   * Sends messages to {@code destination} that the transport rejects for good, and waits until they
+   * are dead rows; returns their bodies.
+   */
+  private static List<String> bury(
+      ConfigurableApplicationContext context, String destination, String error, int count) {
+    InMemoryTransport memory = context.getBean(InMemoryTransport.class);
+    memory.rejectPermanently(message -> true, error);
+    Relayer relayer = context.getBean(Relayer.class);
+    long before = relayer.operator().deadCount(DeadFilter.all());
+    List<String> bodies = new ArrayList<>();
+    context
+        .getBean(TransactionTemplate.class)
+        .executeWithoutResult(
+            status -> {
+              for (int i = 0; i < count; i++) {
+                String body = destination + "-" + i;
+                bodies.add(body);
+                relayer
+                    .store()
+                    .enqueue(
+                        context.getBean(DSLContext.class),
+                        NewMessage.builder()
+                            .transport("memory")
+                            .destination(destination)
+                            .messageType("OrderPlaced")
+                            .body(body.getBytes(StandardCharsets.UTF_8))
+                            .build());
+              }
+            });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> relayer.operator().deadCount(DeadFilter.all()) == before + count);
+    memory.behaveNormally();
+    return bodies;
+  }
+
+  private static String query(String value) {
+    return URLEncoder.encode(value, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void deadRowViewsGroupAndListTheDeadRowsWithoutTheActions() {
+    withApp(
+        context -> {
+          bury(context, "payments", "timeout after 30 ms", 2);
+          bury(context, "refunds", "no route to exchange refunds", 1);
+          String fingerprint = ErrorFingerprint.of("timeout after 30 ms");
+
+          HttpResponse<String> groups = get(context, "/actuator/relayer/dead-groups");
+
+          assertThat(groups.statusCode()).isEqualTo(200);
+          JsonNode all = json(groups);
+          assertThat(all.path("matching").asLong()).isEqualTo(3);
+          assertThat(all.path("groups")).hasSize(2);
+          JsonNode first = all.path("groups").get(0);
+          assertThat(first.path("fingerprint").asString()).isEqualTo(fingerprint);
+          assertThat(first.path("count").asLong()).isEqualTo(2);
+          assertThat(first.path("sampleError").asString()).isEqualTo("timeout after 30 ms");
+          assertThat(first.path("destinations").get(0).asString()).isEqualTo("payments");
+
+          HttpResponse<String> page =
+              get(context, "/actuator/relayer/dead-rows?destination=payments&limit=1");
+
+          assertThat(page.statusCode()).isEqualTo(200);
+          JsonNode rows = json(page);
+          assertThat(rows.path("rows")).hasSize(1);
+          JsonNode row = rows.path("rows").get(0);
+          assertThat(row.path("destination").asString()).isEqualTo("payments");
+          assertThat(row.path("reason").asString()).isEqualTo("rejected");
+          assertThat(row.path("fingerprint").asString()).isEqualTo(fingerprint);
+          assertThat(row.path("bodyBytes").asInt()).isEqualTo("payments-0".length());
+          long next = rows.path("next").asLong();
+          assertThat(next).isEqualTo(row.path("id").asLong());
+          JsonNode rest =
+              json(
+                  get(
+                      context,
+                      "/actuator/relayer/dead-rows?destination=payments&limit=1&after=" + next));
+          assertThat(rest.path("rows")).hasSize(1);
+          assertThat(rest.path("rows").get(0).path("id").asLong()).isGreaterThan(next);
+          JsonNode none =
+              json(
+                  get(
+                      context,
+                      "/actuator/relayer/dead-rows?failedBefore=" + query("2020-01-01T00:00:00Z")));
+          assertThat(none.path("rows")).isEmpty();
+          assertThat(none.path("next").isNull() || none.path("next").isMissingNode())
+              .as("no next page")
+              .isTrue();
+
+          assertThat(get(context, "/actuator/relayer/dead-things").statusCode()).isEqualTo(400);
+          assertThat(get(context, "/actuator/relayer/dead-rows?failedFrom=yesterday").statusCode())
+              .isEqualTo(400);
+          assertThat(get(context, "/actuator/relayer/dead-rows?limit=0").statusCode())
+              .isEqualTo(400);
+          assertThat(get(context, "/actuator/relayer/dead-groups?transport=%20").statusCode())
+              .isEqualTo(400);
+          assertThat(post(context, "/actuator/relayer/purge-dead", "{\"all\":true}").statusCode())
+              .isBetween(400, 499);
+          assertThat(context.getBean(Relayer.class).operator().deadCount(DeadFilter.all()))
+              .isEqualTo(3);
+        },
+        "relayer.dispatch.max-attempts=1");
+  }
+
+  @Test
+  void replayDeadSendsTheFilteredRowsAgainAndPurgeDeadDeletesOnlyItsRows() {
+    withApp(
+        context -> {
+          InMemoryTransport memory = context.getBean(InMemoryTransport.class);
+          Relayer relayer = context.getBean(Relayer.class);
+          List<String> payments = bury(context, "payments", "timeout after 30 ms", 3);
+          bury(context, "refunds", "no route to exchange refunds", 2);
+          bury(context, "invoices", "message too large", 1);
+
+          HttpResponse<String> replayed =
+              post(
+                  context,
+                  "/actuator/relayer/replay-dead",
+                  "{\"fingerprint\":\""
+                      + ErrorFingerprint.of("timeout after 30 ms")
+                      + "\",\"batchSize\":2}");
+
+          assertThat(replayed.statusCode()).isEqualTo(200);
+          JsonNode result = json(replayed);
+          assertThat(result.path("action").asString()).isEqualTo("replay-dead");
+          assertThat(result.path("replayed").asLong()).isEqualTo(3);
+          assertThat(result.path("ordered").asLong()).isZero();
+          assertThat(result.path("batches").asInt()).isEqualTo(2);
+          assertThat(result.path("parkedKeys")).isEmpty();
+          await()
+              .atMost(Duration.ofSeconds(10))
+              .until(
+                  () ->
+                      memory.deliveries().stream()
+                          .map(StarterFixture::body)
+                          .toList()
+                          .containsAll(payments));
+
+          HttpResponse<String> purged =
+              post(context, "/actuator/relayer/purge-dead", "{\"destination\":\"refunds\"}");
+
+          assertThat(purged.statusCode()).isEqualTo(200);
+          assertThat(json(purged).path("purged").asLong()).isEqualTo(2);
+          assertThat(relayer.operator().deadRows(DeadPage.first(DeadFilter.all(), 10)))
+              .singleElement()
+              .satisfies(row -> assertThat(row.destination()).isEqualTo("invoices"));
+
+          assertThat(post(context, "/actuator/relayer/purge-dead", "{}").statusCode())
+              .isEqualTo(400);
+          assertThat(
+                  post(
+                          context,
+                          "/actuator/relayer/purge-dead",
+                          "{\"all\":true,\"reason\":\"rejected\"}")
+                      .statusCode())
+              .isEqualTo(400);
+          assertThat(
+                  post(context, "/actuator/relayer/replay-dead", "{\"all\":true,\"batchSize\":0}")
+                      .statusCode())
+              .isEqualTo(400);
+          assertThat(relayer.operator().deadCount(DeadFilter.all())).isEqualTo(1);
+
+          HttpResponse<String> everything =
+              post(context, "/actuator/relayer/purge-dead", "{\"all\":true}");
+
+          assertThat(everything.statusCode()).isEqualTo(200);
+          assertThat(json(everything).path("purged").asLong()).isEqualTo(1);
+          assertThat(relayer.operator().deadCount(DeadFilter.all())).isZero();
+        },
+        "relayer.dispatch.max-attempts=1",
+        "relayer.actuator.operations.enabled=true");
   }
 
   @Test
