@@ -16,8 +16,8 @@ import javax.net.ssl.SSLContext;
 /**
  * A fresh RSA key and a self-signed certificate for {@code 127.0.0.1} (subject alternative name
  * {@code IP:127.0.0.1}, valid two days), made by the JDK's {@code keytool} in a directory of the
- * caller's: what a TLS listener of a test presents, and what a client must be given to trust it.
- * No default trust store trusts it, so a client without {@link #certificate()} or {@link
+ * caller's: what a TLS listener of a test presents, and what a client must be given to trust it. No
+ * default trust store trusts it, so a client without {@link #certificate()} or {@link
  * #truststore()} fails the handshake.
  */
 public final class SelfSignedCertificate {

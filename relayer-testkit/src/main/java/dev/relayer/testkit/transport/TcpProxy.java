@@ -46,7 +46,8 @@ public final class TcpProxy implements AutoCloseable {
 
   /** Starts forwarding a free loopback port to {@code host:port}. */
   public static TcpProxy start(String host, int port) {
-    TcpProxy proxy = new TcpProxy(new InetSocketAddress(host, port), ServerSocketFactory.getDefault());
+    TcpProxy proxy =
+        new TcpProxy(new InetSocketAddress(host, port), ServerSocketFactory.getDefault());
     proxy.restore();
     return proxy;
   }

@@ -1,5 +1,6 @@
 package dev.relayer.transport.kafka;
 
+import dev.relayer.testkit.transport.SelfSignedCertificate;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import dev.relayer.testkit.transport.SelfSignedCertificate;
 import org.apache.kafka.common.Uuid;
 
 /**

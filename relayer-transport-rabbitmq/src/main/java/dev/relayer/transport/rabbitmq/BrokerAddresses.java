@@ -72,7 +72,8 @@ final class BrokerAddresses implements AddressResolver {
       host = text.substring(1, close);
       String rest = text.substring(close + 1);
       if (!rest.isEmpty() && !rest.startsWith(":")) {
-        problems.add("addresses: '" + text + "' has '" + rest + "' after the host; write [host]:port");
+        problems.add(
+            "addresses: '" + text + "' has '" + rest + "' after the host; write [host]:port");
         return null;
       }
       port = rest.isEmpty() ? null : rest.substring(1);
@@ -87,14 +88,14 @@ final class BrokerAddresses implements AddressResolver {
       port = colon < 0 ? null : text.substring(colon + 1);
     }
     if (host.isEmpty() || !host.chars().allMatch(BrokerAddresses::isHostCharacter)) {
-      problems.add(
-          "addresses: '" + text + "' has no valid host; each entry is host[:port]");
+      problems.add("addresses: '" + text + "' has no valid host; each entry is host[:port]");
       return null;
     }
     if (port == null) {
       return new Address(host);
     }
-    boolean digits = !port.isEmpty() && port.length() <= 5 && port.chars().allMatch(Character::isDigit);
+    boolean digits =
+        !port.isEmpty() && port.length() <= 5 && port.chars().allMatch(Character::isDigit);
     int number = digits ? Integer.parseInt(port) : -1;
     if (number < 1 || number > 65_535) {
       problems.add("addresses: '" + text + "' has port '" + port + "'; a port is 1 to 65535");

@@ -243,7 +243,7 @@ public final class RabbitMqTransport implements Transport {
       Connection created;
       try {
         if (addresses.size() == 1) {
-          // The client resolves every IP address of the one host and tries each.
+          // The client's own resolver: without TLS, it tries every IP address of the host.
           created = attempt.newConnection(addresses.list(), "relayer-" + name);
         } else {
           // The first address, in the order given, that connects wins (see BrokerAddresses).
@@ -286,9 +286,7 @@ public final class RabbitMqTransport implements Transport {
               log.info(
                   "transport={} reconnected to RabbitMQ at {}",
                   name,
-                  recovered instanceof Connection reconnected
-                      ? connectedTo(reconnected)
-                      : address);
+                  recovered instanceof Connection reconnected ? connectedTo(reconnected) : address);
             }
 
             @Override
@@ -320,8 +318,8 @@ public final class RabbitMqTransport implements Transport {
 
   /**
    * Builds a {@link RabbitMqTransport}. Give either {@link #uri} or {@link #connectionFactory}, and
-   * optionally {@link #addresses} for several brokers;
-   * {@link #build()} checks every setting at once and names each bad one.
+   * optionally {@link #addresses} for several brokers; {@link #build()} checks every setting at
+   * once and names each bad one.
    */
   public static final class Builder {
     private String name = DEFAULT_NAME;

@@ -116,8 +116,8 @@ public class KafkaTransportAutoConfiguration {
     }
 
     /**
-     * The producer settings that make it use {@code bundle}, as Spring Boot's own producer does:
-     * an engine factory that builds the TLS engine from the bundle, and the bundle itself.
+     * The producer settings that make it use {@code bundle}, as Spring Boot's own producer does: an
+     * engine factory that builds the TLS engine from the bundle, and the bundle itself.
      */
     private static Map<String, Object> sslBundleSettings(SslBundle bundle) {
       Map<String, Object> settings = new HashMap<>();
@@ -147,8 +147,8 @@ public class KafkaTransportAutoConfiguration {
 
   /**
    * The transport: {@code relayer.kafka.bootstrap-servers} when set, else {@code springProducer}
-   * without serializers; then the settings of {@code relayer.kafka.ssl.bundle}, {@code
-   * sslSettings} (with {@code security.protocol=SSL} unless a protocol is set already); then {@code
+   * without serializers; then the settings of {@code relayer.kafka.ssl.bundle}, {@code sslSettings}
+   * (with {@code security.protocol=SSL} unless a protocol is set already); then {@code
    * relayer.kafka.properties.*}.
    *
    * @throws InvalidInputException naming each invalid {@code relayer.kafka.*} property

@@ -43,9 +43,9 @@ public record KafkaTransportProperties(
    * @param bundle the SSL bundle ({@code spring.ssl.bundle.jks.<name>} or {@code
    *     spring.ssl.bundle.pem.<name>}) the producer's TLS connections use, which also sets {@code
    *     security.protocol=SSL} unless a protocol is set ({@code spring.kafka.security.protocol} or
-   *     {@code relayer.kafka.properties.security.protocol}, for example {@code SASL_SSL});
-   *     replaces {@code spring.kafka.ssl.bundle}. Unset: {@code spring.kafka.ssl.bundle} without
-   *     {@code relayer.kafka.bootstrap-servers}, else none
+   *     {@code relayer.kafka.properties.security.protocol}, for example {@code SASL_SSL}); replaces
+   *     {@code spring.kafka.ssl.bundle}. Unset: {@code spring.kafka.ssl.bundle} without {@code
+   *     relayer.kafka.bootstrap-servers}, else none
    */
   public record Ssl(String bundle) {}
 }
