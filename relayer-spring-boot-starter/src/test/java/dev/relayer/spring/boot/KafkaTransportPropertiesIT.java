@@ -1,8 +1,12 @@
 package dev.relayer.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.relayer.dispatch.Relayer;
+import dev.relayer.dispatch.TransportSends;
 import dev.relayer.spring.boot.transport.KafkaTransportAutoConfiguration;
+import dev.relayer.testkit.transport.SelfSignedCertificate;
 import dev.relayer.transport.kafka.KafkaBrokerProcess;
 import dev.relayer.transport.kafka.KafkaFixture;
 import dev.relayer.transport.kafka.KafkaTransport;
@@ -12,6 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -19,7 +24,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * A {@code KafkaTransport} from {@code relayer.kafka.*} delivers what a {@code @Transactional}
  * method enqueued to a real single-node KRaft broker (a child process of this test), with Spring
  * Boot's {@code spring.kafka.*} producer settings unless {@code relayer.kafka.bootstrap-servers}
- * says otherwise.
+ * says otherwise. The broker also listens for TLS with a self-signed certificate that only an SSL
+ * bundle made from it trusts.
  */
 class KafkaTransportPropertiesIT {
 
@@ -30,7 +36,7 @@ class KafkaTransportPropertiesIT {
 
   @BeforeAll
   static void broker() throws Exception {
-    broker = KafkaBrokerProcess.start();
+    broker = KafkaBrokerProcess.startWithTls();
     kafka = KafkaFixture.privateBroker(broker);
   }
 
@@ -53,7 +59,9 @@ class KafkaTransportPropertiesIT {
         .withInitializer(StarterFixture.WITHOUT_ENVIRONMENT_VARIABLES)
         .withConfiguration(
             AutoConfigurations.of(
-                KafkaAutoConfiguration.class, KafkaTransportAutoConfiguration.class))
+                SslAutoConfiguration.class,
+                KafkaAutoConfiguration.class,
+                KafkaTransportAutoConfiguration.class))
         .withUserConfiguration(PlacedOrders.Config.class)
         .withPropertyValues(
             StarterFixture.SWEEPER_OUT_OF_THE_WAY,
@@ -125,5 +133,95 @@ class KafkaTransportPropertiesIT {
                     .getFailure()
                     .rootCause()
                     .hasMessageContaining("relayer.kafka.bootstrap-servers is required"));
+  }
+
+  /** A PEM bundle {@code broker} trusting the broker's certificate. */
+  private static String pemBundleTrustingTheBroker() {
+    return "spring.ssl.bundle.pem.broker.truststore.certificate=file:"
+        + broker.certificate().certificate();
+  }
+
+  @Test
+  void messageArrivesOverTlsWithTheSslBundleOfSpringKafkaSettings() throws Exception {
+    String topic = kafka.createDestination();
+    runner()
+        .withPropertyValues(
+            pemBundleTrustingTheBroker(),
+            "spring.kafka.bootstrap-servers=" + broker.tlsBootstrapServers(),
+            "spring.kafka.security.protocol=SSL",
+            "spring.kafka.ssl.bundle=broker",
+            "relayer.kafka.enabled=true")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              fixture.placedOrderArrives(
+                  context, kafka, "kafka", topic, "order-tls-1", Duration.ofSeconds(20));
+            });
+  }
+
+  @Test
+  void withoutAnSslBundleTheBrokersCertificateIsNotTrustedAndSendingFails() throws Exception {
+    String topic = kafka.createDestination();
+    runner()
+        .withPropertyValues(
+            pemBundleTrustingTheBroker(),
+            "spring.kafka.bootstrap-servers=" + broker.tlsBootstrapServers(),
+            "spring.kafka.security.protocol=SSL",
+            "relayer.kafka.enabled=true")
+        .run(
+            context -> {
+              context.getBean(PlacedOrders.class).place("kafka", topic, "order-tls-2");
+
+              Relayer relayer = context.getBean(Relayer.class);
+              await()
+                  .atMost(Duration.ofSeconds(20))
+                  .until(() -> sends(relayer) != null && sends(relayer).failed() > 0);
+              assertThat(sends(relayer).succeeded()).isZero();
+              assertThat(sends(relayer).lastError())
+                  .hasValueSatisfying(error -> assertThat(error).contains("SSL handshake failed"));
+              assertThat(fixture.outboxRows()).isEqualTo(1);
+            });
+    assertThat(kafka.consumeUntil(topic, r -> !r.isEmpty(), Duration.ofSeconds(2))).isEmpty();
+  }
+
+  @Test
+  void relayerSslBundleIsUsedWithRelayerBootstrapServers() throws Exception {
+    String topic = kafka.createDestination();
+    runner()
+        .withPropertyValues(
+            "spring.ssl.bundle.jks.relayer.truststore.location=file:"
+                + broker.certificate().truststore(),
+            "spring.ssl.bundle.jks.relayer.truststore.type=PKCS12",
+            "spring.ssl.bundle.jks.relayer.truststore.password=" + SelfSignedCertificate.PASSWORD,
+            "relayer.kafka.enabled=true",
+            "relayer.kafka.bootstrap-servers=" + broker.tlsBootstrapServers(),
+            "relayer.kafka.ssl.bundle=relayer")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              fixture.placedOrderArrives(
+                  context, kafka, "kafka", topic, "order-tls-3", Duration.ofSeconds(20));
+            });
+  }
+
+  @Test
+  void anUnknownRelayerSslBundleFailsStartupNamingIt() {
+    runner()
+        .withPropertyValues(
+            "relayer.kafka.enabled=true",
+            "relayer.kafka.bootstrap-servers=" + broker.tlsBootstrapServers(),
+            "relayer.kafka.ssl.bundle=missing")
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining(
+                        "relayer.kafka.ssl.bundle: no SSL bundle 'missing' in spring.ssl.bundle.*"));
+  }
+
+  private static TransportSends sends(Relayer relayer) {
+    return relayer.health().transports().get("kafka");
   }
 }

@@ -12,12 +12,17 @@ import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ServerSocketFactory;
+import javax.net.ssl.SSLContext;
 
 /**
  * Forwards a loopback port to a broker, and can cut and restore the path: {@link #cut()} closes
  * every forwarded connection and stops listening, so clients see their connection drop and new
  * connections refused, exactly as if the broker had stopped; {@link #restore()} listens on the same
  * port again. The broker itself keeps running for everyone else.
+ *
+ * <p>Started with {@link #startTls}, it also terminates TLS: clients speak TLS to it, and it
+ * forwards the plain bytes, as a TLS-terminating load balancer in front of a broker does.
  *
  * <p>Threads are daemons named {@code relayer-tcp-proxy-<role>-N}; {@link #close()} stops all of
  * them.
@@ -27,19 +32,34 @@ public final class TcpProxy implements AutoCloseable {
   private static final AtomicInteger THREADS = new AtomicInteger();
 
   private final InetSocketAddress target;
+  private final ServerSocketFactory listeners;
   private final Object lock = new Object();
   private final List<Socket> sockets = new ArrayList<>();
   private int port;
   private ServerSocket listener;
   private boolean closed;
 
-  private TcpProxy(InetSocketAddress target) {
+  private TcpProxy(InetSocketAddress target, ServerSocketFactory listeners) {
     this.target = target;
+    this.listeners = listeners;
   }
 
   /** Starts forwarding a free loopback port to {@code host:port}. */
   public static TcpProxy start(String host, int port) {
-    TcpProxy proxy = new TcpProxy(new InetSocketAddress(host, port));
+    TcpProxy proxy =
+        new TcpProxy(new InetSocketAddress(host, port), ServerSocketFactory.getDefault());
+    proxy.restore();
+    return proxy;
+  }
+
+  /**
+   * Starts forwarding a free loopback port to {@code host:port}, speaking TLS on that port with
+   * {@code server} (for example {@link SelfSignedCertificate#serverContext()}) and plain TCP to the
+   * target.
+   */
+  public static TcpProxy startTls(SSLContext server, String host, int port) {
+    TcpProxy proxy =
+        new TcpProxy(new InetSocketAddress(host, port), server.getServerSocketFactory());
     proxy.restore();
     return proxy;
   }
@@ -83,7 +103,7 @@ public final class TcpProxy implements AutoCloseable {
    * Listens on a free port below the usual ephemeral range (32768 and up on Linux), so that while
    * the path is cut no outgoing connection can be given the port as its local end.
    */
-  private static ServerSocket listenOnAFreeFixedPort() {
+  private ServerSocket listenOnAFreeFixedPort() {
     java.util.Random random = new java.util.Random();
     IOException last = null;
     for (int attempt = 0; attempt < 100; attempt++) {
@@ -98,7 +118,7 @@ public final class TcpProxy implements AutoCloseable {
   }
 
   /** Binds {@code port} again, retrying for a few seconds while the old socket winds down. */
-  private static ServerSocket listenAgain(int port) {
+  private ServerSocket listenAgain(int port) {
     IOException last = null;
     for (int attempt = 0; attempt < 50; attempt++) {
       try {
@@ -116,8 +136,8 @@ public final class TcpProxy implements AutoCloseable {
     throw new UncheckedIOException("cannot listen on loopback port " + port + " again", last);
   }
 
-  private static ServerSocket bind(int port) throws IOException {
-    ServerSocket socket = new ServerSocket();
+  private ServerSocket bind(int port) throws IOException {
+    ServerSocket socket = listeners.createServerSocket();
     try {
       socket.setReuseAddress(true);
       socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));

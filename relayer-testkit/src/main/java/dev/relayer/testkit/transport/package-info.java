@@ -37,6 +37,10 @@
  * with and without ordered batches.
  *
  * <p>{@link dev.relayer.testkit.transport.TcpProxy} is a loopback forwarder that tests can cut and
- * restore, to take a shared broker "down" for one client without stopping it for anyone else.
+ * restore, to take a shared broker "down" for one client without stopping it for anyone else;
+ * {@link dev.relayer.testkit.transport.TcpProxy#startTls} also terminates TLS in front of it, with
+ * the key and self-signed certificate of a {@link
+ * dev.relayer.testkit.transport.SelfSignedCertificate}, which only a client given that certificate
+ * trusts.
  */
 package dev.relayer.testkit.transport;

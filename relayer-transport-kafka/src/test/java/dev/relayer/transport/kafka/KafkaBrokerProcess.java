@@ -1,5 +1,6 @@
 package dev.relayer.transport.kafka;
 
+import dev.relayer.testkit.transport.SelfSignedCertificate;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,6 +25,10 @@ import org.apache.kafka.common.Uuid;
  * log directory in a temporary directory. A test can kill it (SIGKILL) and start it again on the
  * same ports and data.
  *
+ * <p>Started with {@link #startWithTls()}, it also listens for TLS ({@link #tlsBootstrapServers()})
+ * with a key and a self-signed certificate for {@code 127.0.0.1} made in that directory ({@link
+ * #certificate()}), which only a client given that certificate trusts.
+ *
  * <p>The child's classpath is the system property {@value #CLASSPATH_PROPERTY}, which the build
  * sets, else this JVM's {@code java.class.path}.
  */
@@ -34,22 +39,37 @@ public final class KafkaBrokerProcess implements AutoCloseable {
   private final Path dir;
   private final Path config;
   private final int port;
+  private final int tlsPort;
+  private final SelfSignedCertificate certificate;
   private Process process;
 
-  private KafkaBrokerProcess(Path dir, int port, int controllerPort) throws IOException {
+  private KafkaBrokerProcess(
+      Path dir, int port, int controllerPort, int tlsPort, SelfSignedCertificate certificate)
+      throws IOException {
     this.dir = dir;
     this.port = port;
+    this.tlsPort = tlsPort;
+    this.certificate = certificate;
     this.config = dir.resolve("server.properties");
+    String listeners = "PLAINTEXT://127.0.0.1:" + port;
+    String protocols = "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT";
     Properties properties = new Properties();
+    if (certificate != null) {
+      listeners += ",SSL://127.0.0.1:" + tlsPort;
+      protocols += ",SSL:SSL";
+      properties.put("ssl.keystore.location", certificate.keystore().toString());
+      properties.put("ssl.keystore.type", "PKCS12");
+      properties.put("ssl.keystore.password", SelfSignedCertificate.PASSWORD);
+      properties.put("ssl.key.password", SelfSignedCertificate.PASSWORD);
+    }
     properties.put("process.roles", "broker,controller");
     properties.put("node.id", "1");
     properties.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-    properties.put(
-        "listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    properties.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+    properties.put("listeners", listeners + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    properties.put("advertised.listeners", listeners);
     properties.put("controller.listener.names", "CONTROLLER");
     properties.put("inter.broker.listener.name", "PLAINTEXT");
-    properties.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    properties.put("listener.security.protocol.map", protocols);
     properties.put("log.dirs", dir.resolve("data").toString());
     properties.put("num.partitions", "1");
     properties.put("auto.create.topics.enable", "false");
@@ -67,16 +87,35 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
   /** Formats a fresh log directory and starts the broker; returns once it accepts connections. */
   public static KafkaBrokerProcess start() throws IOException, InterruptedException {
+    return start(false);
+  }
+
+  /** As {@link #start()}, with a TLS listener too, whose key and certificate are made first. */
+  public static KafkaBrokerProcess startWithTls() throws IOException, InterruptedException {
+    return start(true);
+  }
+
+  private static KafkaBrokerProcess start(boolean tls) throws IOException, InterruptedException {
     int port;
     int controllerPort;
+    int tlsPort;
     try (ServerSocket a = new ServerSocket(0);
-        ServerSocket b = new ServerSocket(0)) {
+        ServerSocket b = new ServerSocket(0);
+        ServerSocket c = new ServerSocket(0)) {
       port = a.getLocalPort();
       controllerPort = b.getLocalPort();
+      tlsPort = tls ? c.getLocalPort() : 0;
     }
-    KafkaBrokerProcess broker =
-        new KafkaBrokerProcess(
-            Files.createTempDirectory("relayer-kafka-it-"), port, controllerPort);
+    Path dir = Files.createTempDirectory("relayer-kafka-it-");
+    KafkaBrokerProcess broker;
+    try {
+      SelfSignedCertificate certificate =
+          tls ? SelfSignedCertificate.create(Files.createDirectory(dir.resolve("tls"))) : null;
+      broker = new KafkaBrokerProcess(dir, port, controllerPort, tlsPort, certificate);
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      deleteTree(dir);
+      throw e;
+    }
     try {
       broker.format();
       broker.startProcess();
@@ -90,6 +129,26 @@ public final class KafkaBrokerProcess implements AutoCloseable {
   /** The broker's {@code bootstrap.servers}: its loopback address and port. */
   public String bootstrapServers() {
     return "127.0.0.1:" + port;
+  }
+
+  /** The {@code bootstrap.servers} of the TLS listener (needs {@code security.protocol=SSL}). */
+  public String tlsBootstrapServers() {
+    if (tlsPort == 0) {
+      throw new IllegalStateException("the broker was started without TLS");
+    }
+    return "127.0.0.1:" + tlsPort;
+  }
+
+  /**
+   * The key and self-signed certificate of the TLS listener: {@link
+   * SelfSignedCertificate#certificate()} and {@link SelfSignedCertificate#truststore()} are what a
+   * client needs to trust it.
+   */
+  public SelfSignedCertificate certificate() {
+    if (certificate == null) {
+      throw new IllegalStateException("the broker was started without TLS");
+    }
+    return certificate;
   }
 
   private void format() throws IOException, InterruptedException {
@@ -149,6 +208,10 @@ public final class KafkaBrokerProcess implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     kill();
+    deleteTree(dir);
+  }
+
+  private static void deleteTree(Path dir) {
     try (Stream<Path> paths = Files.walk(dir)) {
       paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
     } catch (IOException e) {

@@ -59,19 +59,21 @@ public final class RabbitMqTransport implements Transport {
   private final boolean orderedBatches;
   private final Duration connectTimeout;
   private final ConnectionFactory factory;
+  private final BrokerAddresses addresses;
   private final String address;
   private final ReentrantLock connectLock = new ReentrantLock();
   private final ThreadPoolExecutor closer;
   private volatile @Nullable Connection connection;
   private volatile boolean closed;
 
-  private RabbitMqTransport(Builder builder, ConnectionFactory factory) {
+  private RabbitMqTransport(Builder builder, ConnectionFactory factory, BrokerAddresses addresses) {
     this.name = builder.name;
     this.maxBatchSize = builder.maxBatchSize;
     this.orderedBatches = builder.orderedBatches;
     this.connectTimeout = builder.connectTimeout;
     this.factory = factory;
-    this.address = factory.getHost() + ":" + factory.getPort();
+    this.addresses = addresses;
+    this.address = addresses.toString();
     AtomicInteger threads = new AtomicInteger();
     this.closer =
         new ThreadPoolExecutor(
@@ -240,13 +242,19 @@ public final class RabbitMqTransport implements Transport {
       attempt.setHandshakeTimeout(connectMillis);
       Connection created;
       try {
-        created = attempt.newConnection("relayer-" + name);
+        if (addresses.size() == 1) {
+          // The client's own resolver: without TLS, it tries every IP address of the host.
+          created = attempt.newConnection(addresses.list(), "relayer-" + name);
+        } else {
+          // The first address, in the order given, that connects wins (see BrokerAddresses).
+          created = attempt.newConnection(null, addresses, "relayer-" + name);
+        }
       } catch (IOException | TimeoutException e) {
         throw unavailable("cannot connect", e);
       }
       watch(created);
       connection = created;
-      log.info("transport={} connected to RabbitMQ at {}", name, address);
+      log.info("transport={} connected to RabbitMQ at {}", name, connectedTo(created));
       return created;
     } finally {
       connectLock.unlock();
@@ -275,13 +283,21 @@ public final class RabbitMqTransport implements Transport {
           new RecoveryListener() {
             @Override
             public void handleRecovery(Recoverable recovered) {
-              log.info("transport={} reconnected to RabbitMQ at {}", name, address);
+              log.info(
+                  "transport={} reconnected to RabbitMQ at {}",
+                  name,
+                  recovered instanceof Connection reconnected ? connectedTo(reconnected) : address);
             }
 
             @Override
             public void handleRecoveryStarted(Recoverable recovering) {}
           });
     }
+  }
+
+  /** The address a connection went to: the host and port of the broker that answered. */
+  private static String connectedTo(Connection connection) {
+    return connection.getAddress().getHostAddress() + ":" + connection.getPort();
   }
 
   private RelayerException unavailable(String what, Throwable cause) {
@@ -301,13 +317,15 @@ public final class RabbitMqTransport implements Transport {
   }
 
   /**
-   * Builds a {@link RabbitMqTransport}. Give either {@link #uri} or {@link #connectionFactory};
-   * {@link #build()} checks every setting at once and names each bad one.
+   * Builds a {@link RabbitMqTransport}. Give either {@link #uri} or {@link #connectionFactory}, and
+   * optionally {@link #addresses} for several brokers; {@link #build()} checks every setting at
+   * once and names each bad one.
    */
   public static final class Builder {
     private String name = DEFAULT_NAME;
     private @Nullable String uri;
     private @Nullable ConnectionFactory connectionFactory;
+    private @Nullable List<String> addresses;
     private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration recoveryInterval = Duration.ofSeconds(2);
@@ -342,6 +360,20 @@ public final class RabbitMqTransport implements Transport {
     }
 
     /**
+     * Several brokers (the nodes of a cluster), {@code host[:port]} each ({@code [host]:port} for
+     * an IPv6 literal; without a port, 5672, or 5671 with TLS), instead of the host and port of
+     * {@link #uri} or {@link #connectionFactory}, which still give the credentials, virtual host
+     * and TLS. The transport connects to the first address, in this order, that accepts the
+     * connection and the AMQP handshake, each attempt bounded by {@link #connectTimeout}; after a
+     * lost connection, automatic recovery tries them again in the same order. Default: the host of
+     * the URI or the connection factory alone. The list is copied.
+     */
+    public Builder addresses(List<String> addresses) {
+      this.addresses = List.copyOf(addresses);
+      return this;
+    }
+
+    /**
      * The most messages per batch, 1 to {@value #MAX_BATCH_SIZE_LIMIT}; default {@value
      * #DEFAULT_MAX_BATCH_SIZE}. A batch is published on one channel and waits for its confirms.
      */
@@ -351,8 +383,9 @@ public final class RabbitMqTransport implements Transport {
     }
 
     /**
-     * Bound on connecting (TCP and AMQP handshake, also capped by the batch timeout) and on each
-     * channel RPC (opening and closing a batch's channel); positive, default 5 s.
+     * Bound on connecting (TCP and AMQP handshake, also capped by the batch timeout; with several
+     * {@link #addresses}, on each one tried) and on each channel RPC (opening and closing a batch's
+     * channel); positive, default 5 s.
      */
     public Builder connectTimeout(Duration connectTimeout) {
       this.connectTimeout = connectTimeout;
@@ -402,15 +435,22 @@ public final class RabbitMqTransport implements Transport {
           problems.add("uri is not a valid AMQP URI (" + e.getMessage() + ")");
         }
       }
+      BrokerAddresses brokers = null;
+      if (addresses != null) {
+        brokers = BrokerAddresses.parse(addresses, problems);
+      } else if (factory != null) {
+        brokers = BrokerAddresses.of(factory.getHost(), factory.getPort());
+      }
       if (!problems.isEmpty()) {
         throw new InvalidInputException(problems);
       }
       Objects.requireNonNull(factory);
+      Objects.requireNonNull(brokers);
       factory.setAutomaticRecoveryEnabled(true);
       factory.setTopologyRecoveryEnabled(false); // the transport declares nothing
       factory.setNetworkRecoveryInterval(recoveryInterval.toMillis());
       factory.setChannelRpcTimeout(Math.toIntExact(connectTimeout.toMillis()));
-      return new RabbitMqTransport(this, factory);
+      return new RabbitMqTransport(this, factory, brokers);
     }
 
     /**

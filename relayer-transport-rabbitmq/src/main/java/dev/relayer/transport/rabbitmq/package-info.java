@@ -62,6 +62,11 @@
  * so, and succeed again after recovery without rebuilding the transport. A broker that stops
  * answering without closing the connection makes the batch fail at its timeout; the channel is then
  * closed off the caller's thread.
+ *
+ * <p>Built with several {@code addresses} (the nodes of a cluster), the transport tries them in the
+ * order given, each bounded by {@code connectTimeout}, and keeps the first that completes the AMQP
+ * handshake; a failure to connect names them all. Automatic recovery tries the list again in the
+ * same order, so a lost node's clients move to the next one that answers.
  */
 @NullMarked
 package dev.relayer.transport.rabbitmq;

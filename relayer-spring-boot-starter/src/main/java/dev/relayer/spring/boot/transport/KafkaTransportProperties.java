@@ -13,9 +13,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param enabled whether to create the transport; default false
  * @param name the transport's name, which messages name in {@code transport}; default {@code kafka}
  * @param bootstrapServers the cluster, {@code host:port[,host:port...]}. When set, the producer is
- *     configured from {@code relayer.kafka.*} alone; when unset, from Spring Boot's producer
- *     settings ({@code spring.kafka.*}, {@code spring.kafka.producer.*}) without their serializers,
- *     and start-up fails when the application has neither
+ *     configured from {@code relayer.kafka.*} alone; when unset, as Spring Boot configures its own
+ *     producer ({@code spring.kafka.*}, {@code spring.kafka.producer.*}, {@code
+ *     spring.kafka.security.protocol}, {@code spring.kafka.ssl.bundle}) but without its
+ *     serializers, and start-up fails when the application has neither
+ * @param ssl the producer's TLS
  * @param properties further producer configuration ({@code relayer.kafka.properties.linger.ms=5}),
  *     applied last; {@code acks}, {@code enable.idempotence} and the serializers are the
  *     transport's
@@ -29,7 +31,21 @@ public record KafkaTransportProperties(
     @DefaultValue("false") boolean enabled,
     String name,
     String bootstrapServers,
+    Ssl ssl,
     @DefaultValue Map<String, String> properties,
     Integer maxBatchSize,
     Boolean orderedBatches,
-    Duration closeTimeout) {}
+    Duration closeTimeout) {
+
+  /**
+   * The {@code relayer.kafka.ssl.*} properties.
+   *
+   * @param bundle the SSL bundle ({@code spring.ssl.bundle.jks.<name>} or {@code
+   *     spring.ssl.bundle.pem.<name>}) the producer's TLS connections use, which also sets {@code
+   *     security.protocol=SSL} unless a protocol is set ({@code spring.kafka.security.protocol} or
+   *     {@code relayer.kafka.properties.security.protocol}, for example {@code SASL_SSL}); replaces
+   *     {@code spring.kafka.ssl.bundle}. Unset: {@code spring.kafka.ssl.bundle} without {@code
+   *     relayer.kafka.bootstrap-servers}, else none
+   */
+  public record Ssl(String bundle) {}
+}

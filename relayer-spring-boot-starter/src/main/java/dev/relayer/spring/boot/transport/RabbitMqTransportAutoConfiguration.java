@@ -4,8 +4,10 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.spring.boot.RelayerAutoConfiguration;
 import dev.relayer.transport.rabbitmq.RabbitMqTransport;
+import java.util.List;
 import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -22,9 +24,13 @@ import org.springframework.context.annotation.Configuration;
  * {@code relayer.rabbitmq.enabled=true}, {@code relayer.enabled} is not {@code false} and the
  * application has no {@code RabbitMqTransport} bean of its own. Without {@code
  * relayer.rabbitmq.uri} it connects as Spring Boot's RabbitMQ support does: it copies the client
- * factory of the application's Spring AMQP connection factory ({@code spring.rabbitmq.*}). The
- * {@link RelayerAutoConfiguration} registers it like any other {@code Transport} bean; Spring
- * closes it after the Relayer.
+ * factory of the application's Spring AMQP connection factory ({@code spring.rabbitmq.*}:
+ * credentials, virtual host, TLS with {@code spring.rabbitmq.ssl.*} or an SSL bundle) and connects
+ * to the addresses of Spring Boot's {@link RabbitConnectionDetails} ({@code
+ * spring.rabbitmq.addresses}, every one of them, which the client factory alone does not hold).
+ * {@code relayer.rabbitmq.addresses} replaces the addresses either way. The {@link
+ * RelayerAutoConfiguration} registers it like any other {@code Transport} bean; Spring closes it
+ * after the Relayer.
  */
 @AutoConfiguration(
     before = RelayerAutoConfiguration.class,
@@ -40,9 +46,59 @@ public class RabbitMqTransportAutoConfiguration {
   /** Created by Spring. */
   public RabbitMqTransportAutoConfiguration() {}
 
-  /** With Spring AMQP on the class path: reuses the application's connection settings. */
+  /**
+   * With Spring Boot's RabbitMQ support: reuses the application's connection settings, and takes
+   * the addresses from Spring Boot's connection details.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({AbstractConnectionFactory.class, RabbitConnectionDetails.class})
+  static class WithSpringBootAmqp {
+
+    @Bean
+    @ConditionalOnMissingBean(RabbitMqTransport.class)
+    RabbitMqTransport relayerRabbitMqTransport(
+        RabbitMqTransportProperties properties,
+        ObjectProvider<AbstractConnectionFactory> springConnectionFactory,
+        ObjectProvider<RabbitConnectionDetails> springConnectionDetails) {
+      AbstractConnectionFactory spring = springConnectionFactory.getIfUnique();
+      if (spring == null) {
+        return transport(properties, null, List.of());
+      }
+      ConnectionFactory client = spring.getRabbitConnectionFactory();
+      return transport(
+          properties, client, addresses(client, springConnectionDetails.getIfUnique()));
+    }
+
+    /**
+     * Every address of {@code details}, as {@code host:port}, when {@code client} was made from
+     * them (Spring Boot gives the client factory the first address); none otherwise, for example
+     * when the application made its own connection factory for another broker.
+     */
+    static List<String> addresses(ConnectionFactory client, RabbitConnectionDetails details) {
+      if (details == null || details.getAddresses().isEmpty()) {
+        return List.of();
+      }
+      RabbitConnectionDetails.Address first = details.getFirstAddress();
+      if (!first.host().equals(client.getHost()) || first.port() != client.getPort()) {
+        return List.of();
+      }
+      return details.getAddresses().stream()
+          .map(
+              address ->
+                  (address.host().indexOf(':') >= 0 ? "[" + address.host() + "]" : address.host())
+                      + ":"
+                      + address.port())
+          .toList();
+    }
+  }
+
+  /**
+   * With Spring AMQP but not Spring Boot's RabbitMQ support: reuses the application's Spring AMQP
+   * connection factory's client factory, whose host is the only address.
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(AbstractConnectionFactory.class)
+  @ConditionalOnMissingClass("org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails")
   static class WithSpringAmqp {
 
     @Bean
@@ -51,7 +107,8 @@ public class RabbitMqTransportAutoConfiguration {
         RabbitMqTransportProperties properties,
         ObjectProvider<AbstractConnectionFactory> springConnectionFactory) {
       AbstractConnectionFactory spring = springConnectionFactory.getIfUnique();
-      return transport(properties, spring == null ? null : spring.getRabbitConnectionFactory());
+      return transport(
+          properties, spring == null ? null : spring.getRabbitConnectionFactory(), List.of());
     }
   }
 
@@ -63,19 +120,22 @@ public class RabbitMqTransportAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(RabbitMqTransport.class)
     RabbitMqTransport relayerRabbitMqTransport(RabbitMqTransportProperties properties) {
-      return transport(properties, null);
+      return transport(properties, null, List.of());
     }
   }
 
   /**
    * The transport: to {@code relayer.rabbitmq.uri} when set, else through a copy of {@code
-   * springFactory}.
+   * springFactory} to {@code springAddresses} (when there are any, else to the factory's host);
+   * {@code relayer.rabbitmq.addresses}, when set, replaces the addresses in both cases.
    *
    * @throws InvalidInputException naming each invalid {@code relayer.rabbitmq.*} property, or
    *     {@code relayer.rabbitmq.uri} when there is neither a URI nor a Spring connection factory
    */
   static RabbitMqTransport transport(
-      RabbitMqTransportProperties properties, ConnectionFactory springFactory) {
+      RabbitMqTransportProperties properties,
+      ConnectionFactory springFactory,
+      List<String> springAddresses) {
     if (properties.uri() == null && springFactory == null) {
       throw new InvalidInputException(
           PREFIX
@@ -86,12 +146,16 @@ public class RabbitMqTransportAutoConfiguration {
         PREFIX,
         () -> {
           RabbitMqTransport.Builder builder = RabbitMqTransport.builder();
+          PropertyMapper map = PropertyMapper.get(); // skips unset (null) properties
           if (properties.uri() != null) {
             builder.uri(properties.uri());
           } else {
             builder.connectionFactory(springFactory);
+            if (!springAddresses.isEmpty()) {
+              builder.addresses(springAddresses);
+            }
           }
-          PropertyMapper map = PropertyMapper.get(); // skips unset (null) properties
+          map.from(properties.addresses()).to(builder::addresses);
           map.from(properties.name()).to(builder::name);
           map.from(properties.maxBatchSize()).to(builder::maxBatchSize);
           map.from(properties.connectTimeout()).to(builder::connectTimeout);

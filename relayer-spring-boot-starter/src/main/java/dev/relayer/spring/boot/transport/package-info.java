@@ -18,16 +18,22 @@
  * <ul>
  *   <li>RabbitMQ: {@code relayer.rabbitmq.uri}, when set, is the broker. Otherwise the transport
  *       takes the client factory of the application's Spring AMQP connection factory (the bean that
- *       Spring Boot makes from {@code spring.rabbitmq.*}: host or first address, port, credentials,
- *       virtual host, TLS) and works on a copy of it, with automatic recovery on. With neither,
- *       start-up fails naming {@code relayer.rabbitmq.uri}.
+ *       Spring Boot makes from {@code spring.rabbitmq.*}: credentials, virtual host, TLS from
+ *       {@code spring.rabbitmq.ssl.*} or its SSL bundle) and works on a copy of it, with automatic
+ *       recovery on; since that factory holds only the first address, the transport connects to
+ *       every address of Spring Boot's {@code RabbitConnectionDetails} ({@code
+ *       spring.rabbitmq.addresses}), in order. {@code relayer.rabbitmq.addresses} replaces the
+ *       addresses in both cases. With neither a URI nor a Spring connection factory, start-up fails
+ *       naming {@code relayer.rabbitmq.uri}.
  *   <li>Kafka: {@code relayer.kafka.bootstrap-servers}, when set, is the cluster, and the producer
- *       is configured from {@code relayer.kafka.*} alone. Otherwise the producer starts from Spring
- *       Boot's producer settings ({@code KafkaProperties.buildProducerProperties()}: {@code
- *       spring.kafka.bootstrap-servers}, security, {@code spring.kafka.producer.*}), without their
- *       key and value serializers. {@code relayer.kafka.properties.*} is applied last in both
- *       cases. {@code acks}, {@code enable.idempotence} and the serializers are the transport's;
- *       another value for them fails start-up.
+ *       is configured from {@code relayer.kafka.*} alone. Otherwise the producer is configured as
+ *       Spring Boot configures its own: {@code KafkaProperties.buildProducerProperties()} ({@code
+ *       spring.kafka.producer.*} and the like) without its key and value serializers, then the
+ *       bootstrap servers, security protocol and SSL bundle of {@code KafkaConnectionDetails}
+ *       ({@code spring.kafka.ssl.bundle}). {@code relayer.kafka.ssl.bundle} names an SSL bundle for
+ *       the transport in either case. {@code relayer.kafka.properties.*} is applied last. {@code
+ *       acks}, {@code enable.idempotence} and the serializers are the transport's; another value
+ *       for them fails start-up.
  *   <li>NATS: Spring Boot has no NATS settings; {@code relayer.nats.url} is required.
  * </ul>
  */
