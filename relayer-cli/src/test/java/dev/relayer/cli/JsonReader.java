@@ -39,28 +39,22 @@ final class JsonReader {
       throw error("unexpected end");
     }
     char c = text.charAt(at);
-    switch (c) {
-      case '{':
-        return object();
-      case '[':
-        return array();
-      case '"':
-        return string();
-      default:
-        if (text.startsWith("null", at)) {
-          at += 4;
-          return NULL;
-        }
-        if (text.startsWith("true", at)) {
-          at += 4;
-          return Boolean.TRUE;
-        }
-        if (text.startsWith("false", at)) {
-          at += 5;
-          return Boolean.FALSE;
-        }
-        return number();
+    if (c == '{') {
+      return object();
     }
+    if (c == '[') {
+      return array();
+    }
+    if (c == '"') {
+      return string();
+    }
+    for (Map.Entry<String, Object> literal : LITERALS.entrySet()) {
+      if (text.startsWith(literal.getKey(), at)) {
+        at += literal.getKey().length();
+        return literal.getValue();
+      }
+    }
+    return number();
   }
 
   /** What JSON {@code null} reads as (maps and lists here hold no Java null). */
@@ -71,6 +65,9 @@ final class JsonReader {
           return "null";
         }
       };
+
+  private static final Map<String, Object> LITERALS =
+      Map.of("null", NULL, "true", Boolean.TRUE, "false", Boolean.FALSE);
 
   private Map<String, Object> object() {
     Map<String, Object> map = new LinkedHashMap<>();
