@@ -67,7 +67,7 @@ final class JsonReader {
       };
 
   private static final Map<String, Object> LITERALS =
-      Map.of("null", NULL, "true", Boolean.TRUE, "false", Boolean.FALSE);
+      Map.of("null", NULL, "true", true, "false", false);
 
   private Map<String, Object> object() {
     Map<String, Object> map = new LinkedHashMap<>();
