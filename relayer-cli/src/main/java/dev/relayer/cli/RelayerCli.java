@@ -20,7 +20,8 @@ import picocli.CommandLine.Model.OptionSpec;
 /**
  * The {@code relayer} command line: {@code relayer db script --provider postgres [--schema S]
  * [--prefix P]} prints the SQL script that creates Relayer's tables; {@code relayer status [--url
- * URL] [--schema S] [--prefix P]} prints one health check of them.
+ * URL] [--schema S] [--prefix P]} prints one health check of them; {@code relayer dead …} and
+ * {@code relayer parked …} read and act on dead rows and parked keys.
  *
  * <p>Standard output carries only the command's result (the script, the usage, the version), so
  * that it can be piped into {@code psql}. Every error is one line on standard error, and nothing is

@@ -18,5 +18,5 @@ import picocli.CommandLine.ScopeType;
       "Exit codes: 0 success, 1 failure while running, 2 invalid command line.",
       "Errors are one line on standard error; standard output carries only the result."
     },
-    subcommands = {DbCommand.class, StatusCommand.class})
+    subcommands = {DbCommand.class, StatusCommand.class, DeadCommand.class, ParkedCommand.class})
 final class RelayerCommand {}

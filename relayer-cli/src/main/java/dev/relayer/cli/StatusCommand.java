@@ -1,13 +1,10 @@
 package dev.relayer.cli;
 
-import dev.relayer.api.InvalidInputException;
 import dev.relayer.dispatch.HealthReport;
 import dev.relayer.dispatch.RelayerHealth;
-import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.HorizonHolder;
 import dev.relayer.store.LeaseState;
 import dev.relayer.store.RelayerStore;
-import dev.relayer.store.StoreOptions;
 import dev.relayer.store.TableDeadTuples;
 import dev.relayer.store.XminHorizon;
 import java.io.PrintWriter;
@@ -17,16 +14,9 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.conf.Settings;
-import org.jooq.impl.DSL;
-import org.jspecify.annotations.Nullable;
-import org.postgresql.ds.PGSimpleDataSource;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -52,73 +42,19 @@ import picocli.CommandLine.Spec;
 final class StatusCommand implements Callable<Integer> {
 
   /** The environment variable {@code --url} defaults to. */
-  static final String URL_VARIABLE = "RELAYER_URL";
+  static final String URL_VARIABLE = ConnectionOptions.URL_VARIABLE;
 
   @Spec private CommandSpec spec;
 
-  @Option(
-      names = "--url",
-      paramLabel = "<jdbc-url>",
-      defaultValue = "${env:" + URL_VARIABLE + "}",
-      description =
-          "JDBC URL of the database, with user (and password) as parameters. Default: the"
-              + " environment variable "
-              + URL_VARIABLE)
-  private @Nullable String url;
-
-  @Option(
-      names = "--schema",
-      paramLabel = "<schema>",
-      defaultValue = SchemaOptions.DEFAULT_SCHEMA,
-      description = "Schema of Relayer's tables, exactly as given. Default: ${DEFAULT-VALUE}")
-  private String schema;
-
-  @Option(
-      names = "--prefix",
-      paramLabel = "<prefix>",
-      defaultValue = SchemaOptions.DEFAULT_PREFIX,
-      description = "Prefix of Relayer's tables; --prefix \"\" for none. Default: ${DEFAULT-VALUE}")
-  private String prefix;
+  @Mixin private ConnectionOptions connection = new ConnectionOptions();
 
   @Override
   public Integer call() {
-    if (url == null || url.isBlank()) {
-      throw new ParameterException(
-          spec.commandLine(), "no database: give --url or set " + URL_VARIABLE);
-    }
-    if (!url.trim().startsWith("jdbc:postgresql:")) {
-      throw new ParameterException(
-          spec.commandLine(),
-          "--url must be a PostgreSQL JDBC URL (jdbc:postgresql://host:port/database?user=...),"
-              + " not '"
-              + redacted(url.trim())
-              + "'");
-    }
-    SchemaOptions options;
-    try {
-      options = SchemaOptions.of(schema, prefix);
-    } catch (InvalidInputException e) {
-      throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-    }
-    quietLibraries();
-    RelayerStore store = RelayerStore.create(StoreOptions.of(options));
+    ConnectionOptions.Database database = connection.database(spec, "warn");
+    RelayerStore store = database.store();
     HealthReport report;
-    PGSimpleDataSource dataSource = new PGSimpleDataSource();
-    try {
-      dataSource.setURL(url.trim());
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(
-          spec.commandLine(),
-          "--url is not a valid PostgreSQL JDBC URL: '"
-              + redacted(url.trim())
-              + "' ("
-              + redacted(String.valueOf(e.getMessage()))
-              + ")");
-    }
-    try (Connection connection = dataSource.getConnection()) {
-      DSLContext dsl =
-          DSL.using(connection, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
-      report = RelayerHealth.builder(store).build().check(dsl);
+    try (Connection c = database.connect()) {
+      report = RelayerHealth.builder(store).build().check(ConnectionOptions.Database.dsl(c));
     } catch (SQLException e) {
       spec.commandLine()
           .getErr()
@@ -128,9 +64,9 @@ final class StatusCommand implements Callable<Integer> {
                       + ": cannot read "
                       + store.displayName()
                       + " at "
-                      + redacted(url.trim())
+                      + database.where()
                       + ": "
-                      + redacted(String.valueOf(e.getMessage()))));
+                      + ConnectionOptions.redacted(String.valueOf(e.getMessage()))));
       return RelayerCli.EXIT_FAILURE;
     }
     PrintWriter out = spec.commandLine().getOut();
@@ -218,16 +154,5 @@ final class StatusCommand implements Callable<Integer> {
 
   private static String age(Optional<Duration> age) {
     return age.map(Duration::toString).orElse("none");
-  }
-
-  private static String redacted(String text) {
-    return text.replaceAll("(?i)(password=)[^&\\s]*", "$1***");
-  }
-
-  /** jOOQ's banner and SLF4J's INFO lines would land on the terminal: keep them off. */
-  private static void quietLibraries() {
-    System.setProperty("org.jooq.no-logo", "true");
-    System.setProperty("org.jooq.no-tips", "true");
-    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
   }
 }

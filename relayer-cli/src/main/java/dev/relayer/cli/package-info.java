@@ -11,6 +11,14 @@
  * leases, dead tuples of Relayer's tables and what holds the xmin horizon. A password in the URL is
  * never printed.
  *
+ * <p>{@code relayer dead groups|list|show|replay|purge} and {@code relayer parked
+ * list|retry|skip|release} run the actions of {@link dev.relayer.dispatch.RelayerOperator} on dead
+ * rows and parked keys. Every command that connects shares {@link
+ * dev.relayer.cli.ConnectionOptions} ({@code --url}, else {@code RELAYER_URL}, else the libpq
+ * environment; {@code --schema}, {@code --prefix}); reads print a table or, with {@code --json},
+ * one JSON document; a mutating command asks first unless {@code --yes}, and without a terminal
+ * refuses (exit 2).
+ *
  * <p>Conventions every command follows: standard output carries only the result, so that it can be
  * piped (for example into {@code psql}); an error is exactly one line on standard error and leaves
  * standard output empty; exit code 0 is success (including {@code --help} and {@code --version}), 1

@@ -4,16 +4,23 @@ import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.TextChecks;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import org.jspecify.annotations.NullUnmarked;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Which dead rows an operator's read or action covers: every field that is set must match (exact
  * text equality; {@code failed_at} in {@code [failedFrom, failedBefore)}); a field left {@code
- * null} matches every row. {@link #all()} matches the whole dead table. Build one with {@link
- * #builder()}; {@code build()} rejects bad input, listing every problem and naming each field.
+ * null} (or, for {@code ids}, empty) matches every row. {@link #all()} matches the whole dead
+ * table. Build one with {@link #builder()}; {@code build()} rejects bad input, listing every
+ * problem and naming each field.
  *
  * @param fingerprint {@code error_fingerprint} ({@link ErrorFingerprint}); not blank when set
  * @param transport {@code transport}; not blank when set
@@ -25,6 +32,8 @@ import org.jspecify.annotations.Nullable;
  *     {@code operator}, …); not blank when set
  * @param failedFrom rows that failed at or after this instant
  * @param failedBefore rows that failed strictly before this instant; after {@code failedFrom}
+ * @param ids rows with one of these dead ids only, in ascending order; empty for any id; at most
+ *     {@value #MAX_IDS}, each positive
  */
 public record DeadFilter(
     @Nullable String fingerprint,
@@ -35,13 +44,34 @@ public record DeadFilter(
     @Nullable String orderingKey,
     @Nullable String reason,
     @Nullable Instant failedFrom,
-    @Nullable Instant failedBefore) {
+    @Nullable Instant failedBefore,
+    Set<Long> ids) {
+
+  /** Most ids one filter may name: {@value}. */
+  public static final int MAX_IDS = 10_000;
 
   private static final DeadFilter ALL =
-      new DeadFilter(null, null, null, null, null, null, null, null, null);
+      new DeadFilter(null, null, null, null, null, null, null, null, null, Set.of());
 
   public DeadFilter {
     List<String> problems = new ArrayList<>();
+    if (ids == null) {
+      problems.add("ids must not be null (leave it empty to match every id)");
+      ids = Set.of();
+    } else {
+      SortedSet<Long> sorted = new TreeSet<>();
+      for (Long id : ids) {
+        if (id == null || id < 1) {
+          problems.add("ids must be positive, had " + id);
+        } else {
+          sorted.add(id);
+        }
+      }
+      if (sorted.size() > MAX_IDS) {
+        problems.add("ids must name at most " + MAX_IDS + " ids, had " + sorted.size());
+      }
+      ids = Collections.unmodifiableSortedSet(sorted);
+    }
     text(problems, "fingerprint", fingerprint);
     text(problems, "transport", transport);
     text(problems, "destination", destination);
@@ -105,6 +135,9 @@ public record DeadFilter(
     part(parts, "reason", reason);
     part(parts, "failedFrom", failedFrom);
     part(parts, "failedBefore", failedBefore);
+    if (!ids.isEmpty()) {
+      parts.add("ids=" + ids);
+    }
     return parts.isEmpty() ? "all" : String.join(" ", parts);
   }
 
@@ -130,6 +163,7 @@ public record DeadFilter(
     private String reason;
     private Instant failedFrom;
     private Instant failedBefore;
+    private Collection<Long> ids = Set.of();
 
     private Builder() {}
 
@@ -187,6 +221,12 @@ public record DeadFilter(
       return this;
     }
 
+    /** Rows with one of these dead ids ({@link DeadRow#id()}); {@code null} or empty for any. */
+    public Builder ids(Collection<Long> ids) {
+      this.ids = ids == null ? Set.of() : new ArrayList<>(ids);
+      return this;
+    }
+
     /** Validates and builds; throws {@link InvalidInputException} listing every problem. */
     public DeadFilter build() {
       return new DeadFilter(
@@ -198,7 +238,8 @@ public record DeadFilter(
           orderingKey,
           reason,
           failedFrom,
-          failedBefore);
+          failedBefore,
+          new HashSet<>(ids));
     }
   }
 }

@@ -50,6 +50,9 @@ final class DeadRowQueries {
     if (filter.failedBefore() != null) {
       where = where.and(table.FAILED_AT.lt(utc(filter.failedBefore())));
     }
+    if (!filter.ids().isEmpty()) {
+      where = where.and(table.ID.in(filter.ids()));
+    }
     return where;
   }
 

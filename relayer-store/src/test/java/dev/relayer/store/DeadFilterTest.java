@@ -105,4 +105,17 @@ class DeadFilterTest {
         "max-attempts",
         ErrorFingerprint.of("boom"));
   }
+
+  @Test
+  void idsAreKeptInAscendingOrderAndCheckedPositive() {
+    DeadFilter filter = DeadFilter.builder().ids(java.util.List.of(9L, 3L, 9L)).build();
+
+    assertThat(filter.ids()).containsExactly(3L, 9L);
+    assertThat(filter.matchesAll()).isFalse();
+    assertThat(filter).hasToString("ids=[3, 9]");
+    assertThat(DeadFilter.builder().ids(java.util.List.of()).build().matchesAll()).isTrue();
+    assertThatThrownBy(() -> DeadFilter.builder().ids(java.util.List.of(0L, 4L)).build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("ids must be positive, had 0");
+  }
 }

@@ -230,4 +230,33 @@ abstract class DeadRowStoreContract {
     assertThat(store.deadCount(dsl, DeadFilter.builder().destination("orders").build()))
         .isEqualTo(1);
   }
+
+  @Test
+  void anIdsFilterReplaysAndPurgesOnlyTheNamedRowsThatMatchTheOtherFields() {
+    UUID one = dead(7, null, null, "orders");
+    dead(8, null, null, "orders");
+    dead(9, null, null, "payments");
+    dead(10, null, null, "orders");
+
+    DeadReplayed replayed =
+        store.replayDead(
+            dsl,
+            DeadPage.first(DeadFilter.builder().ids(java.util.List.of(7L, 9L)).build(), 10),
+            Instant.now());
+    DeadDeleted purged =
+        store.deleteDead(
+            dsl,
+            DeadPage.first(
+                DeadFilter.builder().destination("orders").ids(java.util.List.of(8L, 9L)).build(),
+                10));
+
+    assertThat(replayed.rows()).extracting(ReplayedRow::deadId).containsExactly(7L, 9L);
+    assertThat(replayed.rows().get(0).messageId()).isEqualTo(one);
+    assertThat(purged.deleted()).isEqualTo(1);
+    assertThat(store.deadRows(dsl, DeadPage.first(DeadFilter.all(), 10)))
+        .extracting(DeadRowSummary::id)
+        .containsExactly(10L);
+    assertThat(store.deadCount(dsl, DeadFilter.builder().ids(java.util.List.of(10L, 11L)).build()))
+        .isEqualTo(1);
+  }
 }
