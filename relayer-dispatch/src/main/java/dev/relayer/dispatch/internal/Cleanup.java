@@ -113,7 +113,7 @@ public final class Cleanup {
     boolean leader = true;
     boolean stopped = false;
     boolean first = true;
-    Lease lease = new Lease(clock);
+    Lease lease = new Lease();
     while (!(dead.done && inbox.done) && !stopped) {
       if (!first && (stop.getAsBoolean() || clock - deadline >= 0)) {
         break;
@@ -166,12 +166,10 @@ public final class Cleanup {
 
   /** When the run last took the lease. */
   private static final class Lease {
-    long takenAt;
+    /** Whether this run has taken the lease; {@link #takenAt} means something only then. */
     boolean held;
 
-    Lease(long clock) {
-      this.takenAt = clock;
-    }
+    long takenAt;
   }
 
   /**
