@@ -398,6 +398,27 @@ public final class Relayer implements AutoCloseable {
     return problems;
   }
 
+  /**
+   * Registers an event listener from now on, as {@link Builder#eventListener} does at build time
+   * (see {@link RelayerDispatcher#addEventListener}). A Relayer without transports sends nothing
+   * and reports no event: the listener is then kept by nothing.
+   *
+   * @throws InvalidInputException when {@code listener} is null
+   */
+  public void addEventListener(RelayerEventListener listener) {
+    Builder.present(listener, "event listener");
+    if (dispatcher != null) {
+      dispatcher.addEventListener(listener);
+    }
+  }
+
+  /** Unregisters a listener added with {@link #addEventListener} or the builder. */
+  public void removeEventListener(RelayerEventListener listener) {
+    if (dispatcher != null) {
+      dispatcher.removeEventListener(listener);
+    }
+  }
+
   /** This instance's identity in the maintenance and lane leases. */
   public String owner() {
     return owner;

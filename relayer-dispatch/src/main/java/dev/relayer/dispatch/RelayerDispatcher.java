@@ -262,6 +262,20 @@ public final class RelayerDispatcher implements AutoCloseable {
     laneWakeups.remove(wakeup);
   }
 
+  /**
+   * Registers an event listener from now on, besides those given to the builder: told about the
+   * sends, failures, passes and leases of this dispatcher and of the maintenance and lanes that run
+   * on it. Events collected before the call (of a pass in progress) may not reach it.
+   */
+  public void addEventListener(RelayerEventListener listener) {
+    engine.events().add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Unregisters a listener; an event already being delivered may still reach it once. */
+  public void removeEventListener(RelayerEventListener listener) {
+    engine.events().remove(listener);
+  }
+
   /** Ids waiting for a direct-dispatch worker. */
   public int queuedIds() {
     return direct.queued();

@@ -7,6 +7,8 @@ import dev.relayer.dispatch.internal.Durations;
 import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.dispatch.internal.NamedThreads;
 import dev.relayer.dispatch.internal.Sweeper;
+import dev.relayer.dispatch.spi.PassKind;
+import dev.relayer.schema.SchemaNames;
 import dev.relayer.store.RelayerStore;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -20,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -175,7 +178,7 @@ public final class RelayerMaintenance implements AutoCloseable {
     while (running) {
       boolean backlog = false;
       try {
-        SweepResult result = sweeper.pass(dsl);
+        SweepResult result = sweep();
         if (result.sent() > 0) {
           log.info(
               "store={} sweeper sent={} claimed={}",
@@ -209,7 +212,7 @@ public final class RelayerMaintenance implements AutoCloseable {
     if (now.isBefore(nextCleanup)) {
       return;
     }
-    CleanupResult result = cleanup.pass(dsl, now, () -> !running, this::awaitUnlessStopped);
+    CleanupResult result = clean(now, () -> !running, this::awaitUnlessStopped);
     // A run that ended on its budget with rows left goes on after the next sweep pass; one that
     // drained (or did not lead) waits the interval.
     nextCleanup = result.leader() && !result.drained() ? now : now.plus(options.cleanupInterval());
@@ -226,7 +229,31 @@ public final class RelayerMaintenance implements AutoCloseable {
 
   /** Runs one sweep pass on the calling thread; for tests, tools and benchmarks. */
   public SweepResult sweepOnce() {
-    return sweeper.pass(dsl);
+    return sweep();
+  }
+
+  /** One sweeper pass, reported to the event listeners. */
+  private SweepResult sweep() {
+    long started = engine.events().passStarted();
+    SweepResult result = sweeper.pass(dsl);
+    engine.events().passFinished(PassKind.SWEEP, started);
+    return result;
+  }
+
+  /** One cleanup run, reported to the event listeners with what it deleted from each table. */
+  private CleanupResult clean(Instant now, BooleanSupplier stop, Cleanup.Pause pause) {
+    long started = engine.events().passStarted();
+    CleanupResult result = cleanup.pass(dsl, now, stop, pause);
+    engine.events().passFinished(PassKind.CLEANUP, started);
+    long dead = result.deadDeleted();
+    long inbox = result.inboxDeleted();
+    if (dead > 0) {
+      engine.events().emit(l -> l.cleanedUp(SchemaNames.OUTBOX_DEAD, dead));
+    }
+    if (inbox > 0) {
+      engine.events().emit(l -> l.cleanedUp(SchemaNames.INBOX, inbox));
+    }
+    return result;
   }
 
   /**
@@ -234,7 +261,7 @@ public final class RelayerMaintenance implements AutoCloseable {
    * cleanupBatchSize} until both tables come back short or {@code cleanupBudget} has passed.
    */
   public CleanupResult cleanupOnce() {
-    return cleanup.pass(dsl, engine.clock().instant(), () -> false, RelayerMaintenance::sleep);
+    return clean(engine.clock().instant(), () -> false, RelayerMaintenance::sleep);
   }
 
   /** A pause of the loop's cleanup: ends early, and ends the run, when the loop is stopped. */

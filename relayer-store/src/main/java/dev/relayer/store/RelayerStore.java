@@ -5,6 +5,7 @@ import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX_DEAD;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.schema.SchemaNames;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -74,6 +75,7 @@ public final class RelayerStore {
   private final String laneChannel;
   private final List<EnqueueListener> listeners = new CopyOnWriteArrayList<>();
   private final List<EnqueueCheck> checks = new CopyOnWriteArrayList<>();
+  private final List<StoreEventListener> eventListeners = new CopyOnWriteArrayList<>();
 
   private RelayerStore(StoreOptions options) {
     this.options = options;
@@ -134,6 +136,16 @@ public final class RelayerStore {
     checks.remove(check);
   }
 
+  /** Registers a listener told about enqueues and inbox records, for metrics. */
+  public void addEventListener(StoreEventListener listener) {
+    eventListeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Unregisters a listener added with {@link #addEventListener}. */
+  public void removeEventListener(StoreEventListener listener) {
+    eventListeners.remove(listener);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Writing
   // ---------------------------------------------------------------------------------------------
@@ -155,6 +167,21 @@ public final class RelayerStore {
    * refuses make the call throw {@link InvalidInputException} before any SQL.
    */
   public List<Long> enqueue(DSLContext dsl, List<NewMessage> messages) {
+    if (eventListeners.isEmpty()) {
+      return write(dsl, messages);
+    }
+    long started = System.nanoTime();
+    List<Long> ids = write(dsl, messages);
+    if (!ids.isEmpty()) {
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      for (StoreEventListener listener : eventListeners) {
+        listener.enqueued(ids.size(), took);
+      }
+    }
+    return ids;
+  }
+
+  private List<Long> write(DSLContext dsl, List<NewMessage> messages) {
     Objects.requireNonNull(dsl, "dsl");
     Objects.requireNonNull(messages, "messages");
     if (messages.isEmpty()) {
@@ -792,7 +819,11 @@ public final class RelayerStore {
     if (NewMessage.NIL.equals(messageId)) {
       throw new InvalidInputException("messageId must not be the nil UUID");
     }
-    return InboxQueries.tryRecord(mapping.map(dsl), consumer, messageId);
+    InboxOutcome outcome = InboxQueries.tryRecord(mapping.map(dsl), consumer, messageId);
+    for (StoreEventListener listener : eventListeners) {
+      listener.inboxRecorded(consumer, outcome);
+    }
+    return outcome;
   }
 
   // ---------------------------------------------------------------------------------------------

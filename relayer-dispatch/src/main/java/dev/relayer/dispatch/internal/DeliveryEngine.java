@@ -7,6 +7,7 @@ import dev.relayer.api.spi.Transport;
 import dev.relayer.api.spi.TransportBatch;
 import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
+import dev.relayer.dispatch.spi.SendBatch;
 import dev.relayer.store.Claim;
 import dev.relayer.store.ClaimedMessage;
 import dev.relayer.store.DeadLetter;
@@ -60,6 +61,9 @@ public final class DeliveryEngine implements AutoCloseable {
 
   /** Reason of a failure that is retried. */
   static final String SEND_FAILED = "send-failed";
+
+  /** Reason of a failure that is retried: the transport call did not return in time. */
+  static final String TIMED_OUT = "timed-out";
 
   /** Reason stored for rows naming a transport that is not registered. */
   public static final String UNKNOWN_TRANSPORT = "unknown-transport";
@@ -232,6 +236,35 @@ public final class DeliveryEngine implements AutoCloseable {
       List<ClaimedMessage> chunk,
       List<ClaimedMessage> accepted,
       List<SendOutcome.Failure> failed) {
+    if (!events.active()) {
+      callTransport(transport, destination, chunk, accepted, failed);
+      return;
+    }
+    int acceptedBefore = accepted.size();
+    long started = System.nanoTime();
+    boolean timedOut = callTransport(transport, destination, chunk, accepted, failed);
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    int acceptedNow = accepted.size() - acceptedBefore;
+    SendBatch.Outcome result;
+    if (timedOut) {
+      result = SendBatch.Outcome.TIMEOUT;
+    } else if (acceptedNow == chunk.size()) {
+      result = SendBatch.Outcome.SUCCESS;
+    } else {
+      result = acceptedNow == 0 ? SendBatch.Outcome.FAILURE : SendBatch.Outcome.PARTIAL;
+    }
+    SendBatch batch =
+        new SendBatch(transport.name(), destination, chunk.size(), acceptedNow, result, took);
+    events.emit(l -> l.batchSent(batch));
+  }
+
+  /** Sends one native batch and sorts its rows into accepted and failed; true when it timed out. */
+  private boolean callTransport(
+      Transport transport,
+      String destination,
+      List<ClaimedMessage> chunk,
+      List<ClaimedMessage> accepted,
+      List<SendOutcome.Failure> failed) {
     List<OutgoingMessage> outgoing = new ArrayList<>(chunk.size());
     for (ClaimedMessage m : chunk) {
       outgoing.add(
@@ -250,22 +283,21 @@ public final class DeliveryEngine implements AutoCloseable {
       results = call.get(sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       call.cancel(true);
-      failAll(
-          chunk,
-          "send to '" + destination + "' timed out after " + Durations.format(sendTimeout),
-          failed);
-      return;
+      String error =
+          "send to '" + destination + "' timed out after " + Durations.format(sendTimeout);
+      chunk.forEach(m -> failed.add(new SendOutcome.Failure(m, TIMED_OUT, error)));
+      return true;
     } catch (ExecutionException e) {
       Throwable cause = Objects.requireNonNull(e.getCause());
       String reason = cause instanceof InvalidInputException ? REJECTED : SEND_FAILED;
       chunk.forEach(
           m -> failed.add(new SendOutcome.Failure(m, reason, SendResult.describe(cause))));
-      return;
+      return false;
     } catch (InterruptedException e) {
       call.cancel(true);
       Thread.currentThread().interrupt();
       failAll(chunk, "send interrupted by shutdown", failed);
-      return;
+      return false;
     }
     if (results == null || results.size() != chunk.size()) {
       failAll(
@@ -278,7 +310,7 @@ public final class DeliveryEngine implements AutoCloseable {
               + chunk.size()
               + " messages",
           failed);
-      return;
+      return false;
     }
     for (int i = 0; i < chunk.size(); i++) {
       SendResult result = results.get(i);
@@ -291,6 +323,7 @@ public final class DeliveryEngine implements AutoCloseable {
         failed.add(new SendOutcome.Failure(chunk.get(i), reason, error));
       }
     }
+    return false;
   }
 
   private static void failAll(
@@ -307,6 +340,8 @@ public final class DeliveryEngine implements AutoCloseable {
       DSLContext tx, Claim claim, SendOutcome outcome, String component) {
     UUID token = claim.token();
     Instant now = clock.instant();
+    // Without a listener, no event is built: the list stays empty.
+    boolean observed = events.active();
     List<Consumer<RelayerEventListener>> emitted = new ArrayList<>();
 
     List<Long> acceptedIds = outcome.accepted().stream().map(ClaimedMessage::id).toList();
@@ -330,9 +365,11 @@ public final class DeliveryEngine implements AutoCloseable {
           component,
           acceptedIds.size() - deleted);
     }
-    for (ClaimedMessage m : outcome.accepted()) {
-      DeliveryEvent event = event(m, component);
-      emitted.add(l -> l.sent(event));
+    if (observed) {
+      for (ClaimedMessage m : outcome.accepted()) {
+        DeliveryEvent event = event(m, component);
+        emitted.add(l -> l.sent(event));
+      }
     }
 
     List<FailedSend> retries = new ArrayList<>();
@@ -346,6 +383,10 @@ public final class DeliveryEngine implements AutoCloseable {
     }
     for (SendOutcome.Failure failure : outcome.failed()) {
       ClaimedMessage m = failure.message();
+      if (observed) {
+        DeliveryEvent event = event(m, component);
+        emitted.add(l -> l.sendFailed(event, failure.kind(), failure.error()));
+      }
       if (failure.permanent()) {
         bury(tx, token, m, REJECTED, failure.error(), now, component, emitted);
       } else if (m.attempts() >= maxAttempts) {
@@ -355,8 +396,10 @@ public final class DeliveryEngine implements AutoCloseable {
       } else {
         Instant retryAt = now.plus(backoff.delayAfter(m.attempts()));
         retries.add(new FailedSend(m.id(), failure.error(), retryAt));
-        DeliveryEvent event = event(m, component);
-        emitted.add(l -> l.failed(event, failure.error(), retryAt));
+        if (observed) {
+          DeliveryEvent event = event(m, component);
+          emitted.add(l -> l.failed(event, failure.error(), retryAt));
+        }
       }
     }
     store.recordFailures(tx, token, retries);
@@ -372,7 +415,6 @@ public final class DeliveryEngine implements AutoCloseable {
       Instant now,
       String component,
       List<Consumer<RelayerEventListener>> emitted) {
-    DeliveryEvent event = event(m, component);
     if (m.orderingKey() != null) {
       if (store.park(tx, token, m.id(), error, now)) {
         log.warn(
@@ -384,7 +426,10 @@ public final class DeliveryEngine implements AutoCloseable {
             reason,
             m.attempts(),
             error);
-        emitted.add(l -> l.parked(event, error));
+        if (events.active()) {
+          DeliveryEvent event = event(m, component);
+          emitted.add(l -> l.parked(event, error));
+        }
       }
       return;
     }
@@ -397,7 +442,10 @@ public final class DeliveryEngine implements AutoCloseable {
           reason,
           m.attempts(),
           error);
-      emitted.add(l -> l.dead(event, reason, error));
+      if (events.active()) {
+        DeliveryEvent event = event(m, component);
+        emitted.add(l -> l.dead(event, reason, error));
+      }
     }
   }
 
@@ -409,7 +457,9 @@ public final class DeliveryEngine implements AutoCloseable {
         m.destination(),
         m.orderingKey(),
         m.attempts(),
-        component);
+        component,
+        m.createdAt(),
+        m.deliverAt());
   }
 
   /** Emits events collected by {@link #complete}, after the transaction committed. */

@@ -1,5 +1,6 @@
 package dev.relayer.dispatch.internal;
 
+import dev.relayer.dispatch.spi.PassKind;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.Claim;
 import dev.relayer.store.ClaimByIds;
@@ -133,6 +134,7 @@ public final class DirectDispatcher {
   }
 
   private void dispatch(List<Long> ids) {
+    long started = engine.events().passStarted();
     RelayerStore store = engine.store();
     Claim claim =
         dsl.transactionResult(
@@ -142,6 +144,7 @@ public final class DirectDispatcher {
                   tx.dsl(), new ClaimByIds(ids, engine.clock().instant(), claimDuration));
             });
     if (claim.isEmpty()) {
+      engine.events().passFinished(PassKind.DIRECT, started);
       return;
     }
     SendOutcome outcome = engine.send(claim);
@@ -152,5 +155,6 @@ public final class DirectDispatcher {
               return engine.complete(tx.dsl(), claim, outcome, "direct");
             });
     engine.emit(events);
+    engine.events().passFinished(PassKind.DIRECT, started);
   }
 }

@@ -1,5 +1,6 @@
 package dev.relayer.dispatch.internal;
 
+import dev.relayer.dispatch.spi.FailureKind;
 import dev.relayer.store.ClaimedMessage;
 import java.util.List;
 
@@ -17,13 +18,22 @@ public record SendOutcome(
   /**
    * A row whose send failed; {@code reason} is {@link DeliveryEngine#REJECTED} when the transport
    * rejected it for good, {@link DeliveryEngine#UNKNOWN_TRANSPORT} when no transport of its name is
-   * registered, otherwise {@code send-failed}.
+   * registered, {@code timed-out} when the transport call did not return within the send timeout,
+   * otherwise {@code send-failed}.
    */
   public record Failure(ClaimedMessage message, String reason, String error) {
 
     /** Whether the row must not be retried: it goes dead (an ordered head: parks) at once. */
     public boolean permanent() {
       return DeliveryEngine.REJECTED.equals(reason);
+    }
+
+    /** The failure as listeners see it classified. */
+    public FailureKind kind() {
+      if (permanent()) {
+        return FailureKind.PERMANENT;
+      }
+      return DeliveryEngine.TIMED_OUT.equals(reason) ? FailureKind.TIMEOUT : FailureKind.TRANSIENT;
     }
   }
 

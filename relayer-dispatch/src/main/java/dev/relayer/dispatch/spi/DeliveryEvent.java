@@ -1,5 +1,6 @@
 package dev.relayer.dispatch.spi;
 
+import java.time.Instant;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
@@ -8,11 +9,14 @@ import org.jspecify.annotations.Nullable;
  *
  * @param id outbox id
  * @param messageId the message's identity
- * @param transport transport name
+ * @param transport transport name, as the row names it (not necessarily a registered transport)
  * @param destination destination
  * @param orderingKey ordering key or {@code null}
  * @param attempts claims used so far
  * @param component who sent it: {@code direct}, {@code sweeper} or {@code lane}
+ * @param createdAt the row's {@code created_at}: the database clock when the writing transaction
+ *     began (PostgreSQL's {@code now()}), which is at or before its commit
+ * @param deliverAt the row's {@code deliver_at}, or {@code null} when it was due when written
  */
 public record DeliveryEvent(
     long id,
@@ -21,4 +25,15 @@ public record DeliveryEvent(
     String destination,
     @Nullable String orderingKey,
     int attempts,
-    String component) {}
+    String component,
+    Instant createdAt,
+    @Nullable Instant deliverAt) {
+
+  /**
+   * When the row became due: {@link #deliverAt()} when it lies after {@link #createdAt()}, else
+   * {@link #createdAt()}.
+   */
+  public Instant dueAt() {
+    return deliverAt != null && deliverAt.isAfter(createdAt) ? deliverAt : createdAt;
+  }
+}

@@ -1,8 +1,10 @@
 package dev.relayer.dispatch.internal.lane;
 
 import dev.relayer.dispatch.internal.DeliveryEngine;
+import dev.relayer.dispatch.internal.Events;
 import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.dispatch.internal.SendOutcome;
+import dev.relayer.dispatch.spi.PassKind;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.Claim;
 import dev.relayer.store.ClaimedMessage;
@@ -123,6 +125,7 @@ public final class LaneWorker {
       boolean renewOnly,
       BooleanSupplier claimAgain,
       LongSupplier clock) {
+    long started = renewOnly ? Events.NOT_TIMED : engine.events().passStarted();
     Pass first = new Pass(claimAgain, clock);
     dsl.transaction(tx -> first.run(tx.dsl(), lanes, renewOnly));
     Pass pass = first;
@@ -158,6 +161,7 @@ public final class LaneWorker {
       }
     }
     engine.emit(pass.events);
+    engine.events().passFinished(PassKind.LANE, started);
     return results;
   }
 

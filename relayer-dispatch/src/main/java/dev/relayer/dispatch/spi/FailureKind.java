@@ -1,0 +1,35 @@
+package dev.relayer.dispatch.spi;
+
+import java.util.Locale;
+
+/**
+ * How a failed send is classified, as {@link RelayerEventListener#sendFailed} reports it.
+ *
+ * <ul>
+ *   <li>{@link #PERMANENT}: the transport rejected the message for good ({@code
+ *       SendResult.rejected}, or an {@code InvalidInputException} thrown from its {@code send});
+ *       the row is not retried but goes dead (an ordered head: parks) at once;
+ *   <li>{@link #TIMEOUT}: the transport call did not return within {@code sendTimeout}; the row is
+ *       retried;
+ *   <li>{@link #TRANSIENT}: any other failure — the transport returned an error result or threw,
+ *       returned the wrong number of results, the send was interrupted by shutdown, or no transport
+ *       of the row's name is registered here; the row is retried.
+ * </ul>
+ *
+ * A retried row goes dead (or parks) once it has used its {@code maxAttempts}.
+ */
+public enum FailureKind {
+  /** Retried later. */
+  TRANSIENT,
+  /** Rejected for good: dead or parked now. */
+  PERMANENT,
+  /** The transport call timed out; retried later. */
+  TIMEOUT;
+
+  /**
+   * The lower-case name, for tags and logs: {@code transient}, {@code permanent}, {@code timeout}.
+   */
+  public String tag() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}
