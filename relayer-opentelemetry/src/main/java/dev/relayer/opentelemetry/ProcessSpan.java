@@ -58,7 +58,9 @@ public final class ProcessSpan implements AutoCloseable {
     return outcome;
   }
 
-  /** Marks the span failed: {@code failure} recorded, status error, its class as {@code error.type}. */
+  /**
+   * Marks the span failed: {@code failure} recorded, status error, its class as {@code error.type}.
+   */
   public void fail(Throwable failure) {
     span.recordException(failure);
     span.setAttribute(MessagingAttributes.ERROR_TYPE, failure.getClass().getName());

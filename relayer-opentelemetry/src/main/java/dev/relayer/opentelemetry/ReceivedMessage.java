@@ -31,7 +31,8 @@ public record ReceivedMessage(
     }
     if (messageId == null) {
       problems.add("messageId must not be null");
-    } else if (messageId.getMostSignificantBits() == 0 && messageId.getLeastSignificantBits() == 0) {
+    } else if (messageId.getMostSignificantBits() == 0
+        && messageId.getLeastSignificantBits() == 0) {
       problems.add("messageId must not be the nil UUID");
     }
     if (headers == null) {

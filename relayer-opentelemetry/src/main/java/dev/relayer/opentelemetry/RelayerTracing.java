@@ -48,9 +48,7 @@ public final class RelayerTracing {
     this.baggage = builder.baggage;
     TextMapPropagator trace = builder.propagator;
     this.propagator =
-        baggage
-            ? TextMapPropagator.composite(trace, W3CBaggagePropagator.getInstance())
-            : trace;
+        baggage ? TextMapPropagator.composite(trace, W3CBaggagePropagator.getInstance()) : trace;
     this.contributor = new TraceContextHeaders(propagator, trace.fields());
   }
 
@@ -155,9 +153,9 @@ public final class RelayerTracing {
 
     /**
      * Whether the W3C {@code baggage} header is written at enqueue beside the trace context and
-     * carried to the broker; default {@code false}. Baggage is whatever the application put in
-     * its current {@code Baggage}: turn it on only when that holds nothing a broker's readers
-     * must not see.
+     * carried to the broker; default {@code false}. Baggage is whatever the application put in its
+     * current {@code Baggage}: turn it on only when that holds nothing a broker's readers must not
+     * see.
      */
     public Builder baggage(boolean baggage) {
       this.baggage = baggage;
@@ -165,10 +163,10 @@ public final class RelayerTracing {
     }
 
     /**
-     * The propagator of the trace context; default {@link
-     * W3CTraceContextPropagator#getInstance()} ({@code traceparent}, {@code tracestate}). Every
-     * process that writes, sends or consumes the messages must use the same one: the stored
-     * headers are read by the dispatcher of any instance, possibly after a restart. Pass {@code
+     * The propagator of the trace context; default {@link W3CTraceContextPropagator#getInstance()}
+     * ({@code traceparent}, {@code tracestate}). Every process that writes, sends or consumes the
+     * messages must use the same one: the stored headers are read by the dispatcher of any
+     * instance, possibly after a restart. Pass {@code
      * openTelemetry.getPropagators().getTextMapPropagator()} to use the application's own; a
      * message that already has one of its {@code fields()} is left alone at enqueue.
      */

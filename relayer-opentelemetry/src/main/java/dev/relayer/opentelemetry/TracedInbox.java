@@ -10,10 +10,10 @@ import java.util.Objects;
 import org.jooq.DSLContext;
 
 /**
- * One consumer's inbox, traced: each received message is recorded under a {@link
- * SpanKind#CONSUMER} span named {@code process <destination>} whose parent is the producer span
- * the message's headers carry (when they carry none: the context current on the calling thread).
- * Create one with {@link RelayerTracing#inbox}.
+ * One consumer's inbox, traced: each received message is recorded under a {@link SpanKind#CONSUMER}
+ * span named {@code process <destination>} whose parent is the producer span the message's headers
+ * carry (when they carry none: the context current on the calling thread). Create one with {@link
+ * RelayerTracing#inbox}.
  *
  * <pre>{@code
  * TracedInbox inbox = tracing.inbox(store, "billing");
@@ -46,8 +46,8 @@ public final class TracedInbox {
   /**
    * Starts the consumer span for {@code message} and makes it current on this thread; record the
    * message with {@link ProcessSpan#recordInbox} inside the consumer's transaction, and close the
-   * span on this thread when the work is done. For consumers that run their transaction
-   * themselves; {@link #process} does all of it.
+   * span on this thread when the work is done. For consumers that run their transaction themselves;
+   * {@link #process} does all of it.
    */
   public ProcessSpan start(ReceivedMessage message) {
     Objects.requireNonNull(message, "message");
@@ -76,8 +76,8 @@ public final class TracedInbox {
    * InboxOutcome#FIRST} when the handler ran and committed, {@link InboxOutcome#DUPLICATE} when the
    * message had been processed before and the handler did not run. A handler that throws rolls the
    * transaction back (the inbox record with it, so a redelivery processes the message again), ends
-   * the span with status error, and the exception propagates as jOOQ's transaction rethrows it
-   * (a checked exception wrapped in jOOQ's {@code DataAccessException}).
+   * the span with status error, and the exception propagates as jOOQ's transaction rethrows it (a
+   * checked exception wrapped in jOOQ's {@code DataAccessException}).
    */
   public InboxOutcome process(DSLContext dsl, ReceivedMessage message, InboxHandler handler) {
     Objects.requireNonNull(dsl, "dsl");

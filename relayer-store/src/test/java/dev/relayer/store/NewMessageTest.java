@@ -29,7 +29,8 @@ class NewMessageTest {
     NewMessage message = StoreFixture.message().header("traceparent", "own").build();
     assertThat(message.withHeadersAdded(Map.of())).isSameAs(message);
     assertThat(message.withHeadersAdded(Map.of("traceparent", "other"))).isSameAs(message);
-    NewMessage added = message.withHeadersAdded(Map.of("traceparent", "other", "tracestate", "a=1"));
+    NewMessage added =
+        message.withHeadersAdded(Map.of("traceparent", "other", "tracestate", "a=1"));
     assertThat(added.headers())
         .containsEntry("traceparent", "own")
         .containsEntry("tracestate", "a=1");
