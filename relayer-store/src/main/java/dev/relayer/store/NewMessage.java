@@ -94,6 +94,40 @@ public record NewMessage(
     }
   }
 
+  /**
+   * This message with {@code added} headers whose names it does not have yet; a header it has keeps
+   * its value. Returns this message itself when nothing is added. Throws {@link
+   * InvalidInputException} naming a header that is null or not writable.
+   */
+  public NewMessage withHeadersAdded(Map<String, String> added) {
+    if (added == null) {
+      throw new InvalidInputException("added headers must not be null");
+    }
+    @Nullable Map<String, String> merged = null;
+    for (Map.Entry<String, String> header : added.entrySet()) {
+      if (header.getKey() != null && headers.containsKey(header.getKey())) {
+        continue;
+      }
+      if (merged == null) {
+        merged = new LinkedHashMap<>(headers);
+      }
+      merged.put(header.getKey(), header.getValue());
+    }
+    if (merged == null) {
+      return this;
+    }
+    return new NewMessage(
+        messageId,
+        transport,
+        destination,
+        messageType,
+        merged,
+        body,
+        orderingKey,
+        deliverAt,
+        tenantId);
+  }
+
   /** Whether this message has an ordering key. */
   public boolean ordered() {
     return orderingKey != null;

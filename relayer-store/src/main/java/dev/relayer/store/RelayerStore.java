@@ -76,6 +76,7 @@ public final class RelayerStore {
   private final List<EnqueueListener> listeners = new CopyOnWriteArrayList<>();
   private final List<EnqueueCheck> checks = new CopyOnWriteArrayList<>();
   private final List<StoreEventListener> eventListeners = new CopyOnWriteArrayList<>();
+  private final List<HeaderContributor> contributors = new CopyOnWriteArrayList<>();
 
   private RelayerStore(StoreOptions options) {
     this.options = options;
@@ -146,6 +147,20 @@ public final class RelayerStore {
     eventListeners.remove(listener);
   }
 
+  /**
+   * Registers a contributor of headers for every message {@link #enqueue} is given (for example the
+   * writer's trace context), asked before the checks and the insert, in registration order. A
+   * header the message already has keeps its value. See {@link HeaderContributor}.
+   */
+  public void addHeaderContributor(HeaderContributor contributor) {
+    contributors.add(Objects.requireNonNull(contributor, "contributor"));
+  }
+
+  /** Unregisters a contributor added with {@link #addHeaderContributor}. */
+  public void removeHeaderContributor(HeaderContributor contributor) {
+    contributors.remove(contributor);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Writing
   // ---------------------------------------------------------------------------------------------
@@ -164,7 +179,8 @@ public final class RelayerStore {
    * id order is commit order even when transactions race. The enqueue sends no notification: the
    * lanes it wrote reach the {@link EnqueueListener}s, and the dispatcher's after-commit hand-off
    * wakes their owners once the transaction has committed. Messages that an {@link EnqueueCheck}
-   * refuses make the call throw {@link InvalidInputException} before any SQL.
+   * refuses make the call throw {@link InvalidInputException} before any SQL. The {@link
+   * HeaderContributor}s add their headers first, so the checks and the rows see them.
    */
   public List<Long> enqueue(DSLContext dsl, List<NewMessage> messages) {
     if (eventListeners.isEmpty()) {
@@ -181,17 +197,18 @@ public final class RelayerStore {
     return ids;
   }
 
-  private List<Long> write(DSLContext dsl, List<NewMessage> messages) {
+  private List<Long> write(DSLContext dsl, List<NewMessage> given) {
     Objects.requireNonNull(dsl, "dsl");
-    Objects.requireNonNull(messages, "messages");
-    if (messages.isEmpty()) {
+    Objects.requireNonNull(given, "messages");
+    if (given.isEmpty()) {
       return List.of();
     }
-    for (int i = 0; i < messages.size(); i++) {
-      if (messages.get(i) == null) {
+    for (int i = 0; i < given.size(); i++) {
+      if (given.get(i) == null) {
         throw new InvalidInputException("messages[" + i + "] must not be null");
       }
     }
+    List<NewMessage> messages = withContributedHeaders(given);
     checkSendable(messages);
     Set<Integer> lanes = new TreeSet<>();
     for (NewMessage message : messages) {
@@ -218,6 +235,27 @@ public final class RelayerStore {
               return inserted;
             });
     return ids;
+  }
+
+  private List<NewMessage> withContributedHeaders(List<NewMessage> messages) {
+    if (contributors.isEmpty()) {
+      return messages;
+    }
+    @Nullable List<NewMessage> result = null;
+    for (int i = 0; i < messages.size(); i++) {
+      NewMessage original = messages.get(i);
+      NewMessage message = original;
+      for (HeaderContributor contributor : contributors) {
+        message = message.withHeadersAdded(contributor.headers(message));
+      }
+      if (message != original) {
+        if (result == null) {
+          result = new ArrayList<>(messages);
+        }
+        result.set(i, message);
+      }
+    }
+    return result == null ? messages : result;
   }
 
   private void checkSendable(List<NewMessage> messages) {

@@ -25,6 +25,33 @@ class NewMessageTest {
   }
 
   @Test
+  void withHeadersAddedKeepsExistingValuesAndReturnsItselfWhenNothingIsAdded() {
+    NewMessage message = StoreFixture.message().header("traceparent", "own").build();
+    assertThat(message.withHeadersAdded(Map.of())).isSameAs(message);
+    assertThat(message.withHeadersAdded(Map.of("traceparent", "other"))).isSameAs(message);
+    NewMessage added =
+        message.withHeadersAdded(Map.of("traceparent", "other", "tracestate", "a=1"));
+    assertThat(added.headers())
+        .containsEntry("traceparent", "own")
+        .containsEntry("tracestate", "a=1");
+    assertThat(added.messageId()).isEqualTo(message.messageId());
+    assertThat(added.body()).isEqualTo(message.body());
+  }
+
+  @Test
+  void withHeadersAddedRefusesNullValuesNamingTheHeader() {
+    NewMessage message = StoreFixture.message().build();
+    Map<String, String> added = new java.util.HashMap<>();
+    added.put("x-null", null);
+    assertThatThrownBy(() -> message.withHeadersAdded(added))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("header 'x-null' must not have a null value");
+    assertThatThrownBy(() -> message.withHeadersAdded(null))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("added headers must not be null");
+  }
+
+  @Test
   void buildGeneratesAMessageIdWhenAbsent() {
     NewMessage a = StoreFixture.message().build();
     NewMessage b = StoreFixture.message().build();

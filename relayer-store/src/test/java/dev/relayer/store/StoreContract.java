@@ -203,6 +203,69 @@ abstract class StoreContract {
   }
 
   @Test
+  void headerContributorsAddHeadersBeforeTheInsertAndNeverReplaceTheMessagesOwn() {
+    HeaderContributor context =
+        message -> Map.of("traceparent", "00-contributed-01", "x-added", message.destination());
+    store.addHeaderContributor(context);
+    try {
+      NewMessage plain =
+          NewMessage.builder()
+              .transport("memory")
+              .destination("plain")
+              .messageType("OrderPlaced")
+              .header("x-own", "kept")
+              .body(new byte[] {1})
+              .build();
+      NewMessage own = StoreFixture.message().header("traceparent", "00-own-01").build();
+      List<Long> ids = dsl.transactionResult(c -> store.enqueue(c.dsl(), List.of(plain, own)));
+      assertThat(HeadersJson.read(row(ids.get(0)).getHeaders()))
+          .containsEntry("traceparent", "00-contributed-01")
+          .containsEntry("x-added", "plain")
+          .containsAllEntriesOf(plain.headers());
+      assertThat(HeadersJson.read(row(ids.get(1)).getHeaders()))
+          .as("the message's own traceparent is kept")
+          .containsEntry("traceparent", "00-own-01")
+          .containsEntry("x-added", own.destination());
+    } finally {
+      store.removeHeaderContributor(context);
+    }
+    long id = store.enqueue(dsl, unordered());
+    assertThat(HeadersJson.read(row(id).getHeaders()))
+        .as("a removed contributor no longer runs")
+        .doesNotContainKey("x-added");
+  }
+
+  @Test
+  void contributedHeadersAreCheckedLikeTheMessagesOwn() {
+    HeaderContributor contributor = message -> Map.of("x-bad", "nul\0");
+    EnqueueCheck check =
+        message ->
+            message.headers().containsKey("x-checked")
+                ? List.of("header 'x-checked' is refused")
+                : List.of();
+    store.addHeaderContributor(contributor);
+    try {
+      assertThatThrownBy(() -> store.enqueue(dsl, unordered()))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("header 'x-bad' value");
+    } finally {
+      store.removeHeaderContributor(contributor);
+    }
+    HeaderContributor checked = message -> Map.of("x-checked", "yes");
+    store.addHeaderContributor(checked);
+    store.addEnqueueCheck(check);
+    try {
+      assertThatThrownBy(() -> store.enqueue(dsl, unordered()))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessage("header 'x-checked' is refused");
+    } finally {
+      store.removeEnqueueCheck(check);
+      store.removeHeaderContributor(checked);
+    }
+    assertThat(outboxCount()).isZero();
+  }
+
+  @Test
   void claimByIdsTakesOnlyEligibleUnorderedRows() {
     Instant now = now();
     long due = store.enqueue(dsl, unordered());

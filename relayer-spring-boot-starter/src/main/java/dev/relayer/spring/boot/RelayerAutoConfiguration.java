@@ -4,6 +4,7 @@ import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.spi.Transport;
 import dev.relayer.dispatch.Relayer;
 import dev.relayer.spring.boot.RelayerProperties.Health;
+import dev.relayer.store.HeaderContributor;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -51,13 +52,17 @@ public class RelayerAutoConfiguration {
 
   /**
    * The Relayer: the {@code relayer.*} properties, the {@code Transport} beans (shared: Spring
-   * closes them, after this Relayer), then every {@link RelayerBuilderCustomizer}. With {@code
-   * relayer.dispatch.enabled=false} no transport is registered and it only writes.
+   * closes them, after this Relayer), each wrapped by every {@link RelayerTransportDecorator}, then
+   * every {@link RelayerBuilderCustomizer}; every {@link HeaderContributor} bean is registered on
+   * its store. With {@code relayer.dispatch.enabled=false} no transport is registered and it only
+   * writes.
    *
    * @param dataSource the application's data source; Relayer runs its own short transactions on it,
    *     never inside the application's
    * @param properties the {@code relayer.*} properties
    * @param transports the transports
+   * @param decorators wrappers applied to each transport, in order
+   * @param headerContributors contributors of headers at enqueue, registered on the store
    * @param customizers adjustments applied last
    * @return the Relayer, not yet started
    * @throws InvalidInputException naming each invalid {@code relayer.*} property
@@ -68,6 +73,8 @@ public class RelayerAutoConfiguration {
       DataSource dataSource,
       RelayerProperties properties,
       ObjectProvider<Transport> transports,
+      ObjectProvider<RelayerTransportDecorator> decorators,
+      ObjectProvider<HeaderContributor> headerContributors,
       ObjectProvider<RelayerBuilderCustomizer> customizers) {
     List<String> problems = properties.problems();
     if (!problems.isEmpty()) {
@@ -88,7 +95,14 @@ public class RelayerAutoConfiguration {
           properties.storeOptions().schema(),
           properties.dispatch().enabled() ? "no Transport bean" : "relayer.dispatch.enabled=false");
     } else {
-      registered.forEach(builder::sharedTransport);
+      List<RelayerTransportDecorator> wrappers = decorators.orderedStream().toList();
+      for (Transport transport : registered) {
+        Transport decorated = transport;
+        for (RelayerTransportDecorator wrapper : wrappers) {
+          decorated = wrapper.decorate(decorated);
+        }
+        builder.sharedTransport(decorated);
+      }
       builder.dispatch(properties.dispatchOptions());
       if (properties.runsMaintenance()) {
         builder.maintenance(properties.maintenanceOptions());
@@ -112,12 +126,15 @@ public class RelayerAutoConfiguration {
           }
         });
     customizers.orderedStream().forEach(c -> c.customize(builder));
+    Relayer relayer;
     try {
-      return builder.build();
+      relayer = builder.build();
     } catch (InvalidInputException e) {
       throw new InvalidInputException(
           e.problems().stream().map(RelayerProperties::rename).toList());
     }
+    headerContributors.orderedStream().forEach(relayer.store()::addHeaderContributor);
+    return relayer;
   }
 
   /**

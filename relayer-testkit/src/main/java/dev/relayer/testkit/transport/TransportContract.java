@@ -184,6 +184,8 @@ public abstract class TransportContract {
     Map<String, String> headers =
         Map.of(
             "traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            "tracestate", "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE",
+            "baggage", "tenant=acme,region=eu%20west",
             "x-tenant", "acme",
             "x-spaces", "a value with spaces");
     OutgoingMessage message =
@@ -197,6 +199,9 @@ public abstract class TransportContract {
     assertThat(received.messageId()).isEqualTo(message.messageId().toString());
     assertThat(received.messageType()).isEqualTo("order.created.v1");
     assertThat(received.headers()).containsAllEntriesOf(headers);
+    // The W3C trace context, as relayer-opentelemetry writes it, arrives as it was sent.
+    assertThat(received.headers().get("traceparent")).isEqualTo(headers.get("traceparent"));
+    assertThat(received.headers().get("tracestate")).isEqualTo(headers.get("tracestate"));
     assertThat(received.body()).isEqualTo(body);
   }
 
