@@ -36,9 +36,14 @@
  * endpoint when {@code spring-boot-actuator} is on the class path and the endpoint is available:
  * read-only ({@link dev.relayer.spring.boot.RelayerEndpoint}), or with the operator's actions on
  * parked keys ({@link dev.relayer.spring.boot.RelayerOperationsEndpoint}) when {@code
- * relayer.actuator.operations.enabled=true}. The auto-configurations of {@code
- * dev.relayer.spring.boot.transport} create {@code Transport} beans from {@code
- * relayer.rabbitmq.*}, {@code relayer.kafka.*} and {@code relayer.nats.*}; see that package.
+ * relayer.actuator.operations.enabled=true}. {@link
+ * dev.relayer.spring.boot.RelayerMetricsAutoConfiguration} binds the Relayer's Micrometer meters
+ * ({@code dev.relayer.micrometer.RelayerMetrics}) to the application's {@code MeterRegistry} when
+ * {@code relayer-micrometer} is on the class path, and refreshes their gauges while the context
+ * runs ({@code relayer.metrics.*}, {@link dev.relayer.spring.boot.RelayerMetricsProperties}). The
+ * auto-configurations of {@code dev.relayer.spring.boot.transport} create {@code Transport} beans
+ * from {@code relayer.rabbitmq.*}, {@code relayer.kafka.*} and {@code relayer.nats.*}; see that
+ * package.
  *
  * <h2>The hand-off under Spring</h2>
  *
