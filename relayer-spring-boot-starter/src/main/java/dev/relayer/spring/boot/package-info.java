@@ -43,7 +43,11 @@
  * runs ({@code relayer.metrics.*}, {@link dev.relayer.spring.boot.RelayerMetricsProperties}). The
  * auto-configurations of {@code dev.relayer.spring.boot.transport} create {@code Transport} beans
  * from {@code relayer.rabbitmq.*}, {@code relayer.kafka.*} and {@code relayer.nats.*}; see that
- * package.
+ * package. {@code dev.relayer.spring.boot.tracing} traces the Relayer with the application's {@code
+ * OpenTelemetry} bean ({@code relayer.tracing.*}) through two extension points of the {@code
+ * Relayer} bean above: every {@link dev.relayer.spring.boot.RelayerTransportDecorator} wraps each
+ * {@code Transport} bean before it is registered, and every {@code HeaderContributor} bean is
+ * registered on its store. An application's own {@code Relayer} bean gets neither.
  *
  * <h2>The hand-off under Spring</h2>
  *
