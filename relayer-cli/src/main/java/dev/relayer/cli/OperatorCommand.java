@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.Callable;
 import org.jooq.exception.DataAccessException;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -32,6 +33,11 @@ abstract class OperatorCommand implements Callable<Integer> {
   /** Checks the command line before connecting; throws {@link ParameterException}. */
   void validate() {}
 
+  /** The {@code --operator} of a mutating command; null for reads and for the OS user. */
+  @Nullable String operatorName() {
+    return null;
+  }
+
   @Override
   public final Integer call() {
     validate();
@@ -41,7 +47,8 @@ abstract class OperatorCommand implements Callable<Integer> {
     try (Connection c = database.connect()) {
       RelayerOperator operator =
           RelayerOperator.create(database.store(), ConnectionOptions.Database.dsl(c));
-      exitCode = run(operator, out);
+      String name = operatorName();
+      exitCode = run(name == null ? operator : operator.withOperator(name), out);
     } catch (InvalidInputException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     } catch (SQLException | DataAccessException | RelayerException e) {

@@ -81,7 +81,7 @@ final class SchemaDrift {
       for (String base : tableBases()) {
         tables.add(names.name(base));
       }
-      Long expectedSchema = dsl.fetchValue("select pg_my_temp_schema()::bigint", Long.class);
+      Long expectedSchema = dsl.fetchOne("select pg_my_temp_schema()::bigint").get(0, Long.class);
       Catalog expected = catalog(dsl, Objects.requireNonNull(expectedSchema), tables);
       Long installedSchema =
           dsl.fetchOptional(
