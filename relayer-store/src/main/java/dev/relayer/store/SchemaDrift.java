@@ -71,11 +71,8 @@ final class SchemaDrift {
     try {
       DSLContext dsl =
           DSL.using(caller.configuration().derive(new DefaultConnectionProvider(connection)));
-      SchemaOptions temporary = SchemaOptions.of("pg_temp", names.prefix());
-      for (String statement : PostgreSqlOutboxSchema.createStatements(temporary)) {
-        if (!statement.startsWith("CREATE SCHEMA")) {
-          dsl.execute(statement);
-        }
+      for (String statement : temporaryStatements(names)) {
+        dsl.execute(statement);
       }
       List<String> tables = new ArrayList<>();
       for (String base : tableBases()) {
@@ -107,6 +104,27 @@ final class SchemaDrift {
         connection.rollback(savepoint);
       }
     }
+  }
+
+  /** A schema name no install uses, that the statements name in place of {@code pg_temp}. */
+  private static final String PLACEHOLDER = "relayer_verify_placeholder_9f3c1b";
+
+  /**
+   * The current schema's statements for temporary tables of the install's prefix: generated for a
+   * placeholder schema ({@link SchemaOptions} refuses {@code pg_} names), with every qualification
+   * by it turned into {@code pg_temp}, and without {@code CREATE SCHEMA}. A quoted name followed by
+   * {@code .} is always a schema: table, index and constraint names never are.
+   */
+  private static List<String> temporaryStatements(SchemaNames names) {
+    String qualifier = "\"" + PLACEHOLDER + "\".";
+    List<String> statements = new ArrayList<>();
+    for (String statement :
+        PostgreSqlOutboxSchema.createStatements(SchemaOptions.of(PLACEHOLDER, names.prefix()))) {
+      if (!statement.startsWith("CREATE SCHEMA")) {
+        statements.add(statement.replace(qualifier, "pg_temp."));
+      }
+    }
+    return statements;
   }
 
   private static List<String> tableBases() {
