@@ -3,6 +3,7 @@ package dev.relayer.cli;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.RelayerException;
 import dev.relayer.dispatch.RelayerOperator;
+import dev.relayer.store.NewAuditEntry;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -41,13 +42,20 @@ abstract class OperatorCommand implements Callable<Integer> {
   @Override
   public final Integer call() {
     validate();
+    String name = operatorName();
+    if (name != null) {
+      try {
+        NewAuditEntry.checkOperator(name);
+      } catch (InvalidInputException e) {
+        throw new ParameterException(spec.commandLine(), "--operator: " + e.getMessage(), e);
+      }
+    }
     ConnectionOptions.Database database = connection.database(spec, "error");
     PrintWriter out = spec.commandLine().getOut();
     int exitCode;
     try (Connection c = database.connect()) {
       RelayerOperator operator =
           RelayerOperator.create(database.store(), ConnectionOptions.Database.dsl(c));
-      String name = operatorName();
       exitCode = run(name == null ? operator : operator.withOperator(name), out);
     } catch (InvalidInputException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage(), e);

@@ -203,7 +203,19 @@ class SchemaCommandsIT {
     fillVersionOneTables();
     Map<String, List<String>> before = versionOneRows();
 
-    Run script = relayer("db", "script", "--provider", "postgres", "--from", "1");
+    Run script =
+        process(
+            List.of(
+                "db",
+                "script",
+                "--provider",
+                "postgres",
+                "--schema",
+                "messaging",
+                "--prefix",
+                "orders_",
+                "--from",
+                "1"));
     assertThat(script.exitCode()).as(script.err()).isZero();
     try (Connection connection = db.connect();
         Statement statement = connection.createStatement()) {

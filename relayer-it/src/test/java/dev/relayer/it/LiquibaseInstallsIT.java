@@ -52,6 +52,7 @@ class LiquibaseInstallsIT {
     }
     return rows.toArray(String[]::new);
   }
+
   private static final String CHANGELOG_PATH = RelayerSchemaInstaller.CHANGELOG;
 
   /** A fresh database per test: DATABASECHANGELOG starts empty in each. */
@@ -81,7 +82,11 @@ class LiquibaseInstallsIT {
     List<String> applied = changelogRows();
 
     assertThat(applied)
-        .containsExactly(executed("schema=public prefix=relayer_", "schema=my\"Schema X prefix=Ü-x_", "schema=billing prefix="));
+        .containsExactly(
+            executed(
+                "schema=public prefix=relayer_",
+                "schema=my\"Schema X prefix=Ü-x_",
+                "schema=billing prefix="));
     assertThat(relayerTables())
         .containsExactly(
             "billing.inbox",
@@ -157,16 +162,14 @@ class LiquibaseInstallsIT {
     update(CHANGELOG_PATH, parameters);
 
     assertThat(changelogChecksumsAndTimes()).isEqualTo(checksumsAndTimes);
-    assertThat(changelogRows())
-        .containsExactly(executed("schema=my\"Schema X prefix=Ü-x_"));
+    assertThat(changelogRows()).containsExactly(executed("schema=my\"Schema X prefix=Ü-x_"));
   }
 
   @Test
   void changelogWithoutParametersInstallsTheDefaults() throws Exception {
     applyWithoutParameters();
 
-    assertThat(changelogRows())
-        .containsExactly(executed("schema=public prefix=relayer_"));
+    assertThat(changelogRows()).containsExactly(executed("schema=public prefix=relayer_"));
     assertThat(relayerTables()).contains("public.relayer_outbox", "public.relayer_leases");
 
     // The same install named explicitly is the same changeset: nothing runs again.
@@ -179,8 +182,7 @@ class LiquibaseInstallsIT {
     update("db/changelog/app-master.xml");
     update("db/changelog/app-master.xml");
 
-    assertThat(changelogRows())
-        .containsExactly(executed("schema=app_messaging prefix=app_"));
+    assertThat(changelogRows()).containsExactly(executed("schema=app_messaging prefix=app_"));
     assertThat(relayerTables())
         .containsExactly(
             "app_messaging.app_inbox",
@@ -229,7 +231,8 @@ class LiquibaseInstallsIT {
     assertThat(liquibaseCli("-Drelayer.schema=my\"Schema X", "-Drelayer.prefix=")).isZero();
 
     assertThat(changelogRows())
-        .containsExactly(executed("schema=messaging prefix=orders_", "schema=my\"Schema X prefix="));
+        .containsExactly(
+            executed("schema=messaging prefix=orders_", "schema=my\"Schema X prefix="));
     assertThat(relayerTables())
         .containsExactly(
             "messaging.orders_inbox",
