@@ -177,7 +177,12 @@ class CliProcessIT {
     Jdbc.execute(db.dataSource(), run.out());
 
     assertThat(tables("messaging"))
-        .containsExactly("orders_inbox", "orders_leases", "orders_outbox", "orders_outbox_dead");
+        .containsExactly(
+            "orders_inbox",
+            "orders_leases",
+            "orders_operations",
+            "orders_outbox",
+            "orders_outbox_dead");
     assertThat(Jdbc.number(db.dataSource(), "SELECT count(*) FROM messaging.orders_leases"))
         .isEqualTo(1);
   }
