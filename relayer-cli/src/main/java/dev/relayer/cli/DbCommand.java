@@ -6,5 +6,5 @@ import picocli.CommandLine.Command;
 @Command(
     name = "db",
     description = "Commands about Relayer's tables.",
-    subcommands = {DbScriptCommand.class})
+    subcommands = {DbScriptCommand.class, DbVerifyCommand.class})
 final class DbCommand {}

@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -14,9 +15,12 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code relayer db script}: prints {@link PostgreSqlOutboxSchema#createScript} for the given
- * schema and prefix on standard output. The options are validated before anything is printed: an
- * unsupported provider or an invalid identifier is a usage error, and standard output stays empty.
+ * {@code relayer db script}: prints {@link PostgreSqlOutboxSchema#createScript} (the whole current
+ * schema) for the given schema and prefix on standard output, or with {@code --from N} {@link
+ * PostgreSqlOutboxSchema#upgradeScript} (only the steps after version N). The options are validated
+ * before anything is printed: an unsupported provider, an invalid identifier or a {@code --from}
+ * that is not a version from 1 to the current one is a usage error, and standard output stays
+ * empty.
  */
 @Command(
     name = "script",
@@ -24,9 +28,18 @@ import picocli.CommandLine.Spec;
       "Prints the SQL script that creates Relayer's schema, tables, constraints and indexes.",
       "Every statement uses IF NOT EXISTS: running it again keeps existing tables and rows,"
           + " but it never repairs or upgrades a table of another shape.",
-      "The script has no transaction statements; run it with psql -1 to apply it atomically."
+      "The script has no transaction statements; run it with psql -1 to apply it atomically.",
+      "With --from N it prints only the upgrade of an install at schema version N to the"
+          + " current version ("
+          + PostgreSqlOutboxSchema.CURRENT_VERSION
+          + ")."
     },
-    footer = {"", "Example:", "  relayer db script --provider postgres --schema messaging | psql"})
+    footer = {
+      "",
+      "Examples:",
+      "  relayer db script --provider postgres --schema messaging | psql",
+      "  relayer db script --provider postgres --schema messaging --from 1 | psql -1"
+    })
 final class DbScriptCommand implements Callable<Integer> {
 
   /** Provider names accepted by {@code --provider}, compared without regard to case. */
@@ -59,6 +72,35 @@ final class DbScriptCommand implements Callable<Integer> {
               + " Default: ${DEFAULT-VALUE}")
   private String prefix;
 
+  @Option(
+      names = "--from",
+      paramLabel = "<version>",
+      description =
+          "Print only the upgrade from this schema version (1 to the current one) to the"
+              + " current one. Default: the whole schema")
+  private @Nullable String from;
+
+  /** {@code --from} as a version; a usage error when it is not one. */
+  private @Nullable Integer fromVersion() {
+    if (from == null) {
+      return null;
+    }
+    int current = PostgreSqlOutboxSchema.CURRENT_VERSION;
+    String range = "a schema version from 1 to " + current + " (the current one)";
+    int version;
+    try {
+      version = Integer.parseInt(from.trim());
+    } catch (NumberFormatException e) {
+      throw new ParameterException(
+          spec.commandLine(), "--from must be " + range + ", not '" + from + "'");
+    }
+    if (version < 1 || version > current) {
+      throw new ParameterException(
+          spec.commandLine(), "--from must be " + range + ", was " + version);
+    }
+    return version;
+  }
+
   @Override
   public Integer call() {
     if (!POSTGRES_NAMES.contains(provider.toLowerCase(Locale.ROOT))) {
@@ -74,7 +116,11 @@ final class DbScriptCommand implements Callable<Integer> {
     } catch (InvalidInputException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     }
-    String script = PostgreSqlOutboxSchema.createScript(options);
+    Integer version = fromVersion();
+    String script =
+        version == null
+            ? PostgreSqlOutboxSchema.createScript(options)
+            : PostgreSqlOutboxSchema.upgradeScript(options, version);
     PrintWriter out = spec.commandLine().getOut();
     out.print(script);
     if (out.checkError()) {

@@ -6,7 +6,10 @@ import dev.relayer.dispatch.RelayerOperator;
 import dev.relayer.store.DeadFilter;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -40,11 +43,43 @@ abstract class DeadActionCommand extends OperatorCommand {
   @Option(names = "--yes", description = "Act without asking.")
   boolean yes;
 
+  @Option(names = "--json", description = "Print the outcome as JSON.")
+  boolean json;
+
+  @Mixin OperatorNameOption operatorOption = new OperatorNameOption();
+
+  @Override
+  @Nullable String operatorName() {
+    return operatorOption.name;
+  }
+
   /** {@code replay} or {@code purge}. */
   abstract String verb();
 
+  /** What the audit trail calls it: {@code dead-replay} or {@code dead-purge}. */
+  abstract String operation();
+
   /** Acts on the rows {@code filter} matches and prints the outcome. */
-  abstract void act(RelayerOperator operator, DeadFilter filter, PrintWriter out);
+  abstract void act(RelayerOperator operator, DeadFilter filter, long matching, PrintWriter out);
+
+  /**
+   * The JSON outcome with the fields every replay and purge prints, before the action's counts
+   * (which {@link #act} adds, zero when nothing was done).
+   */
+  Map<String, @Nullable Object> outcome(
+      RelayerOperator operator, DeadFilter filter, long matching, boolean dryRun) {
+    Map<String, @Nullable Object> outcome = new LinkedHashMap<>();
+    outcome.put("operation", operation());
+    outcome.put("operator", operator.operatorName());
+    outcome.put("dry_run", dryRun);
+    outcome.put("filter", filter.toString());
+    outcome.put("matched", matching);
+    return outcome;
+  }
+
+  /** The outcome of a run that did nothing: a dry run, or no matching rows. */
+  abstract void printNothingDone(
+      RelayerOperator operator, DeadFilter filter, long matching, PrintWriter out);
 
   private DeadFilter chosen() {
     return filter.filter(spec, ids);
@@ -74,11 +109,19 @@ abstract class DeadActionCommand extends OperatorCommand {
     String rows = matching + (matching == 1 ? " dead row" : " dead rows");
     String action = verb() + " " + rows + " matching " + chosen;
     if (dryRun) {
-      out.println("would " + action + "; nothing changed (--dry-run)");
+      if (json) {
+        printNothingDone(operator, chosen, matching, out);
+      } else {
+        out.println("would " + action + "; nothing changed (--dry-run)");
+      }
       return RelayerCli.EXIT_OK;
     }
     if (matching == 0) {
-      out.println("no dead rows match " + chosen + "; nothing to " + verb());
+      if (json) {
+        printNothingDone(operator, chosen, matching, out);
+      } else {
+        out.println("no dead rows match " + chosen + "; nothing to " + verb());
+      }
       return RelayerCli.EXIT_OK;
     }
     switch (Confirmation.ask(spec, yes, action)) {
@@ -88,7 +131,7 @@ abstract class DeadActionCommand extends OperatorCommand {
       case DECLINED -> {
         return fail("not confirmed; nothing changed");
       }
-      case GO -> act(operator, chosen, out);
+      case GO -> act(operator, chosen, matching, out);
     }
     return RelayerCli.EXIT_OK;
   }
@@ -109,8 +152,43 @@ abstract class DeadActionCommand extends OperatorCommand {
     }
 
     @Override
-    void act(RelayerOperator operator, DeadFilter filter, PrintWriter out) {
+    String operation() {
+      return "dead-replay";
+    }
+
+    @Override
+    void printNothingDone(
+        RelayerOperator operator, DeadFilter filter, long matching, PrintWriter out) {
+      print(outcome(operator, filter, matching, dryRun), 0, 0, 0, List.of(), out);
+    }
+
+    private static void print(
+        Map<String, @Nullable Object> outcome,
+        long replayed,
+        long ordered,
+        int batches,
+        List<String> parkedKeys,
+        PrintWriter out) {
+      outcome.put("replayed", replayed);
+      outcome.put("ordered", ordered);
+      outcome.put("batches", batches);
+      outcome.put("parked_keys", parkedKeys);
+      out.println(Json.write(outcome));
+    }
+
+    @Override
+    void act(RelayerOperator operator, DeadFilter filter, long matching, PrintWriter out) {
       DeadReplayResult result = operator.replayDead(filter);
+      if (json) {
+        print(
+            outcome(operator, filter, matching, false),
+            result.replayed(),
+            result.ordered(),
+            result.batches(),
+            List.copyOf(result.parkedKeys()),
+            out);
+        return;
+      }
       out.println(
           "replayed "
               + result.replayed()
@@ -137,8 +215,29 @@ abstract class DeadActionCommand extends OperatorCommand {
     }
 
     @Override
-    void act(RelayerOperator operator, DeadFilter filter, PrintWriter out) {
+    String operation() {
+      return "dead-purge";
+    }
+
+    @Override
+    void printNothingDone(
+        RelayerOperator operator, DeadFilter filter, long matching, PrintWriter out) {
+      Map<String, @Nullable Object> outcome = outcome(operator, filter, matching, dryRun);
+      outcome.put("purged", 0L);
+      outcome.put("batches", 0);
+      out.println(Json.write(outcome));
+    }
+
+    @Override
+    void act(RelayerOperator operator, DeadFilter filter, long matching, PrintWriter out) {
       DeadPurgeResult result = operator.purgeDead(filter);
+      if (json) {
+        Map<String, @Nullable Object> outcome = outcome(operator, filter, matching, false);
+        outcome.put("purged", result.purged());
+        outcome.put("batches", result.batches());
+        out.println(Json.write(outcome));
+        return;
+      }
       out.println("purged " + result.purged() + " dead rows in " + result.batches() + " batches");
     }
   }

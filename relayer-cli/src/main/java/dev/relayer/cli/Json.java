@@ -6,8 +6,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The JSON that {@code --json} prints: objects ({@link Map}, in the map's order), arrays ({@link
- * List}), strings, numbers, booleans and {@code null}; anything else (an {@code Instant}, a {@code
- * UUID}) is written as its {@code toString()} text. One document per line.
+ * List}), strings, numbers, booleans, {@code null} and {@link JsonText} (JSON written as it is);
+ * anything else (an {@code Instant}, a {@code UUID}) is written as its {@code toString()} text. One
+ * document per line.
  */
 final class Json {
 
@@ -24,6 +25,8 @@ final class Json {
       json.append("null");
     } else if (value instanceof Number || value instanceof Boolean) {
       json.append(value);
+    } else if (value instanceof JsonText text) {
+      json.append(text.json());
     } else if (value instanceof Map<?, ?> map) {
       json.append('{');
       boolean first = true;

@@ -3,11 +3,13 @@ package dev.relayer.cli;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.RelayerException;
 import dev.relayer.dispatch.RelayerOperator;
+import dev.relayer.store.NewAuditEntry;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.Callable;
 import org.jooq.exception.DataAccessException;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -32,16 +34,29 @@ abstract class OperatorCommand implements Callable<Integer> {
   /** Checks the command line before connecting; throws {@link ParameterException}. */
   void validate() {}
 
+  /** The {@code --operator} of a mutating command; null for reads and for the OS user. */
+  @Nullable String operatorName() {
+    return null;
+  }
+
   @Override
   public final Integer call() {
     validate();
+    String name = operatorName();
+    if (name != null) {
+      try {
+        NewAuditEntry.checkOperator(name);
+      } catch (InvalidInputException e) {
+        throw new ParameterException(spec.commandLine(), "--operator: " + e.getMessage(), e);
+      }
+    }
     ConnectionOptions.Database database = connection.database(spec, "error");
     PrintWriter out = spec.commandLine().getOut();
     int exitCode;
     try (Connection c = database.connect()) {
       RelayerOperator operator =
           RelayerOperator.create(database.store(), ConnectionOptions.Database.dsl(c));
-      exitCode = run(operator, out);
+      exitCode = run(name == null ? operator : operator.withOperator(name), out);
     } catch (InvalidInputException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     } catch (SQLException | DataAccessException | RelayerException e) {

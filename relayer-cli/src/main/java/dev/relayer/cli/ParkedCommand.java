@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -89,11 +90,24 @@ final class ParkedCommand {
     @Option(names = "--yes", description = "Act without asking.")
     boolean yes;
 
+    @Option(names = "--json", description = "Print the outcome as JSON.")
+    boolean json;
+
+    @Mixin OperatorNameOption operatorOption = new OperatorNameOption();
+
+    @Override
+    @Nullable String operatorName() {
+      return operatorOption.name;
+    }
+
     abstract String action(ParkedKey parked);
 
     abstract boolean act(RelayerOperator operator);
 
     abstract String done();
+
+    /** What the audit trail calls it: {@code parked-retry} or {@code parked-skip}. */
+    abstract String operation();
 
     @Override
     int run(RelayerOperator operator, PrintWriter out) {
@@ -113,7 +127,19 @@ final class ParkedCommand {
       if (!act(operator)) {
         return fail("key " + key + " is no longer parked; nothing changed");
       }
-      out.println(done());
+      if (json) {
+        Map<String, @Nullable Object> outcome = new LinkedHashMap<>();
+        outcome.put("operation", operation());
+        outcome.put("operator", operator.operatorName());
+        outcome.put("key", key);
+        outcome.put("lane", parked.get().lane());
+        outcome.put("head_id", parked.get().headId());
+        outcome.put("message_id", parked.get().messageId());
+        outcome.put("rows", 1);
+        out.println(Json.write(outcome));
+      } else {
+        out.println(done());
+      }
       return RelayerCli.EXIT_OK;
     }
   }
@@ -138,6 +164,11 @@ final class ParkedCommand {
     @Override
     boolean act(RelayerOperator operator) {
       return operator.retryHead(key);
+    }
+
+    @Override
+    String operation() {
+      return "parked-retry";
     }
 
     @Override
@@ -169,6 +200,11 @@ final class ParkedCommand {
     }
 
     @Override
+    String operation() {
+      return "parked-skip";
+    }
+
+    @Override
     String done() {
       return "moved the parked head of key " + key + " to the dead rows";
     }
@@ -195,13 +231,37 @@ final class ParkedCommand {
     @Option(names = "--yes", description = "Act without asking.")
     boolean yes;
 
+    @Option(names = "--json", description = "Print the outcome as JSON.")
+    boolean json;
+
+    @Mixin OperatorNameOption operatorOption = new OperatorNameOption();
+
+    @Override
+    @Nullable String operatorName() {
+      return operatorOption.name;
+    }
+
+    private void printJson(
+        RelayerOperator operator, @Nullable Integer lane, int released, PrintWriter out) {
+      Map<String, @Nullable Object> outcome = new LinkedHashMap<>();
+      outcome.put("operation", "parked-release");
+      outcome.put("operator", operator.operatorName());
+      outcome.put("lane", lane);
+      outcome.put("released", released);
+      out.println(Json.write(outcome));
+    }
+
     @Override
     int run(RelayerOperator operator, PrintWriter out) {
       Integer lane = scope.lane;
       int parked = lane == null ? operator.parkedKeys().size() : operator.parkedKeys(lane).size();
       String where = lane == null ? "every lane" : "lane " + lane;
       if (parked == 0) {
-        out.println("no parked keys in " + where + "; nothing to release");
+        if (json) {
+          printJson(operator, lane, 0, out);
+        } else {
+          out.println("no parked keys in " + where + "; nothing to release");
+        }
         return RelayerCli.EXIT_OK;
       }
       switch (Confirmation.ask(spec, yes, "release " + parked + " parked keys of " + where)) {
@@ -214,7 +274,11 @@ final class ParkedCommand {
         case GO -> {}
       }
       int released = lane == null ? operator.releaseAll() : operator.releaseLane(lane);
-      out.println("released " + released + " parked keys of " + where);
+      if (json) {
+        printJson(operator, lane, released, out);
+      } else {
+        out.println("released " + released + " parked keys of " + where);
+      }
       return RelayerCli.EXIT_OK;
     }
   }

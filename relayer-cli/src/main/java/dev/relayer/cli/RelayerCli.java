@@ -30,7 +30,8 @@ import picocli.CommandLine.Model.OptionSpec;
  * <p>Exit codes: {@value #EXIT_OK} success (also for {@code --help} and {@code --version}), {@value
  * #EXIT_FAILURE} failure while running (for example standard output closed, for every command
  * including {@code --help} and {@code --version}), {@value #EXIT_USAGE} invalid command line
- * (unknown command or option, missing value, unsupported provider, invalid schema or prefix).
+ * (unknown command or option, missing value, unsupported provider, invalid schema or prefix),
+ * {@value #EXIT_DRIFT} {@code relayer db verify} found differences from the current schema.
  */
 public final class RelayerCli {
 
@@ -42,6 +43,9 @@ public final class RelayerCli {
 
   /** The command line was invalid; nothing was done. */
   public static final int EXIT_USAGE = 2;
+
+  /** {@code relayer db verify} found differences from the current schema. */
+  public static final int EXIT_DRIFT = 3;
 
   private RelayerCli() {}
 

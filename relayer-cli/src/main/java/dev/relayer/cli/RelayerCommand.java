@@ -15,8 +15,15 @@ import picocli.CommandLine.ScopeType;
     description = "Relayer for Java: a transactional outbox and inbox on PostgreSQL.",
     footer = {
       "",
-      "Exit codes: 0 success, 1 failure while running, 2 invalid command line.",
+      "Exit codes: 0 success, 1 failure while running, 2 invalid command line,"
+          + " 3 db verify found differences.",
       "Errors are one line on standard error; standard output carries only the result."
     },
-    subcommands = {DbCommand.class, StatusCommand.class, DeadCommand.class, ParkedCommand.class})
+    subcommands = {
+      DbCommand.class,
+      StatusCommand.class,
+      DeadCommand.class,
+      ParkedCommand.class,
+      AuditCommand.class
+    })
 final class RelayerCommand {}

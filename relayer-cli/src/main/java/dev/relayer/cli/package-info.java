@@ -19,13 +19,20 @@
  * one JSON document; a mutating command asks first unless {@code --yes}, and without a terminal
  * refuses (exit 2).
  *
+ * <p>{@code relayer db script --from N} prints only the upgrade of an install at schema version N;
+ * {@code relayer db verify} compares the installed tables with the current schema and prints each
+ * difference on a line (exit code 3 when there is one). The mutating commands take {@code
+ * --operator NAME} (default: the OS user) for the audit trail, which {@code relayer audit list}
+ * reads, and {@code --json} for their outcome.
+ *
  * <p>Conventions every command follows: standard output carries only the result, so that it can be
  * piped (for example into {@code psql}); an error is exactly one line on standard error and leaves
  * standard output empty; exit code 0 is success (including {@code --help} and {@code --version}), 1
  * a failure while running, 2 an invalid command line (unknown command or option, missing value,
- * unsupported provider, invalid identifier). Output is UTF-8 whatever the platform default;
- * arguments are decoded by the JVM with the locale's charset, so non-ASCII names need a UTF-8
- * locale, and an argument that could not be decoded is rejected rather than used.
+ * unsupported provider, invalid identifier), 3 differences found by {@code db verify}. Output is
+ * UTF-8 whatever the platform default; arguments are decoded by the JVM with the locale's charset,
+ * so non-ASCII names need a UTF-8 locale, and an argument that could not be decoded is rejected
+ * rather than used.
  */
 @NullMarked
 package dev.relayer.cli;

@@ -444,6 +444,174 @@ class OperatorCommandsIT {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Audit trail and --json outcomes
+  // ---------------------------------------------------------------------------------------------
+
+  static final String OPERATIONS = "\"messaging\".\"orders_operations\"";
+
+  /** The audit rows, oldest first, as {@code operator operation rows filter}. */
+  private List<String> auditRows() {
+    return dsl.fetch(
+            "select operator || ' ' || operation || ' ' || rows || ' ' || filter::text from "
+                + OPERATIONS
+                + " order by id")
+        .getValues(0, String.class);
+  }
+
+  @Test
+  void replayAndPurgeWriteOneAuditRowEachWithTheOperatorTheFilterAndTheCount() throws Exception {
+    List<Long> billing = buryRejected("InvoiceIssued", "billing", 3, "no exchange 'billing'");
+    List<Long> orders = buryRejected("OrderPlaced", "orders", 2, "message too large");
+    String fingerprint = ErrorFingerprint.of("no exchange 'billing'");
+
+    Run replay =
+        relayer("dead", "replay", "--fingerprint", fingerprint, "--operator", "alice", "--yes");
+    Run purge =
+        relayer(
+            "dead",
+            "purge",
+            "--id",
+            orders.get(0) + "," + orders.get(1),
+            "--operator=bob on call",
+            "--yes");
+
+    assertThat(replay.exitCode()).as(replay.err()).isZero();
+    assertThat(purge.exitCode()).as(purge.err()).isZero();
+    assertThat(auditRows())
+        .containsExactly(
+            "alice dead-replay 3 {\"fingerprint\": \"" + fingerprint + "\"}",
+            "bob on call dead-purge 2 {\"ids\": [" + orders.get(0) + ", " + orders.get(1) + "]}");
+    assertThat(billing).hasSize(3);
+  }
+
+  @Test
+  void withoutOperatorTheAuditRowNamesTheOsUser() throws Exception {
+    buryRejected("InvoiceIssued", "billing", 1, "no exchange 'billing'");
+
+    Run purge = relayer("dead", "purge", "--all", "--yes");
+
+    assertThat(purge.exitCode()).as(purge.err()).isZero();
+    assertThat(auditRows()).containsExactly(System.getProperty("user.name") + " dead-purge 1 {}");
+  }
+
+  @Test
+  void aDryRunARefusalAndAnActionOnNothingWriteNoAuditRow() throws Exception {
+    buryRejected("InvoiceIssued", "billing", 2, "no exchange 'billing'");
+
+    Run dryRun = relayer("dead", "replay", "--all", "--dry-run", "--operator", "alice");
+    Run refused = relayer("dead", "purge", "--all", "--operator", "alice");
+    Run nothing = relayer("dead", "purge", "--destination", "nowhere", "--yes");
+    Run release = relayer("parked", "release", "--all", "--yes");
+
+    assertThat(dryRun.exitCode()).isZero();
+    assertThat(refused.exitCode()).isEqualTo(RelayerCli.EXIT_USAGE);
+    assertThat(nothing.exitCode()).isZero();
+    assertThat(release.exitCode()).isZero();
+    assertThat(auditRows()).isEmpty();
+    assertThat(deadIds()).hasSize(2);
+  }
+
+  @Test
+  void replayAndPurgePrintTheirOutcomeAsJson() throws Exception {
+    buryRejected("InvoiceIssued", "billing", 2, "no exchange 'billing'");
+    buryRejected("OrderPlaced", "orders", 1, "message too large");
+
+    Run dryRun = relayer("dead", "replay", "--destination", "billing", "--dry-run", "--json");
+    Run replay =
+        relayer("dead", "replay", "--destination", "billing", "--json", "--operator", "alice");
+
+    assertThat(dryRun.exitCode()).as(dryRun.err()).isZero();
+    assertThat(JsonReader.object(dryRun.out()))
+        .containsOnlyKeys(
+            "operation",
+            "operator",
+            "dry_run",
+            "filter",
+            "matched",
+            "replayed",
+            "ordered",
+            "batches",
+            "parked_keys")
+        .containsEntry("operation", "dead-replay")
+        .containsEntry("dry_run", true)
+        .containsEntry("matched", 2L)
+        .containsEntry("replayed", 0L);
+    // Without --yes and without a terminal, --json changes nothing about the refusal.
+    assertThat(replay.exitCode()).isEqualTo(RelayerCli.EXIT_USAGE);
+    assertThat(replay.out()).isEmpty();
+    Run confirmed =
+        relayer(
+            "dead", "replay", "--destination", "billing", "--json", "--operator", "alice", "--yes");
+    assertThat(confirmed.exitCode()).as(confirmed.err()).isZero();
+    assertThat(JsonReader.object(confirmed.out()))
+        .containsEntry("operation", "dead-replay")
+        .containsEntry("operator", "alice")
+        .containsEntry("dry_run", false)
+        .containsEntry("filter", "destination=billing")
+        .containsEntry("matched", 2L)
+        .containsEntry("replayed", 2L)
+        .containsEntry("ordered", 0L)
+        .containsEntry("batches", 1L)
+        .containsEntry("parked_keys", List.of());
+    Run purge = relayer("dead", "purge", "--all", "--json", "--yes", "--operator", "alice");
+    assertThat(purge.exitCode()).as(purge.err()).isZero();
+    assertThat(JsonReader.object(purge.out()))
+        .containsOnlyKeys(
+            "operation", "operator", "dry_run", "filter", "matched", "purged", "batches")
+        .containsEntry("operation", "dead-purge")
+        .containsEntry("matched", 1L)
+        .containsEntry("purged", 1L);
+  }
+
+  @Test
+  void auditListPrintsTheNewestRowsFirstAsATableAndAsJson() throws Exception {
+    List<Long> ids = buryRejected("InvoiceIssued", "billing", 3, "no exchange 'billing'");
+    relayer("dead", "replay", "--id", ids.get(0).toString(), "--operator", "alice", "--yes");
+    relayer("dead", "purge", "--id", ids.get(1).toString(), "--operator", "bob", "--yes");
+
+    Run table = relayer("audit", "list");
+    Run json = relayer("audit", "list", "--json");
+    Run since = relayer("audit", "list", "--json", "--since", "2999-01-01T00:00:00Z");
+    Run limited = relayer("audit", "list", "--json", "--limit", "1");
+
+    assertThat(table.exitCode()).as(table.err()).isZero();
+    List<String> lines = table.out().lines().toList();
+    assertThat(lines).hasSize(3);
+    assertThat(lines.get(0)).startsWith("ID").contains("OPERATOR").contains("FILTER");
+    assertThat(lines.get(1)).contains("bob").contains("dead-purge");
+    assertThat(lines.get(2)).contains("alice").contains("dead-replay");
+    assertThat(json.exitCode()).as(json.err()).isZero();
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> rows =
+        (List<Map<String, Object>>) JsonReader.object(json.out()).get("operations");
+    assertThat(rows).hasSize(2);
+    assertThat(rows.get(0))
+        .containsOnlyKeys("id", "at", "operator", "operation", "filter", "rows")
+        .containsEntry("operator", "bob")
+        .containsEntry("operation", "dead-purge")
+        .containsEntry("filter", Map.of("ids", List.of(ids.get(1))))
+        .containsEntry("rows", 1L);
+    Instant.parse((String) rows.get(0).get("at"));
+    assertThat((List<?>) JsonReader.object(since.out()).get("operations")).isEmpty();
+    assertThat((List<?>) JsonReader.object(limited.out()).get("operations")).hasSize(1);
+  }
+
+  @Test
+  void aBlankOrOverlongOperatorIsAUsageErrorAndChangesNothing() throws Exception {
+    List<Long> ids = buryRejected("InvoiceIssued", "billing", 1, "no exchange 'billing'");
+
+    Run blank = relayer("dead", "purge", "--all", "--operator=  ", "--yes");
+    Run overlong = relayer("dead", "purge", "--all", "--operator=" + "x".repeat(201), "--yes");
+
+    assertThat(blank.exitCode()).isEqualTo(RelayerCli.EXIT_USAGE);
+    assertThat(blank.err()).contains("operator must not be blank");
+    assertThat(overlong.exitCode()).isEqualTo(RelayerCli.EXIT_USAGE);
+    assertThat(overlong.err()).contains("operator must be at most 200 characters");
+    assertThat(deadIds()).containsExactlyElementsOf(ids);
+    assertThat(auditRows()).isEmpty();
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Parked keys
   // ---------------------------------------------------------------------------------------------
 
@@ -552,6 +720,39 @@ class OperatorCommandsIT {
     assertThat(statusOf(first)).isEqualTo("pending");
     assertThat(statusOf(second)).isEqualTo("pending");
     assertThat(store.parkedKeys(dsl, null)).isEmpty();
+  }
+
+  @Test
+  void parkedRetrySkipAndReleaseWriteAnAuditRowEachAndPrintJson() throws Exception {
+    park("customer-1");
+    long skipped = park("customer-2");
+    park("customer-3");
+    park("customer-4");
+
+    Run retry = relayer("parked", "retry", "customer-1", "--operator", "carol", "--yes", "--json");
+    Run skip = relayer("parked", "skip", "customer-2", "--operator", "carol", "--yes", "--json");
+    Run release = relayer("parked", "release", "--all", "--operator", "dave", "--yes", "--json");
+
+    assertThat(retry.exitCode()).as(retry.err()).isZero();
+    assertThat(JsonReader.object(retry.out()))
+        .containsOnlyKeys("operation", "operator", "key", "lane", "head_id", "message_id", "rows")
+        .containsEntry("operation", "parked-retry")
+        .containsEntry("operator", "carol")
+        .containsEntry("key", "customer-1")
+        .containsEntry("rows", 1L);
+    assertThat(JsonReader.object(skip.out()))
+        .containsEntry("operation", "parked-skip")
+        .containsEntry("head_id", skipped);
+    assertThat(JsonReader.object(release.out()))
+        .containsOnlyKeys("operation", "operator", "lane", "released")
+        .containsEntry("operation", "parked-release")
+        .containsEntry("lane", JsonReader.NULL)
+        .containsEntry("released", 2L);
+    assertThat(auditRows())
+        .containsExactly(
+            "carol parked-retry 1 {\"key\": \"customer-1\"}",
+            "carol parked-skip 1 {\"key\": \"customer-2\"}",
+            "dave parked-release 2 {\"all\": true}");
   }
 
   /**

@@ -47,6 +47,43 @@ class RelayerCliTest {
   }
 
   @Test
+  void fromOnePrintsOnlyTheUpgradeToTheCurrentVersion() {
+    Run run =
+        run(
+            "db",
+            "script",
+            "--provider",
+            "postgres",
+            "--schema",
+            "messaging",
+            "--prefix",
+            "orders_",
+            "--from",
+            "1");
+    Run current = run("db", "script", "--provider", "postgres", "--from", "2");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.err()).isEmpty();
+    assertThat(run.out())
+        .isEqualTo(
+            PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.of("messaging", "orders_"), 1))
+        .contains("CREATE TABLE IF NOT EXISTS \"messaging\".\"orders_operations\"")
+        .doesNotContain("orders_outbox\"");
+    assertThat(current.exitCode()).isZero();
+    assertThat(current.out()).contains("Nothing to do").doesNotContain("CREATE");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "-1", "3", "two", "", "1.5"})
+  void fromThatIsNotAVersionFromOneToTheCurrentIsAUsageError(String from) {
+    String error = usageError("db", "script", "--provider", "postgres", "--from=" + from);
+
+    assertThat(error)
+        .startsWith("relayer db script: --from must be a schema version from 1 to 2")
+        .contains(from.matches("-?\\d+") ? "was " + from : "not '" + from + "'");
+  }
+
+  @Test
   void printsTheScriptForTheGivenSchemaAndPrefix() {
     Run run =
         run(
@@ -273,7 +310,7 @@ class RelayerCliTest {
     assertThat(error)
         .startsWith("relayer db script: identifier \"pppp")
         .contains("… (100028 characters) is 100028 bytes in UTF-8; PostgreSQL allows at most 63")
-        .contains("(and 30 more identifiers with this prefix)")
+        .contains("(and 37 more identifiers with this prefix)")
         .endsWith("(see 'relayer db script --help')");
     String provider = "x".repeat(50_000) + "\n";
     String providerError = usageError("db", "script", "--provider", provider);

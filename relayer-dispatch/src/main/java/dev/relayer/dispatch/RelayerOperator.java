@@ -1,6 +1,8 @@
 package dev.relayer.dispatch;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.store.AuditEntry;
+import dev.relayer.store.AuditOperation;
 import dev.relayer.store.DeadDeleted;
 import dev.relayer.store.DeadFilter;
 import dev.relayer.store.DeadGroup;
@@ -9,10 +11,12 @@ import dev.relayer.store.DeadReplayed;
 import dev.relayer.store.DeadRow;
 import dev.relayer.store.DeadRowSummary;
 import dev.relayer.store.Lanes;
+import dev.relayer.store.NewAuditEntry;
 import dev.relayer.store.ParkedKey;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.ReplayedRow;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -62,6 +66,18 @@ import org.slf4j.LoggerFactory;
  * operator.moveHeadToDead("customer-7");  // give up on the head; the key goes on with its next row
  * }</pre>
  *
+ * <h2>Audit trail</h2>
+ *
+ * Every action that changes rows — {@link #replayDead}, {@link #purgeDead}, {@link #retryHead},
+ * {@link #moveHeadToDead}, {@link #releaseLane} and {@link #releaseAll} — writes one row to the
+ * operations table ({@link AuditEntry}): who ({@link #operatorName()}: the name given to {@link
+ * #withOperator}, else the OS user), when, what (the operation and its filter, key or lane) and how
+ * many rows. The row is written in the transaction of the action's first change and, for replay and
+ * purge, which run in several transactions, its count grows in the transaction of each later batch:
+ * whenever a batch commits, the count includes it, and a run that stops half way (a crash, a lost
+ * connection) leaves the count of what it did. An action that changes nothing (a key that is no
+ * longer parked, a filter that matches no row) writes no row. {@link #auditEntries} reads them.
+ *
  * <p>Thread-safe. Needs no running dispatcher: the command line builds one from a plain connection.
  */
 public final class RelayerOperator {
@@ -78,13 +94,55 @@ public final class RelayerOperator {
   private final DSLContext dsl;
   private final Clock clock;
   private final Consumer<List<Long>> handoff;
+  private final String operatorName;
 
   private RelayerOperator(
-      RelayerStore store, DSLContext dsl, Clock clock, Consumer<List<Long>> handoff) {
+      RelayerStore store,
+      DSLContext dsl,
+      Clock clock,
+      Consumer<List<Long>> handoff,
+      String operatorName) {
     this.store = store;
     this.dsl = dsl;
     this.clock = clock;
     this.handoff = handoff;
+    this.operatorName = operatorName;
+  }
+
+  /**
+   * The name the audit trail records for this operator's actions when none was given: the {@code
+   * user.name} system property (the OS user), or {@code unknown} when it is blank.
+   */
+  public static String defaultOperatorName() {
+    String user = System.getProperty("user.name");
+    if (user == null || user.isBlank()) {
+      return "unknown";
+    }
+    String trimmed = user.strip();
+    return trimmed.length() > NewAuditEntry.MAX_OPERATOR_LENGTH
+        ? trimmed.substring(0, NewAuditEntry.MAX_OPERATOR_LENGTH)
+        : trimmed;
+  }
+
+  /**
+   * This operator acting as {@code name} in the audit trail: not blank, at most {@value
+   * NewAuditEntry#MAX_OPERATOR_LENGTH} characters, no control characters.
+   */
+  public RelayerOperator withOperator(String name) {
+    return new RelayerOperator(store, dsl, clock, handoff, NewAuditEntry.checkOperator(name));
+  }
+
+  /** Who the audit trail names for this operator's actions. */
+  public String operatorName() {
+    return operatorName;
+  }
+
+  /**
+   * The newest audit rows, newest first: at most {@code limit} (1 to 10,000), and with {@code
+   * since} only those of actions that began at or after it.
+   */
+  public List<AuditEntry> auditEntries(@Nullable Instant since, int limit) {
+    return store.auditEntries(dsl, since, checkLimit("limit", limit));
   }
 
   /** Operator actions on {@code store}'s tables through {@code dsl}, with the system UTC clock. */
@@ -107,7 +165,8 @@ public final class RelayerOperator {
         Objects.requireNonNull(store, "store"),
         Objects.requireNonNull(dsl, "dsl"),
         Objects.requireNonNull(clock, "clock"),
-        Objects.requireNonNull(handoff, "handoff"));
+        Objects.requireNonNull(handoff, "handoff"),
+        defaultOperatorName());
   }
 
   /**
@@ -140,6 +199,9 @@ public final class RelayerOperator {
             tx -> {
               Optional<ParkedKey> parked = store.parkedKey(tx.dsl(), key);
               if (parked.isPresent() && store.retryParked(tx.dsl(), key)) {
+                store.recordAudit(
+                    tx.dsl(),
+                    NewAuditEntry.parkedKey(AuditOperation.PARKED_RETRY, operatorName, key, 1));
                 store.notifyLanes(tx.dsl(), Set.of(lane));
                 return parked;
               }
@@ -173,6 +235,9 @@ public final class RelayerOperator {
               Optional<ParkedKey> parked = store.parkedKey(tx.dsl(), key);
               if (parked.isPresent()
                   && store.deadParked(tx.dsl(), parked.get().headId(), clock.instant())) {
+                store.recordAudit(
+                    tx.dsl(),
+                    NewAuditEntry.parkedKey(AuditOperation.PARKED_SKIP, operatorName, key, 1));
                 store.notifyLanes(tx.dsl(), Set.of(lane));
                 return parked;
               }
@@ -214,6 +279,9 @@ public final class RelayerOperator {
             tx -> {
               List<ParkedKey> parked = store.parkedKeys(tx.dsl(), lane);
               int count = store.releaseParked(tx.dsl(), lane);
+              if (count > 0) {
+                store.recordAudit(tx.dsl(), NewAuditEntry.release(operatorName, lane, count));
+              }
               Set<Integer> lanes = new TreeSet<>();
               parked.forEach(p -> lanes.add(p.lane()));
               if (count > parked.size()) {
@@ -292,7 +360,8 @@ public final class RelayerOperator {
   /**
    * Moves the dead rows {@code filter} matches back to the outbox (see the class documentation), at
    * most {@code batchSize} (1 to 10,000) per transaction, and wakes their lanes. Logged: a summary
-   * at INFO, each row at DEBUG, and a WARN naming the parked keys its rows wait behind.
+   * at INFO, each row at DEBUG, and a WARN naming the parked keys its rows wait behind. Audited
+   * (see the class documentation).
    */
   public DeadReplayResult replayDead(DeadFilter filter, int batchSize) {
     checkFilter(filter);
@@ -302,6 +371,7 @@ public final class RelayerOperator {
     long ordered = 0;
     int batches = 0;
     Set<String> parked = new TreeSet<>();
+    Audit audit = new Audit(AuditOperation.DEAD_REPLAY, filter);
     if (upTo.isPresent()) {
       DeadPage page = DeadPage.first(filter, batchSize).upTo(upTo.getAsLong());
       while (true) {
@@ -310,11 +380,13 @@ public final class RelayerOperator {
             dsl.transactionResult(
                 tx -> {
                   DeadReplayed moved = store.replayDead(tx.dsl(), current, clock.instant());
+                  audit.record(tx.dsl(), moved.rows().size());
                   Set<Integer> lanes = new TreeSet<>();
                   moved.rows().forEach(r -> Optional.ofNullable(r.lane()).ifPresent(lanes::add));
                   store.notifyLanes(tx.dsl(), lanes);
                   return moved;
                 });
+        audit.committed();
         batches++;
         List<Long> unordered = new ArrayList<>();
         for (ReplayedRow row : batch.rows()) {
@@ -368,7 +440,8 @@ public final class RelayerOperator {
 
   /**
    * Deletes the dead rows {@code filter} matches — never another — at most {@code batchSize} (1 to
-   * 10,000) per statement. Logged at INFO with the filter and the count.
+   * 10,000) per transaction. Logged at INFO with the filter and the count; audited (see the class
+   * documentation).
    */
   public DeadPurgeResult purgeDead(DeadFilter filter, int batchSize) {
     checkFilter(filter);
@@ -376,10 +449,19 @@ public final class RelayerOperator {
     OptionalLong upTo = store.highestDeadId(dsl);
     long purged = 0;
     int batches = 0;
+    Audit audit = new Audit(AuditOperation.DEAD_PURGE, filter);
     if (upTo.isPresent()) {
       DeadPage page = DeadPage.first(filter, batchSize).upTo(upTo.getAsLong());
       while (true) {
-        DeadDeleted batch = store.deleteDead(dsl, page);
+        DeadPage current = page;
+        DeadDeleted batch =
+            dsl.transactionResult(
+                tx -> {
+                  DeadDeleted deleted = store.deleteDead(tx.dsl(), current);
+                  audit.record(tx.dsl(), deleted.deleted());
+                  return deleted;
+                });
+        audit.committed();
         batches++;
         purged += batch.deleted();
         if (batch.next().isEmpty()) {
@@ -395,6 +477,44 @@ public final class RelayerOperator {
         batches,
         filter);
     return new DeadPurgeResult(purged, batches);
+  }
+
+  /**
+   * The audit row of one replay or purge run: inserted in the transaction of the first batch that
+   * changed rows, its count raised in the transaction of each later one. A batch whose transaction
+   * rolls back takes its insert or its increment with it; the id is kept only once it committed.
+   */
+  private final class Audit {
+    private final AuditOperation operation;
+    private final DeadFilter filter;
+    private @Nullable Long id;
+    private @Nullable Long pending;
+
+    Audit(AuditOperation operation, DeadFilter filter) {
+      this.operation = operation;
+      this.filter = filter;
+    }
+
+    /** Records {@code rows} changed in the transaction {@code tx}; nothing when none. */
+    void record(DSLContext tx, long rows) {
+      if (rows == 0) {
+        return;
+      }
+      if (id == null) {
+        pending = store.recordAudit(tx, NewAuditEntry.dead(operation, operatorName, filter, rows));
+      } else if (!store.addAuditRows(tx, id, rows)) {
+        throw new IllegalStateException(
+            "audit row " + id + " of this " + operation.text() + " is gone; stopping");
+      }
+    }
+
+    /** The batch's transaction committed: an inserted row is now the run's. */
+    void committed() {
+      if (pending != null) {
+        id = pending;
+        pending = null;
+      }
+    }
   }
 
   private static DeadFilter checkFilter(DeadFilter filter) {

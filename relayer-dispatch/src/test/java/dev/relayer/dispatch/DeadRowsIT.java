@@ -6,6 +6,7 @@ import static org.assertj.core.groups.Tuple.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.store.AuditEntry;
 import dev.relayer.store.DeadFilter;
 import dev.relayer.store.DeadGroup;
 import dev.relayer.store.DeadPage;
@@ -288,9 +289,11 @@ class DeadRowsIT {
     ExecutorService threads = Executors.newFixedThreadPool(operators);
     CountDownLatch start = new CountDownLatch(1);
     List<Future<DeadReplayResult>> results = new ArrayList<>();
+    Map<String, Long> movedBy = new HashMap<>();
     try {
       for (int i = 0; i < operators; i++) {
-        RelayerOperator own = RelayerOperator.create(fx.store, fx.dsl);
+        RelayerOperator own =
+            RelayerOperator.create(fx.store, fx.dsl).withOperator("operator-" + i);
         results.add(
             threads.submit(
                 () -> {
@@ -301,10 +304,13 @@ class DeadRowsIT {
       start.countDown();
       long replayed = 0;
       long ordered = 0;
-      for (Future<DeadReplayResult> result : results) {
-        DeadReplayResult r = result.get(60, TimeUnit.SECONDS);
+      for (int i = 0; i < operators; i++) {
+        DeadReplayResult r = results.get(i).get(60, TimeUnit.SECONDS);
         replayed += r.replayed();
         ordered += r.ordered();
+        if (r.replayed() > 0) {
+          movedBy.put("operator-" + i, r.replayed());
+        }
       }
 
       assertThat(replayed).isEqualTo(messages.size());
@@ -329,6 +335,97 @@ class DeadRowsIT {
       }
     }
     assertThat(outboxByKey).isEqualTo(byKey);
+    // One audit row per operator that moved rows, with what it moved.
+    Map<String, Long> audited = new HashMap<>();
+    for (AuditEntry entry : operator.auditEntries(null, 100)) {
+      assertThat(entry.operation()).isEqualTo("dead-replay");
+      assertThat(audited.put(entry.operator(), entry.rows())).isNull();
+    }
+    assertThat(audited).isEqualTo(movedBy);
+  }
+
+  @Test
+  void aReplayInSeveralBatchesWritesOneAuditRowWithTheTotal() {
+    List<NewMessage> messages = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      messages.add(DispatchFixture.message("refunds-" + i));
+    }
+    bury(enqueue(messages), Death.of("connection reset"));
+    Instant before = Instant.now().minusSeconds(1);
+
+    DeadReplayResult result = operator.withOperator("alice").replayDead(DeadFilter.all(), 3);
+
+    assertThat(result.batches()).isEqualTo(4);
+    assertThat(operator.auditEntries(null, 10))
+        .singleElement()
+        .satisfies(
+            entry -> {
+              assertThat(entry.operator()).isEqualTo("alice");
+              assertThat(entry.operation()).isEqualTo("dead-replay");
+              assertThat(entry.rows()).isEqualTo(10);
+              assertThat(entry.filter()).isEqualTo("{}");
+              assertThat(entry.at()).isAfter(before);
+            });
+    assertThat(operator.operatorName()).isEqualTo(RelayerOperator.defaultOperatorName());
+  }
+
+  @Test
+  void aReplayThatFailsInALaterBatchLeavesTheAuditCountOfTheBatchesThatCommitted() {
+    List<NewMessage> messages = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      messages.add(DispatchFixture.message("refunds-" + i));
+    }
+    List<Long> ids = enqueue(messages);
+    bury(ids, Death.of("connection reset"));
+    // The tenth row cannot go back: the fourth batch's transaction fails and rolls back.
+    fx.dsl.execute(
+        "create function refuse_last() returns trigger language plpgsql as $$ begin"
+            + " if new.message_id = '"
+            + messages.get(9).messageId()
+            + "' then raise exception 'refused by a test trigger'; end if; return new; end $$");
+    fx.dsl.execute(
+        "create trigger refuse_last before insert on "
+            + OUTBOX
+            + " for each row execute function refuse_last()");
+
+    assertThatThrownBy(() -> operator.withOperator("alice").replayDead(DeadFilter.all(), 3))
+        .hasMessageContaining("refused by a test trigger");
+
+    assertThat(deadMessageIds()).containsExactly(messages.get(9).messageId());
+    assertThat(operator.auditEntries(null, 10))
+        .singleElement()
+        .satisfies(entry -> assertThat(entry.rows()).isEqualTo(9));
+  }
+
+  @Test
+  void purgeAndParkedActionsAreAuditedAndActionsOnNothingAreNot() {
+    List<Long> ids = enqueue(List.of(DispatchFixture.message("a"), DispatchFixture.message("b")));
+    bury(ids, Death.of("connection reset"));
+    RelayerOperator bob = operator.withOperator("bob");
+
+    assertThat(bob.purgeDead(DeadFilter.builder().ids(List.of(ids.get(0))).build(), 1).purged())
+        .isEqualTo(1);
+    assertThat(bob.purgeDead(DeadFilter.builder().destination("nowhere").build()).purged())
+        .isZero();
+    assertThat(bob.retryHead("not-parked")).isFalse();
+    assertThat(bob.moveHeadToDead("not-parked")).isFalse();
+    assertThat(bob.releaseAll()).isZero();
+
+    assertThat(operator.auditEntries(null, 10))
+        .singleElement()
+        .satisfies(
+            entry -> {
+              assertThat(entry.operator()).isEqualTo("bob");
+              assertThat(entry.operation()).isEqualTo("dead-purge");
+              assertThat(entry.rows()).isEqualTo(1);
+              assertThat(entry.filter()).isEqualTo("{\"ids\": [" + ids.get(0) + "]}");
+            });
+    assertThatThrownBy(() -> operator.withOperator(" "))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("operator must not be blank");
+    assertThatThrownBy(() -> operator.auditEntries(null, 0))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("limit must be between 1 and 10000");
   }
 
   @Test

@@ -177,7 +177,12 @@ class CliProcessIT {
     Jdbc.execute(db.dataSource(), run.out());
 
     assertThat(tables("messaging"))
-        .containsExactly("orders_inbox", "orders_leases", "orders_outbox", "orders_outbox_dead");
+        .containsExactly(
+            "orders_inbox",
+            "orders_leases",
+            "orders_operations",
+            "orders_outbox",
+            "orders_outbox_dead");
     assertThat(Jdbc.number(db.dataSource(), "SELECT count(*) FROM messaging.orders_leases"))
         .isEqualTo(1);
   }
@@ -206,10 +211,12 @@ class CliProcessIT {
     }
 
     assertThat(tables("my\"Schema X"))
-        .containsExactly("Ü-x_inbox", "Ü-x_leases", "Ü-x_outbox", "Ü-x_outbox_dead");
+        .containsExactly(
+            "Ü-x_inbox", "Ü-x_leases", "Ü-x_operations", "Ü-x_outbox", "Ü-x_outbox_dead");
     assertThat(tables("public"))
         .contains("relayer_inbox", "relayer_leases", "relayer_outbox", "relayer_outbox_dead");
-    assertThat(tables("bare")).containsExactly("inbox", "leases", "outbox", "outbox_dead");
+    assertThat(tables("bare"))
+        .containsExactly("inbox", "leases", "operations", "outbox", "outbox_dead");
   }
 
   @Test
@@ -225,7 +232,11 @@ class CliProcessIT {
     assertThat(tables("public")).contains("victim");
     assertThat(tables(schema))
         .containsExactly(
-            "relayer_inbox", "relayer_leases", "relayer_outbox", "relayer_outbox_dead");
+            "relayer_inbox",
+            "relayer_leases",
+            "relayer_operations",
+            "relayer_outbox",
+            "relayer_outbox_dead");
   }
 
   private static List<String> tables(String schema) throws Exception {

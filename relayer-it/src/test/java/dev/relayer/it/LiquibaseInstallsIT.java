@@ -35,7 +35,24 @@ import org.junit.jupiter.api.Test;
  */
 class LiquibaseInstallsIT {
 
-  private static final String CHANGESET = "relayer-1-create-tables";
+  /** The changesets of Relayer's changelog, in order: one per schema version. */
+  private static final List<String> CHANGESETS =
+      List.of("relayer-1-create-tables", "relayer-2-operations");
+
+  /**
+   * The DATABASECHANGELOG rows of the given installs ({@code schema=… prefix=…}), each install's
+   * changesets in order.
+   */
+  private static String[] executed(String... installs) {
+    List<String> rows = new java.util.ArrayList<>();
+    for (String install : installs) {
+      for (String changeset : CHANGESETS) {
+        rows.add(changeset + " " + install + " | relayer | " + CHANGELOG_PATH + " | EXECUTED");
+      }
+    }
+    return rows.toArray(String[]::new);
+  }
+
   private static final String CHANGELOG_PATH = RelayerSchemaInstaller.CHANGELOG;
 
   /** A fresh database per test: DATABASECHANGELOG starts empty in each. */
@@ -66,27 +83,25 @@ class LiquibaseInstallsIT {
 
     assertThat(applied)
         .containsExactly(
-            CHANGESET
-                + " schema=public prefix=relayer_ | relayer | "
-                + CHANGELOG_PATH
-                + " | EXECUTED",
-            CHANGESET
-                + " schema=my\"Schema X prefix=Ü-x_ | relayer | "
-                + CHANGELOG_PATH
-                + " | EXECUTED",
-            CHANGESET + " schema=billing prefix= | relayer | " + CHANGELOG_PATH + " | EXECUTED");
+            executed(
+                "schema=public prefix=relayer_",
+                "schema=my\"Schema X prefix=Ü-x_",
+                "schema=billing prefix="));
     assertThat(relayerTables())
         .containsExactly(
             "billing.inbox",
             "billing.leases",
+            "billing.operations",
             "billing.outbox",
             "billing.outbox_dead",
             "my\"Schema X.Ü-x_inbox",
             "my\"Schema X.Ü-x_leases",
+            "my\"Schema X.Ü-x_operations",
             "my\"Schema X.Ü-x_outbox",
             "my\"Schema X.Ü-x_outbox_dead",
             "public.relayer_inbox",
             "public.relayer_leases",
+            "public.relayer_operations",
             "public.relayer_outbox",
             "public.relayer_outbox_dead");
     List<String> checksumsAndTimes = changelogChecksumsAndTimes();
@@ -95,7 +110,7 @@ class LiquibaseInstallsIT {
 
     assertThat(changelogRows()).isEqualTo(applied);
     assertThat(changelogChecksumsAndTimes()).isEqualTo(checksumsAndTimes);
-    assertThat(relayerTables()).hasSize(12);
+    assertThat(relayerTables()).hasSize(15);
   }
 
   /**
@@ -120,7 +135,7 @@ class LiquibaseInstallsIT {
 
     RelayerSchemaInstaller.applyChangelog(db.dataSource(), SchemaOptions.of("third", "c_"));
     assertThat(relayerTables()).contains("third.c_outbox", "third.c_leases");
-    assertThat(changelogRows()).hasSize(3);
+    assertThat(changelogRows()).hasSize(3 * CHANGESETS.size());
   }
 
   /**
@@ -147,29 +162,19 @@ class LiquibaseInstallsIT {
     update(CHANGELOG_PATH, parameters);
 
     assertThat(changelogChecksumsAndTimes()).isEqualTo(checksumsAndTimes);
-    assertThat(changelogRows())
-        .containsExactly(
-            CHANGESET
-                + " schema=my\"Schema X prefix=Ü-x_ | relayer | "
-                + CHANGELOG_PATH
-                + " | EXECUTED");
+    assertThat(changelogRows()).containsExactly(executed("schema=my\"Schema X prefix=Ü-x_"));
   }
 
   @Test
   void changelogWithoutParametersInstallsTheDefaults() throws Exception {
     applyWithoutParameters();
 
-    assertThat(changelogRows())
-        .containsExactly(
-            CHANGESET
-                + " schema=public prefix=relayer_ | relayer | "
-                + CHANGELOG_PATH
-                + " | EXECUTED");
+    assertThat(changelogRows()).containsExactly(executed("schema=public prefix=relayer_"));
     assertThat(relayerTables()).contains("public.relayer_outbox", "public.relayer_leases");
 
     // The same install named explicitly is the same changeset: nothing runs again.
     RelayerSchemaInstaller.applyChangelog(db.dataSource(), SchemaOptions.defaults());
-    assertThat(changelogRows()).hasSize(1);
+    assertThat(changelogRows()).hasSize(CHANGESETS.size());
   }
 
   @Test
@@ -177,16 +182,12 @@ class LiquibaseInstallsIT {
     update("db/changelog/app-master.xml");
     update("db/changelog/app-master.xml");
 
-    assertThat(changelogRows())
-        .containsExactly(
-            CHANGESET
-                + " schema=app_messaging prefix=app_ | relayer | "
-                + CHANGELOG_PATH
-                + " | EXECUTED");
+    assertThat(changelogRows()).containsExactly(executed("schema=app_messaging prefix=app_"));
     assertThat(relayerTables())
         .containsExactly(
             "app_messaging.app_inbox",
             "app_messaging.app_leases",
+            "app_messaging.app_operations",
             "app_messaging.app_outbox",
             "app_messaging.app_outbox_dead");
   }
@@ -231,22 +232,17 @@ class LiquibaseInstallsIT {
 
     assertThat(changelogRows())
         .containsExactly(
-            CHANGESET
-                + " schema=messaging prefix=orders_ | relayer | "
-                + CHANGELOG_PATH
-                + " | EXECUTED",
-            CHANGESET
-                + " schema=my\"Schema X prefix= | relayer | "
-                + CHANGELOG_PATH
-                + " | EXECUTED");
+            executed("schema=messaging prefix=orders_", "schema=my\"Schema X prefix="));
     assertThat(relayerTables())
         .containsExactly(
             "messaging.orders_inbox",
             "messaging.orders_leases",
+            "messaging.orders_operations",
             "messaging.orders_outbox",
             "messaging.orders_outbox_dead",
             "my\"Schema X.inbox",
             "my\"Schema X.leases",
+            "my\"Schema X.operations",
             "my\"Schema X.outbox",
             "my\"Schema X.outbox_dead");
   }

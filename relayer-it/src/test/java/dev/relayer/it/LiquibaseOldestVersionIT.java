@@ -53,10 +53,15 @@ class LiquibaseOldestVersionIT {
                 db.dataSource(),
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = 'messaging'"
                     + " ORDER BY table_name"))
-        .containsExactly("orders_inbox", "orders_leases", "orders_outbox", "orders_outbox_dead");
+        .containsExactly(
+            "orders_inbox",
+            "orders_leases",
+            "orders_operations",
+            "orders_outbox",
+            "orders_outbox_dead");
     assertThat(Jdbc.rows(db.dataSource(), "SELECT id, liquibase FROM databasechangelog"))
-        .as("one changeset, applied once, by Liquibase " + OLDEST)
-        .hasSize(1)
+        .as("two changesets, each applied once, by Liquibase " + OLDEST)
+        .hasSize(2)
         .allSatisfy(row -> assertThat(row).contains("schema=messaging prefix=orders_", OLDEST));
   }
 

@@ -82,6 +82,10 @@ class SchemaCatalogIT {
             p + "inbox_processed_at_idx | i | p",
             p + "leases | r | p",
             p + "leases_pkey | i | p",
+            p + "operations | r | p",
+            p + "operations_at_idx | i | p",
+            p + "operations_id_seq | S | p",
+            p + "operations_pkey | i | p",
             p + "outbox | r | p",
             p + "outbox_dead | r | p",
             p + "outbox_dead_failed_at_idx | i | p",
@@ -107,15 +111,22 @@ class SchemaCatalogIT {
             p + "outbox_dead | 15 | failed_at | timestamp with time zone | t |  |  | null",
             p + "outbox_dead | 17 | error_fingerprint | text | f |  |  | null",
             p + "inbox | 3 | processed_at | timestamp with time zone | t |  |  | now()",
-            p + "leases | 3 | expires_at | timestamp with time zone | t |  |  | null");
+            p + "leases | 3 | expires_at | timestamp with time zone | t |  |  | null",
+            p + "operations | 1 | id | bigint | t | a |  | null",
+            p + "operations | 2 | at | timestamp with time zone | t |  |  | now()",
+            p + "operations | 3 | operator | text | t |  |  | null",
+            p + "operations | 4 | operation | text | t |  |  | null",
+            p + "operations | 5 | filter | jsonb | t |  |  | '{}'::jsonb",
+            p + "operations | 6 | rows | bigint | t |  |  | null");
     assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "outbox | ")).hasSize(18);
     assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "outbox_dead | ")).hasSize(17);
     assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "inbox | ")).hasSize(3);
     assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "leases | ")).hasSize(3);
+    assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "operations | ")).hasSize(6);
 
     List<String> checks =
         catalog.constraints().stream().filter(c -> c.contains(" | c | ")).toList();
-    assertThat(checks).hasSize(12 + 5 + 1);
+    assertThat(checks).hasSize(12 + 5 + 1 + 4);
     assertThat(catalog.constraints())
         .contains(
             p
@@ -164,7 +175,9 @@ class SchemaCatalogIT {
                 + table
                 + " USING btree (lane, ordering_key) WHERE (status = 'parked'::text)");
     assertThat(catalog.sequences())
-        .containsExactly(p + "outbox_id_seq | bigint | 1 | 1 | 1 | 9223372036854775807 | f");
+        .containsExactly(
+            p + "operations_id_seq | bigint | 1 | 1 | 1 | 9223372036854775807 | f",
+            p + "outbox_id_seq | bigint | 1 | 1 | 1 | 9223372036854775807 | f");
   }
 
   private static CatalogSnapshot snapshot(TestDatabase db, SchemaOptions options)

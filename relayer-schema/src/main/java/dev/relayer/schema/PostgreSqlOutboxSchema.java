@@ -2,22 +2,47 @@ package dev.relayer.schema;
 
 import static dev.relayer.schema.SchemaNames.INBOX;
 import static dev.relayer.schema.SchemaNames.LEASES;
+import static dev.relayer.schema.SchemaNames.OPERATIONS;
 import static dev.relayer.schema.SchemaNames.OUTBOX;
 import static dev.relayer.schema.SchemaNames.OUTBOX_DEAD;
 
+import dev.relayer.api.InvalidInputException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * The DDL of Relayer's four tables for PostgreSQL: the single source of truth that both the {@code
+ * The DDL of Relayer's tables for PostgreSQL: the single source of truth that both the {@code
  * relayer db script} command and the Liquibase changelog use.
  *
- * <p>Every statement uses {@code IF NOT EXISTS}, so running the script again keeps existing tables
- * and rows. It does not repair or upgrade a table that exists with another shape: such a table is
- * left as it is, and Relayer reports the mismatch when it first touches it. The script contains no
- * transaction statements; wrap it in one if you want it applied atomically.
+ * <h2>Versions</h2>
+ *
+ * The schema grows by numbered steps, each an explicit migration that only adds to what the steps
+ * before it created, and each a changeset of its own in the Liquibase changelog:
+ *
+ * <ol>
+ *   <li>the outbox, the dead table, the inbox and the leases, with their constraints and indexes
+ *       (changeset {@code relayer-1-create-tables});
+ *   <li>the audit trail of operator actions, {@code <prefix>operations} (changeset {@code
+ *       relayer-2-operations}).
+ * </ol>
+ *
+ * {@link #createStatements} is every step, for a new install; {@link #upgradeStatements} the steps
+ * after a given version, for an existing one; {@link #stepStatements} one step. An install has no
+ * version marker: its version is the last step whose objects all exist (step 2's is the operations
+ * table), which {@code relayer db verify} and the store's start check read from the catalog. A
+ * marker could claim a step whose objects are missing; the objects themselves cannot.
+ *
+ * <p>Every statement uses {@code IF NOT EXISTS}, so running a script again keeps existing tables
+ * and rows. It does not repair a table that exists with another shape: such a table is left as it
+ * is, and Relayer reports the mismatch when it first touches it ({@code relayer db verify} lists
+ * every difference). The script contains no transaction statements; wrap it in one if you want it
+ * applied atomically.
  */
 public final class PostgreSqlOutboxSchema {
+
+  /** The version of the schema this release creates and needs: {@value}. */
+  public static final int CURRENT_VERSION = 2;
 
   /** The nil UUID, which Relayer never uses as a message id or claim token. */
   static final String NIL_UUID = "'00000000-0000-0000-0000-000000000000'::uuid";
@@ -29,14 +54,38 @@ public final class PostgreSqlOutboxSchema {
    * newline.
    */
   public static String createScript(SchemaOptions options) {
+    return script(options, "schema version " + CURRENT_VERSION, createStatements(options));
+  }
+
+  /**
+   * The script that upgrades an install at schema version {@code fromVersion} to {@link
+   * #CURRENT_VERSION}: every statement of {@link #upgradeStatements}, each ended by {@code ;} and a
+   * newline. From the current version it holds comments only.
+   *
+   * @throws InvalidInputException when {@code fromVersion} is not between 1 and {@link
+   *     #CURRENT_VERSION}
+   */
+  public static String upgradeScript(SchemaOptions options, int fromVersion) {
+    return script(
+        options,
+        "upgrade from schema version " + fromVersion + " to " + CURRENT_VERSION,
+        upgradeStatements(options, fromVersion));
+  }
+
+  private static String script(SchemaOptions options, String what, List<String> statements) {
     StringBuilder script = new StringBuilder();
     script
         .append("-- Relayer schema for PostgreSQL: schema ")
         .append(commentText(Identifiers.quote(options.schema())))
         .append(", table prefix ")
         .append(commentText(Identifiers.quote(options.tablePrefix())))
-        .append("\n-- Safe to run again: every statement uses IF NOT EXISTS.\n\n");
-    for (String statement : createStatements(options)) {
+        .append("\n-- ")
+        .append(what)
+        .append(".\n-- Safe to run again: every statement uses IF NOT EXISTS.\n\n");
+    if (statements.isEmpty()) {
+      script.append("-- Nothing to do: the install is already at this version.\n");
+    }
+    for (String statement : statements) {
       script.append(statement).append(";\n\n");
     }
     return script.toString();
@@ -67,10 +116,83 @@ public final class PostgreSqlOutboxSchema {
   }
 
   /**
-   * The statements that create the schema, the four tables and their indexes, without {@code ;}.
+   * The statements that create the whole current schema, without {@code ;}: every step from 1 to
+   * {@link #CURRENT_VERSION}, in order.
    */
   public static List<String> createStatements(SchemaOptions options) {
+    List<String> statements = new ArrayList<>(stepStatements(options, 1));
+    statements.addAll(upgradeStatements(options, 1));
+    return List.copyOf(statements);
+  }
+
+  /**
+   * The statements that take an install at schema version {@code fromVersion} to {@link
+   * #CURRENT_VERSION}, without {@code ;}: the steps after {@code fromVersion}, in order; none from
+   * the current version.
+   *
+   * @throws InvalidInputException when {@code fromVersion} is not between 1 and {@link
+   *     #CURRENT_VERSION}
+   */
+  public static List<String> upgradeStatements(SchemaOptions options, int fromVersion) {
+    checkVersion("fromVersion", fromVersion);
+    List<String> statements = new ArrayList<>();
+    for (int step = fromVersion + 1; step <= CURRENT_VERSION; step++) {
+      statements.addAll(stepStatements(options, step));
+    }
+    return List.copyOf(statements);
+  }
+
+  /**
+   * The statements of one step, without {@code ;}: step 1 creates the schema and the four tables of
+   * version 1 (exactly what version 1 of Relayer created), step 2 the operations table.
+   *
+   * @throws InvalidInputException when {@code version} is not between 1 and {@link
+   *     #CURRENT_VERSION}
+   */
+  public static List<String> stepStatements(SchemaOptions options, int version) {
     SchemaNames n = Objects.requireNonNull(options, "options").names();
+    checkVersion("version", version);
+    return version == 1 ? versionOne(n) : versionTwo(n);
+  }
+
+  private static void checkVersion(String name, int version) {
+    if (version < 1 || version > CURRENT_VERSION) {
+      throw new InvalidInputException(
+          name
+              + " must be a schema version from 1 to "
+              + CURRENT_VERSION
+              + " (the current one), was "
+              + version);
+    }
+  }
+
+  private static List<String> versionTwo(SchemaNames n) {
+    return List.of(operations(n), index(n, "operations_at_idx", OPERATIONS, "(at)"));
+  }
+
+  private static String operations(SchemaNames n) {
+    return "CREATE TABLE IF NOT EXISTS "
+        + n.qualified(OPERATIONS)
+        + " (\n"
+        + "  id bigint GENERATED ALWAYS AS IDENTITY,\n"
+        + "  at timestamptz NOT NULL DEFAULT now(),\n"
+        + "  operator text NOT NULL,\n"
+        + "  operation text NOT NULL,\n"
+        + "  filter jsonb NOT NULL DEFAULT '{}'::jsonb,\n"
+        + "  rows bigint NOT NULL,\n"
+        + constraint(n, "operations_pkey", "PRIMARY KEY (id)")
+        + constraint(n, "operations_operator_check", "CHECK (operator <> '')")
+        + constraint(
+            n,
+            "operations_operation_check",
+            "CHECK (operation IN ('dead-replay', 'dead-purge', 'parked-retry', 'parked-skip',"
+                + " 'parked-release'))")
+        + constraint(n, "operations_filter_check", "CHECK (jsonb_typeof(filter) = 'object')")
+        + lastConstraint(n, "operations_rows_check", "CHECK (rows >= 0)")
+        + ")";
+  }
+
+  private static List<String> versionOne(SchemaNames n) {
     return List.of(
         "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(n.schema()),
         outbox(n),

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Every identifier Relayer creates, derived from a {@link SchemaOptions}: four tables and their
+ * Every identifier Relayer creates, derived from a {@link SchemaOptions}: five tables and their
  * indexes and constraints, all named {@code <prefix><base>}. The base names are fixed; they are
  * listed here once, and both the SQL script and the validation read them from here.
  */
@@ -21,6 +21,9 @@ public final class SchemaNames {
 
   /** Base name of the lease table. */
   public static final String LEASES = "leases";
+
+  /** Base name of the audit trail of operator actions (schema version 2). */
+  public static final String OPERATIONS = "operations";
 
   /** Every base name, in creation order: tables, then their indexes and constraints. */
   static final List<String> BASE_NAMES =
@@ -55,7 +58,14 @@ public final class SchemaNames {
           "inbox_pkey",
           "inbox_message_id_check",
           "inbox_processed_at_idx",
-          "leases_pkey");
+          "leases_pkey",
+          OPERATIONS,
+          "operations_pkey",
+          "operations_operator_check",
+          "operations_operation_check",
+          "operations_filter_check",
+          "operations_rows_check",
+          "operations_at_idx");
 
   private final String schema;
   private final String prefix;

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class PostgreSqlOutboxSchemaTest {
 
-  private static final List<String> TABLES = List.of("outbox", "outbox_dead", "inbox", "leases");
+  private static final List<String> TABLES =
+      List.of("outbox", "outbox_dead", "inbox", "leases", "operations");
 
   private static final List<String> INDEXES =
       List.of(
@@ -19,7 +20,8 @@ class PostgreSqlOutboxSchemaTest {
           "outbox_deliver_at_idx",
           "outbox_parked_idx",
           "outbox_dead_failed_at_idx",
-          "inbox_processed_at_idx");
+          "inbox_processed_at_idx",
+          "operations_at_idx");
 
   private static final List<String> CONSTRAINTS =
       List.of(
@@ -44,7 +46,12 @@ class PostgreSqlOutboxSchemaTest {
           "outbox_dead_attempts_check",
           "inbox_pkey",
           "inbox_message_id_check",
-          "leases_pkey");
+          "leases_pkey",
+          "operations_pkey",
+          "operations_operator_check",
+          "operations_operation_check",
+          "operations_filter_check",
+          "operations_rows_check");
 
   @Test
   void scriptCreatesEveryTableIndexAndConstraintWithDefaultNames() {
@@ -154,10 +161,11 @@ class PostgreSqlOutboxSchemaTest {
         .isEqualTo(
             "-- Relayer schema for PostgreSQL: schema \"x\\nDROP TABLE important;--\","
                 + " table prefix \"a\\rb_\"");
-    // The header stays two comment lines; the first statement follows them.
-    assertThat(lines.get(1)).isEqualTo("-- Safe to run again: every statement uses IF NOT EXISTS.");
-    assertThat(lines.get(2)).isEmpty();
-    assertThat(lines.get(3)).isEqualTo("CREATE SCHEMA IF NOT EXISTS \"x");
+    // The header stays three comment lines; the first statement follows them.
+    assertThat(lines.get(1)).isEqualTo("-- schema version 2.");
+    assertThat(lines.get(2)).isEqualTo("-- Safe to run again: every statement uses IF NOT EXISTS.");
+    assertThat(lines.get(3)).isEmpty();
+    assertThat(lines.get(4)).isEqualTo("CREATE SCHEMA IF NOT EXISTS \"x");
     // In the statements themselves the identifier is kept as given, inside quotes.
     assertThat(script).contains("CREATE SCHEMA IF NOT EXISTS \"" + schema + "\";");
   }
@@ -170,6 +178,53 @@ class PostgreSqlOutboxSchemaTest {
         .hasMessageContaining("64 bytes");
     assertThatThrownBy(() -> PostgreSqlOutboxSchema.createStatements(null))
         .isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void theWholeScriptIsStepOneThenTheUpgradeFromVersionOne() {
+    SchemaOptions options = SchemaOptions.of("messaging", "orders_");
+    List<String> one = PostgreSqlOutboxSchema.stepStatements(options, 1);
+    List<String> upgrade = PostgreSqlOutboxSchema.upgradeStatements(options, 1);
+
+    assertThat(PostgreSqlOutboxSchema.CURRENT_VERSION).isEqualTo(2);
+    assertThat(PostgreSqlOutboxSchema.createStatements(options))
+        .startsWith(one.toArray(String[]::new))
+        .endsWith(upgrade.toArray(String[]::new))
+        .hasSize(one.size() + upgrade.size());
+    assertThat(upgrade).isEqualTo(PostgreSqlOutboxSchema.stepStatements(options, 2));
+    assertThat(String.join("\n", one)).doesNotContain("operations");
+    assertThat(upgrade)
+        .hasSize(2)
+        .allSatisfy(statement -> assertThat(statement).contains("\"orders_operations"));
+    assertThat(upgrade.get(0))
+        .startsWith("CREATE TABLE IF NOT EXISTS \"messaging\".\"orders_operations\" (");
+    assertThat(PostgreSqlOutboxSchema.upgradeStatements(options, 2)).isEmpty();
+  }
+
+  @Test
+  void theUpgradeScriptSaysWhatItUpgradesAndFromTheCurrentVersionHasNothingToRun() {
+    String upgrade = PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 1);
+    String none = PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 2);
+
+    assertThat(upgrade.lines().toList().get(1)).isEqualTo("-- upgrade from schema version 1 to 2.");
+    assertThat(count(upgrade, "CREATE TABLE ")).isEqualTo(1);
+    assertThat(upgrade).doesNotContain("CREATE SCHEMA").doesNotContain("relayer_outbox\"");
+    assertThat(none.lines().filter(line -> !line.isEmpty()))
+        .allSatisfy(line -> assertThat(line).startsWith("--"));
+    assertThat(none).contains("Nothing to do");
+  }
+
+  @Test
+  void versionsOutsideOneToTheCurrentAreRefusedNamingTheRange() {
+    for (int bad : new int[] {0, -1, 3}) {
+      assertThatThrownBy(() -> PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), bad))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("fromVersion must be a schema version from 1 to 2")
+          .hasMessageContaining("was " + bad);
+      assertThatThrownBy(() -> PostgreSqlOutboxSchema.stepStatements(SchemaOptions.defaults(), bad))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("version must be a schema version from 1 to 2");
+    }
   }
 
   private static int count(String text, String needle) {

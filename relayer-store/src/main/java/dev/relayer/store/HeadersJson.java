@@ -28,7 +28,7 @@ final class HeadersJson {
     return JSONB.valueOf(json.append('}').toString());
   }
 
-  private static void quote(StringBuilder json, String value) {
+  static void quote(StringBuilder json, String value) {
     json.append('"');
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);

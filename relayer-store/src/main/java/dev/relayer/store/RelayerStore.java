@@ -865,15 +865,70 @@ public final class RelayerStore {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Audit trail
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Writes one audit row in the caller's transaction; returns its id. Write it in the transaction
+   * of the change it records, so that the row exists exactly when the change committed.
+   */
+  public long recordAudit(DSLContext dsl, NewAuditEntry entry) {
+    return AuditQueries.insert(mapping.map(dsl), Objects.requireNonNull(entry, "entry"));
+  }
+
+  /**
+   * Adds {@code rows} to the count of the audit row {@code id}, in the caller's transaction: for an
+   * action that runs in several transactions, each adds what it changed. Returns false when there
+   * is no such row.
+   */
+  public boolean addAuditRows(DSLContext dsl, long id, long rows) {
+    if (rows < 0) {
+      throw new InvalidInputException("rows must be at least 0, was " + rows);
+    }
+    return checkAtMost("addAuditRows", AuditQueries.addRows(mapping.map(dsl), id, rows), 1) == 1;
+  }
+
+  /**
+   * The newest {@code limit} (1 to {@link DeadPage#MAX_LIMIT}) audit rows, newest first; with
+   * {@code since}, only rows whose action began at or after it.
+   */
+  public List<AuditEntry> auditEntries(DSLContext dsl, @Nullable Instant since, int limit) {
+    if (limit < 1 || limit > DeadPage.MAX_LIMIT) {
+      throw new InvalidInputException(
+          "limit must be between 1 and " + DeadPage.MAX_LIMIT + ", was " + limit);
+    }
+    if (since != null) {
+      StoreChecks.requireInstant("since", since);
+    }
+    return AuditQueries.newest(mapping.map(dsl), since, limit);
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Schema
   // ---------------------------------------------------------------------------------------------
 
   /**
-   * Checks that the four tables exist with every column Relayer uses, of the types and nullability
-   * it relies on; throws {@link dev.relayer.api.SchemaMismatchException} naming the first mismatch.
+   * Checks that the five tables of schema version {@value
+   * dev.relayer.schema.PostgreSqlOutboxSchema#CURRENT_VERSION} exist with every column Relayer
+   * uses, of the types and nullability it relies on; throws {@link
+   * dev.relayer.api.SchemaMismatchException} naming the first mismatch. An install at version 1
+   * (without the operations table) fails, naming the table and how to upgrade.
    */
   public void verifySchema(DSLContext dsl) {
     SchemaVerifier.verify(dsl, names());
+  }
+
+  /**
+   * Every difference between the installed tables and those the current schema script creates:
+   * tables, columns (type, nullability, default, identity), constraints and indexes, each a {@link
+   * SchemaFinding}, and the schema version the install amounts to. Objects Relayer does not create
+   * (an index of your own) are not findings. It creates the current schema's tables as temporary
+   * tables in a transaction (a savepoint, in the caller's transaction) that it rolls back, and
+   * compares the two catalogs, so it needs the {@code TEMPORARY} privilege on the database (which
+   * PostgreSQL grants to every role by default) and leaves nothing behind.
+   */
+  public SchemaReport findDrift(DSLContext dsl) {
+    return SchemaDrift.find(dsl, names());
   }
 
   private static int checkAtMost(String operation, int changed, int expected) {

@@ -2,10 +2,12 @@ package dev.relayer.store;
 
 import static dev.relayer.jooq.generated.Tables.RELAYER_INBOX;
 import static dev.relayer.jooq.generated.Tables.RELAYER_LEASES;
+import static dev.relayer.jooq.generated.Tables.RELAYER_OPERATIONS;
 import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
 import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX_DEAD;
 
 import dev.relayer.api.SchemaMismatchException;
+import dev.relayer.schema.PostgreSqlOutboxSchema;
 import dev.relayer.schema.SchemaNames;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -18,8 +20,9 @@ import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
- * Checks, through the catalog, that the four tables exist with every column Relayer uses, each of
- * the type and nullability the generated classes carry (the changelog's own).
+ * Checks, through the catalog, that the five tables exist with every column Relayer uses, each of
+ * the type and nullability the generated classes carry (the changelog's own). A missing operations
+ * table next to the other four is an install at schema version 1, named as such with the upgrade.
  */
 final class SchemaVerifier {
 
@@ -34,6 +37,7 @@ final class SchemaVerifier {
     tables.put(SchemaNames.OUTBOX_DEAD, RELAYER_OUTBOX_DEAD);
     tables.put(SchemaNames.INBOX, RELAYER_INBOX);
     tables.put(SchemaNames.LEASES, RELAYER_LEASES);
+    tables.put(SchemaNames.OPERATIONS, RELAYER_OPERATIONS);
     Table<?> attributes = DSL.table(DSL.name("pg_catalog", "pg_attribute"));
     Field<String> attname = DSL.field(DSL.name("attname"), String.class);
     Field<Object> attrelid = DSL.field(DSL.name("attrelid"));
@@ -52,6 +56,19 @@ final class SchemaVerifier {
           .and(attnum.gt(0))
           .and(attisdropped.isFalse())
           .forEach(r -> columns.put(r.value1(), new Column(r.value2(), r.value3())));
+      if (columns.isEmpty() && entry.getKey().equals(SchemaNames.OPERATIONS)) {
+        throw new SchemaMismatchException(
+            qualified,
+            "Relayer table "
+                + qualified
+                + " does not exist: the install is at schema version 1 and this Relayer needs"
+                + " version "
+                + PostgreSqlOutboxSchema.CURRENT_VERSION
+                + "; upgrade it with Relayer's changelog (changeset relayer-2-operations) or"
+                + " with the script of 'relayer db script --provider postgres --from 1'"
+                + " for this schema and prefix",
+            null);
+      }
       if (columns.isEmpty()) {
         throw new SchemaMismatchException(
             qualified,

@@ -138,7 +138,11 @@ final class StoreDsl {
     String text = sql == null ? "" : sql;
     for (String base :
         List.of(
-            SchemaNames.OUTBOX_DEAD, SchemaNames.OUTBOX, SchemaNames.INBOX, SchemaNames.LEASES)) {
+            SchemaNames.OUTBOX_DEAD,
+            SchemaNames.OUTBOX,
+            SchemaNames.INBOX,
+            SchemaNames.LEASES,
+            SchemaNames.OPERATIONS)) {
       String qualified = names.qualified(base);
       if (text.contains(qualified) && referenced.stream().noneMatch(r -> r.equals(qualified))) {
         referenced.add(qualified);

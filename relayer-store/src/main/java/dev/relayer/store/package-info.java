@@ -10,7 +10,20 @@
  * string), and with quoting forced on; the connection, and so the transaction, stay the caller's. A
  * statement that meets a missing table or column (SQLState 42P01, 42703, 3F000) fails with a {@link
  * dev.relayer.api.SchemaMismatchException} naming the table Relayer expected; {@link
- * dev.relayer.store.RelayerStore#verifySchema} checks every table and column up front.
+ * dev.relayer.store.RelayerStore#verifySchema} checks every table and column up front (and names an
+ * install at schema version 1, which lacks the operations table, with the upgrade to run). {@link
+ * dev.relayer.store.RelayerStore#findDrift} compares every column, constraint and index with the
+ * current schema script, applied as temporary tables in a rolled-back transaction ({@link
+ * dev.relayer.store.SchemaDrift}).
+ *
+ * <h2>Audit trail</h2>
+ *
+ * {@code <prefix>operations} holds one row per operator action that changed rows ({@link
+ * dev.relayer.store.AuditEntry}). The store writes a row ({@link
+ * dev.relayer.store.RelayerStore#recordAudit}) and raises its count ({@link
+ * dev.relayer.store.RelayerStore#addAuditRows}) in the caller's transaction; the operator in {@code
+ * relayer-dispatch} calls them in the transaction of each change, so a row and its count never
+ * claim more than committed.
  *
  * <h2>Statements rendered once</h2>
  *

@@ -84,7 +84,9 @@ class LiquibaseValuesIT {
     assertThat(
             dsl.fetch("select id from databasechangelog order by orderexecuted")
                 .getValues(0, String.class))
-        .containsExactly("relayer-1-create-tables schema=lb_a prefix=b prefix=c_");
+        .containsExactly(
+            "relayer-1-create-tables schema=lb_a prefix=b prefix=c_",
+            "relayer-2-operations schema=lb_a prefix=b prefix=c_");
   }
 
   @Test

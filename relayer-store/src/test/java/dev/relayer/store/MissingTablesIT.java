@@ -137,4 +137,58 @@ class MissingTablesIT {
           .hasMessageContaining("\"public\".\"relayer_leases\"");
     }
   }
+
+  @Test
+  void verifySchemaOnAVersionOneInstallFailsNamingTheOperationsTableAndTheUpgrade() {
+    try (TestDatabase db = TestDatabase.create()) {
+      SchemaOptions schema = SchemaOptions.of("messaging", "orders_");
+      RelayerSchemaInstaller.applyVersion(db.dataSource(), schema, 1);
+      DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+      RelayerStore store = RelayerStore.create(StoreOptions.of(schema));
+
+      assertThatThrownBy(() -> store.verifySchema(dsl))
+          .isInstanceOf(SchemaMismatchException.class)
+          .hasMessageContaining("\"messaging\".\"orders_operations\" does not exist")
+          .hasMessageContaining("schema version 1")
+          .hasMessageContaining("relayer-2-operations")
+          .hasMessageContaining("relayer db script --provider postgres --from 1")
+          .satisfies(
+              e ->
+                  assertThat(((SchemaMismatchException) e).objectName())
+                      .isEqualTo("\"messaging\".\"orders_operations\""));
+
+      RelayerSchemaInstaller.applyScript(db.dataSource(), schema);
+      store.verifySchema(dsl);
+    }
+  }
+
+  @Test
+  void findDriftInTheCallersTransactionLeavesItUsableAndCreatesNothing() {
+    try (TestDatabase db = TestDatabase.create()) {
+      RelayerSchemaInstaller.applyScript(db.dataSource(), SchemaOptions.defaults());
+      DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+      RelayerStore store = RelayerStore.create(StoreOptions.defaults());
+
+      long id =
+          dsl.transactionResult(
+              tx -> {
+                long enqueued = store.enqueue(tx.dsl(), StoreFixture.unordered());
+                SchemaReport report = store.findDrift(tx.dsl());
+                assertThat(report.findings()).isEmpty();
+                assertThat(report.installedVersion()).contains(2);
+                // The caller's statement before the check is still there, in its transaction.
+                assertThat(tx.dsl().fetchCount(DSL.table("public.relayer_outbox"))).isEqualTo(1);
+                return enqueued;
+              });
+
+      assertThat(dsl.fetchValue("select count(*) from public.relayer_outbox where id = ?", id))
+          .isEqualTo(1L);
+      assertThat(store.findDrift(dsl).compatible()).isTrue();
+      assertThat(
+              dsl.fetchValue(
+                  "select count(*) from pg_class where relpersistence = 't'"
+                      + " and relname like 'relayer_%'"))
+          .isEqualTo(0L);
+    }
+  }
 }

@@ -41,6 +41,27 @@ public final class RelayerSchemaInstaller {
   }
 
   /**
+   * Runs the statements of schema steps 1 to {@code version} ({@link
+   * PostgreSqlOutboxSchema#stepStatements}) in one transaction: with {@code 1}, an install as the
+   * first version of Relayer created it.
+   */
+  public static void applyVersion(DataSource dataSource, SchemaOptions options, int version) {
+    try (Connection connection = dataSource.getConnection();
+        Statement statement = connection.createStatement()) {
+      connection.setAutoCommit(false);
+      for (int step = 1; step <= version; step++) {
+        for (String sql : PostgreSqlOutboxSchema.stepStatements(options, step)) {
+          statement.execute(sql);
+        }
+      }
+      connection.commit();
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "Could not apply Relayer schema version " + version + " for " + options, e);
+    }
+  }
+
+  /**
    * Applies the changelog with the parameters {@code relayer.schema} and {@code relayer.prefix}
    * taken from {@code options}; Liquibase keeps its own tables in the connection's default schema.
    */
@@ -54,6 +75,20 @@ public final class RelayerSchemaInstaller {
    */
   public static void applyChangelog(
       DataSource dataSource, SchemaOptions options, String liquibaseSchema) {
+    applyChangelog(dataSource, options, liquibaseSchema, 0);
+  }
+
+  /**
+   * Applies only the first {@code changesets} changesets of the changelog that have not run yet
+   * (all of them when {@code 0}): with {@code 1} on a new database, an install as the first version
+   * of Relayer's changelog created it. Liquibase's tables go to the connection's default schema.
+   */
+  public static void applyChangelog(DataSource dataSource, SchemaOptions options, int changesets) {
+    applyChangelog(dataSource, options, null, changesets);
+  }
+
+  private static void applyChangelog(
+      DataSource dataSource, SchemaOptions options, String liquibaseSchema, int changesets) {
     disableLiquibaseAnalytics();
     try (Connection connection = dataSource.getConnection()) {
       Database database =
@@ -67,7 +102,11 @@ public final class RelayerSchemaInstaller {
           new Liquibase(CHANGELOG, new ClassLoaderResourceAccessor(), database)) {
         liquibase.setChangeLogParameter("relayer.schema", options.schema());
         liquibase.setChangeLogParameter("relayer.prefix", options.tablePrefix());
-        liquibase.update(new Contexts(), new LabelExpression());
+        if (changesets > 0) {
+          liquibase.update(changesets, new Contexts(), new LabelExpression());
+        } else {
+          liquibase.update(new Contexts(), new LabelExpression());
+        }
       }
     } catch (SQLException | LiquibaseException e) {
       throw new IllegalStateException("Could not apply the Relayer changelog for " + options, e);

@@ -19,10 +19,12 @@ import liquibase.statement.SqlStatement;
 import liquibase.statement.core.RawSqlStatement;
 
 /**
- * The Liquibase change behind Relayer's changelog: it runs exactly the statements of {@link
- * PostgreSqlOutboxSchema#createStatements}, so the script and the changelog cannot drift apart.
- * Liquibase sets {@code schema} and {@code prefix} from the changelog parameters {@code
- * relayer.schema} and {@code relayer.prefix}.
+ * The Liquibase change behind Relayer's changelog: it runs exactly the statements of one step of
+ * {@link PostgreSqlOutboxSchema#stepStatements}, so the script and the changelog cannot drift
+ * apart. Liquibase sets {@code schema} and {@code prefix} from the changelog parameters {@code
+ * relayer.schema} and {@code relayer.prefix}, and {@code version} from the changeset: changeset
+ * {@code relayer-1-create-tables} gives none (step 1, the four tables, as it always did, so its
+ * checksum is unchanged), {@code relayer-2-operations} gives {@code 2}.
  */
 public final class CreateRelayerTables implements CustomSqlChange {
 
@@ -30,6 +32,35 @@ public final class CreateRelayerTables implements CustomSqlChange {
 
   private String schema;
   private String prefix;
+  private String version;
+
+  public String getVersion() {
+    return version;
+  }
+
+  /** The schema step this change runs, from 1 to the current version; absent means 1. */
+  public void setVersion(String version) {
+    this.version = version;
+  }
+
+  private int step() {
+    if (version == null) {
+      return 1;
+    }
+    try {
+      int step = Integer.parseInt(version.trim());
+      if (step >= 1 && step <= PostgreSqlOutboxSchema.CURRENT_VERSION) {
+        return step;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new InvalidInputException(
+        "version is '"
+            + version
+            + "': it must be a schema version from 1 to "
+            + PostgreSqlOutboxSchema.CURRENT_VERSION);
+  }
 
   public String getSchema() {
     return schema;
@@ -137,14 +168,16 @@ public final class CreateRelayerTables implements CustomSqlChange {
 
   @Override
   public SqlStatement[] generateStatements(Database database) {
-    return PostgreSqlOutboxSchema.createStatements(options()).stream()
+    return PostgreSqlOutboxSchema.stepStatements(options(), step()).stream()
         .map(RawSqlStatement::new)
         .toArray(SqlStatement[]::new);
   }
 
   @Override
   public String getConfirmationMessage() {
-    return "Relayer tables exist in schema "
+    return "Relayer tables of schema version "
+        + (version == null ? "1" : version.trim())
+        + " exist in schema "
         + schema
         + " with prefix '"
         + (prefix == null ? "" : prefix)
@@ -168,6 +201,7 @@ public final class CreateRelayerTables implements CustomSqlChange {
     if (problems.isEmpty()) {
       try {
         options();
+        step();
       } catch (InvalidInputException e) {
         problems = e.problems();
       }

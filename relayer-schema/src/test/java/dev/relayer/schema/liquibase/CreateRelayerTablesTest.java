@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relayer.schema.PostgreSqlOutboxSchema;
 import dev.relayer.schema.SchemaOptions;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import liquibase.database.core.MySQLDatabase;
 import liquibase.database.core.PostgresDatabase;
 import liquibase.statement.SqlStatement;
@@ -27,22 +29,59 @@ class CreateRelayerTablesTest {
   }
 
   @Test
-  void runsExactlyTheStatementsOfTheScriptGenerator() {
+  void withoutAVersionRunsExactlyTheStatementsOfStepOne() {
     SqlStatement[] statements =
         change("my\"Schema X", "Ü-x_").generateStatements(new PostgresDatabase());
 
     assertThat(sql(statements))
         .containsExactlyElementsOf(
+            PostgreSqlOutboxSchema.stepStatements(SchemaOptions.of("my\"Schema X", "Ü-x_"), 1));
+  }
+
+  @Test
+  void versionTwoRunsExactlyTheStatementsOfStepTwoAndBothTogetherAreTheWholeScript() {
+    CreateRelayerTables two = change("my\"Schema X", "Ü-x_");
+    two.setVersion("2");
+
+    List<String> both =
+        new ArrayList<>(
+            List.of(
+                sql(change("my\"Schema X", "Ü-x_").generateStatements(new PostgresDatabase()))));
+    both.addAll(List.of(sql(two.generateStatements(new PostgresDatabase()))));
+
+    assertThat(sql(two.generateStatements(new PostgresDatabase())))
+        .containsExactlyElementsOf(
+            PostgreSqlOutboxSchema.upgradeStatements(SchemaOptions.of("my\"Schema X", "Ü-x_"), 1));
+    assertThat(both)
+        .containsExactlyElementsOf(
             PostgreSqlOutboxSchema.createStatements(SchemaOptions.of("my\"Schema X", "Ü-x_")));
+    assertThat(two.getConfirmationMessage()).startsWith("Relayer tables of schema version 2 exist");
+  }
+
+  @Test
+  void aVersionOutsideTheKnownStepsFailsValidation() {
+    CreateRelayerTables change = change("public", "relayer_");
+    change.setVersion("3");
+    CreateRelayerTables word = change("public", "relayer_");
+    word.setVersion("two");
+
+    assertThat(change.validate(new PostgresDatabase()).getErrorMessages())
+        .singleElement()
+        .asString()
+        .contains("version is '3': it must be a schema version from 1 to 2");
+    assertThat(word.validate(new PostgresDatabase()).getErrorMessages())
+        .singleElement()
+        .asString()
+        .contains("version is 'two'");
   }
 
   @Test
   void absentPrefixMeansNoPrefix() {
     assertThat(sql(change("messaging", null).generateStatements(new PostgresDatabase())))
         .containsExactlyElementsOf(
-            PostgreSqlOutboxSchema.createStatements(SchemaOptions.of("messaging", "")));
+            PostgreSqlOutboxSchema.stepStatements(SchemaOptions.of("messaging", ""), 1));
     assertThat(change("messaging", null).getConfirmationMessage())
-        .isEqualTo("Relayer tables exist in schema messaging with prefix ''");
+        .isEqualTo("Relayer tables of schema version 1 exist in schema messaging with prefix ''");
   }
 
   @Test

@@ -71,12 +71,31 @@ class RelayerChangeLogParserTest {
     DatabaseChangeLog liquibases =
         new XMLChangeLogSAXParser().parse(CHANGELOG, parameters("my\"Schema X", "Ü-x_"), resources);
 
-    ChangeSet changeSet = relayers.getChangeSets().get(0);
-    assertThat(relayers.getChangeSets()).hasSize(1);
-    assertThat(changeSet.getId())
-        .isEqualTo("relayer-1-create-tables schema=my\"Schema X prefix=Ü-x_");
-    assertThat(changeSet.getAuthor()).isEqualTo("relayer");
-    assertThat(changeSet.generateCheckSum(ChecksumVersion.latest()))
-        .isEqualTo(liquibases.getChangeSets().get(0).generateCheckSum(ChecksumVersion.latest()));
+    assertThat(relayers.getChangeSets()).hasSize(2);
+    assertThat(relayers.getChangeSets())
+        .extracting(ChangeSet::getId)
+        .containsExactly(
+            "relayer-1-create-tables schema=my\"Schema X prefix=Ü-x_",
+            "relayer-2-operations schema=my\"Schema X prefix=Ü-x_");
+    for (int i = 0; i < 2; i++) {
+      ChangeSet changeSet = relayers.getChangeSets().get(i);
+      assertThat(changeSet.getAuthor()).isEqualTo("relayer");
+      assertThat(changeSet.generateCheckSum(ChecksumVersion.latest()))
+          .isEqualTo(liquibases.getChangeSets().get(i).generateCheckSum(ChecksumVersion.latest()));
+    }
+  }
+
+  /**
+   * Installs that ran changeset 1 before version 2 existed hold this checksum in DATABASECHANGELOG:
+   * if it changed, Liquibase would refuse to upgrade them.
+   */
+  @Test
+  void changesetOneKeepsTheChecksumItHadBeforeVersionTwo() throws Exception {
+    DatabaseChangeLog changeLog =
+        new RelayerChangeLogParser()
+            .parse(CHANGELOG, parameters("messaging", "orders_"), resources);
+
+    assertThat(changeLog.getChangeSets().get(0).generateCheckSum(ChecksumVersion.latest()))
+        .hasToString("9:82706edb1090a93c164f8aaf07010435");
   }
 }
