@@ -1,88 +1,124 @@
 package dev.relayer.cli;
 
 import dev.relayer.dispatch.HealthReport;
-import dev.relayer.dispatch.RelayerHealth;
+import dev.relayer.dispatch.LiveInstance;
+import dev.relayer.dispatch.RelayerOperator;
+import dev.relayer.dispatch.RelayerStatus;
+import dev.relayer.store.BacklogBreakdown;
+import dev.relayer.store.BacklogCounts;
+import dev.relayer.store.BacklogGroup;
+import dev.relayer.store.BacklogGrouping;
+import dev.relayer.store.BacklogQuery;
+import dev.relayer.store.DeadGroup;
 import dev.relayer.store.HorizonHolder;
 import dev.relayer.store.LeaseState;
-import dev.relayer.store.RelayerStore;
+import dev.relayer.store.ParkedKey;
 import dev.relayer.store.TableDeadTuples;
 import dev.relayer.store.XminHorizon;
 import java.io.PrintWriter;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 
 /**
- * {@code relayer status}: one health check ({@link RelayerHealth} with its default thresholds) of
- * the tables of one schema and prefix, printed for people: the status and its reasons, the backlog,
- * retries, parked keys, dead rows, leases, dead tuples of Relayer's tables and what holds the xmin
- * horizon. It only reads.
+ * {@code relayer status}: what {@link RelayerOperator#status} reads of one schema and prefix — the
+ * health check (default thresholds) and its reasons, the backlog broken down by transport and
+ * destination ({@code --by}), the longest-parked keys, the dead rows by fingerprint, leases and
+ * live instances, dead tuples and the xmin horizon — as text for people or, with {@code --json},
+ * one JSON document. It only reads. The exit code says whether it ran (0), not the status: scripts
+ * read {@code "status"} from the JSON.
  */
 @Command(
     name = "status",
     description = {
-      "Prints Relayer's health: status and reasons (default thresholds), eligible backlog and"
-          + " oldest ages, retrying rows, parked keys, dead rows, leases, dead tuples of Relayer's"
-          + " tables (pg_stat_user_tables) and what holds the xmin horizon (sessions of this"
-          + " database the role may see in pg_stat_activity, replication slots, prepared"
-          + " transactions). It only reads."
+      "Prints Relayer's status: health (default thresholds) and reasons; the backlog by"
+          + " transport and destination (or --by transport or tenant) with eligible, in-flight,"
+          + " retrying, scheduled and parked rows and the oldest pending and eligible ages; the"
+          + " longest-parked keys; dead rows by error fingerprint; leases with their holders and"
+          + " expiry and the live instances (owners of unexpired leases); dead tuples of"
+          + " Relayer's tables (pg_stat_user_tables) and what holds the xmin horizon. Lists are"
+          + " bounded by --limit, the rest summed. It only reads; exit code 0 whatever the"
+          + " status."
     },
     footer = {
       "",
-      "Example:",
-      "  relayer status --url 'jdbc:postgresql://db:5432/app?user=relayer' --schema messaging"
+      "Examples:",
+      "  relayer status --url 'jdbc:postgresql://db:5432/app?user=relayer' --schema messaging",
+      "  relayer status --by tenant --limit 50 --json"
     })
-final class StatusCommand implements Callable<Integer> {
+final class StatusCommand extends OperatorCommand {
 
   /** The environment variable {@code --url} defaults to. */
   static final String URL_VARIABLE = ConnectionOptions.URL_VARIABLE;
 
-  @Spec private CommandSpec spec;
+  @Option(
+      names = "--by",
+      paramLabel = "<grouping>",
+      defaultValue = "destination",
+      description =
+          "Group the backlog by transport, destination (transport and destination) or tenant."
+              + " Default: ${DEFAULT-VALUE}")
+  String by = "destination";
 
-  @Mixin private ConnectionOptions connection = new ConnectionOptions();
+  @Option(
+      names = "--limit",
+      paramLabel = "<n>",
+      defaultValue = "" + RelayerStatus.DEFAULT_LIMIT,
+      description =
+          "At most this many backlog groups, parked keys and dead-row groups (1 to "
+              + BacklogQuery.MAX_LIMIT
+              + "); the rest are summed. Default: ${DEFAULT-VALUE}")
+  int limit = RelayerStatus.DEFAULT_LIMIT;
+
+  @Option(names = "--json", description = "Print one JSON document instead of text.")
+  boolean json;
+
+  private BacklogGrouping grouping = BacklogGrouping.DESTINATION;
 
   @Override
-  public Integer call() {
-    ConnectionOptions.Database database = connection.database(spec, "warn");
-    RelayerStore store = database.store();
-    HealthReport report;
-    try (Connection c = database.connect()) {
-      report = RelayerHealth.builder(store).build().check(ConnectionOptions.Database.dsl(c));
-    } catch (SQLException e) {
-      spec.commandLine()
-          .getErr()
-          .println(
-              ErrorLine.of(
-                  spec.qualifiedName()
-                      + ": cannot read "
-                      + store.displayName()
-                      + " at "
-                      + database.where()
-                      + ": "
-                      + ConnectionOptions.redacted(String.valueOf(e.getMessage()))));
-      return RelayerCli.EXIT_FAILURE;
+  void validate() {
+    grouping =
+        switch (by.trim().toLowerCase(Locale.ROOT)) {
+          case "transport" -> BacklogGrouping.TRANSPORT;
+          case "destination" -> BacklogGrouping.DESTINATION;
+          case "tenant" -> BacklogGrouping.TENANT;
+          default ->
+              throw new ParameterException(
+                  spec.commandLine(),
+                  "--by must be transport, destination or tenant, was '" + by + "'");
+        };
+    if (limit < 1 || limit > BacklogQuery.MAX_LIMIT) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--limit must be between 1 and " + BacklogQuery.MAX_LIMIT + ", was " + limit);
     }
-    PrintWriter out = spec.commandLine().getOut();
-    print(out, store, report);
-    out.flush();
-    if (out.checkError()) {
-      spec.commandLine()
-          .getErr()
-          .println(spec.qualifiedName() + ": could not write the status to standard output");
-      return RelayerCli.EXIT_FAILURE;
+  }
+
+  @Override
+  int run(RelayerOperator operator, PrintWriter out) {
+    RelayerStatus status = operator.status(grouping, limit);
+    if (json) {
+      out.println(Json.write(StatusJson.of(status)));
+    } else {
+      print(out, status);
     }
     return RelayerCli.EXIT_OK;
   }
 
-  static void print(PrintWriter out, RelayerStore store, HealthReport report) {
-    out.println("store:            " + store.displayName());
+  // ---------------------------------------------------------------------------------------------
+  // Text
+  // ---------------------------------------------------------------------------------------------
+
+  static void print(PrintWriter out, RelayerStatus status) {
+    HealthReport report = status.health();
+    BacklogBreakdown backlog = status.backlog();
+    out.println("store:            " + status.store());
     out.println("at:               " + report.at());
     out.println("status:           " + report.status().name().toLowerCase(Locale.ROOT));
     for (String reason : report.reasons()) {
@@ -101,6 +137,7 @@ final class StatusCommand implements Callable<Integer> {
             + " (oldest "
             + age(report.oldestRetryingAge())
             + ")");
+    out.println("scheduled:        " + backlog.total().scheduled());
     out.println("never handed off: " + report.neverHandedOff());
     out.println(
         "parked keys:      "
@@ -114,11 +151,80 @@ final class StatusCommand implements Callable<Integer> {
             + " (last hour "
             + report.deadRowsLastHour()
             + ")");
-    out.println(report.leases().isEmpty() ? "leases:           none" : "leases:");
-    for (LeaseState lease : report.leases()) {
-      out.println(
-          "  " + lease.name() + " owner=" + lease.owner() + " expires_at=" + lease.expiresAt());
+
+    out.println();
+    printBacklog(out, backlog, status.limit());
+
+    out.println();
+    if (status.longestParked().isEmpty()) {
+      out.println("parked keys: none");
+    } else {
+      out.println("parked keys (longest parked first, at most " + status.limit() + "):");
+      Table parked = new Table("KEY", "LANE", "HEAD ID", "ATTEMPTS", "PARKED AT", "ERROR");
+      for (ParkedKey k : status.longestParked()) {
+        parked.row(
+            k.orderingKey(), k.lane(), k.headId(), k.attempts(), k.parkedAt(), k.lastError());
+      }
+      parked.print(out);
+      long more = report.parkedKeys() - status.longestParked().size();
+      if (more > 0) {
+        out.println("(" + more + " more parked keys: relayer parked list)");
+      }
     }
+
+    out.println();
+    if (status.deadGroups().isEmpty()) {
+      out.println("dead rows by fingerprint: none");
+    } else {
+      out.println("dead rows by fingerprint (most rows first, at most " + status.limit() + "):");
+      Table dead =
+          new Table("FINGERPRINT", "COUNT", "FIRST FAILED", "LAST FAILED", "DESTINATIONS", "ERROR");
+      for (DeadGroup g : status.deadGroups()) {
+        dead.row(
+            g.fingerprint(),
+            g.count(),
+            g.firstFailedAt(),
+            g.lastFailedAt(),
+            String.join(",", g.destinations()),
+            g.sampleError());
+      }
+      dead.print(out);
+      if (status.otherDeadRows() > 0) {
+        out.println(
+            "("
+                + status.otherDeadRows()
+                + " more dead rows under other fingerprints: relayer dead groups)");
+      }
+    }
+
+    out.println();
+    if (report.leases().isEmpty()) {
+      out.println("leases: none");
+    } else {
+      out.println("leases (database clock):");
+      Table leases = new Table("NAME", "OWNER", "EXPIRES AT", "LIVE");
+      for (LeaseState lease : report.leases()) {
+        leases.row(
+            lease.name(), lease.owner(), lease.expiresAt(), status.isLive(lease) ? "yes" : "no");
+      }
+      leases.print(out);
+    }
+    if (status.instances().isEmpty()) {
+      out.println("live instances: none hold a lease");
+    } else {
+      out.println("live instances (owners of unexpired leases):");
+      Table instances = new Table("OWNER", "HEARTBEAT UNTIL", "LEASES UNTIL", "LEASES");
+      for (LiveInstance instance : status.instances()) {
+        instances.row(
+            instance.owner(),
+            instance.heartbeatExpiresAt().orElse(null),
+            instance.expiresAt(),
+            String.join(",", instance.leases()));
+      }
+      instances.print(out);
+    }
+
+    out.println();
     out.println("tables (pg_stat_user_tables, estimates):");
     for (TableDeadTuples table : report.tables()) {
       out.println(
@@ -150,6 +256,74 @@ final class StatusCommand implements Callable<Integer> {
               + " session(s) of this database are not visible to this role"
               + " (grant pg_read_all_stats to see them)");
     }
+  }
+
+  private static void printBacklog(PrintWriter out, BacklogBreakdown backlog, int limit) {
+    List<String> keys = keyHeaders(backlog.by());
+    out.println(
+        "backlog by "
+            + String.join(" and ", keys).toLowerCase(Locale.ROOT)
+            + " (largest "
+            + limit
+            + " groups; ages since due):");
+    List<String> header = new ArrayList<>(keys);
+    header.addAll(
+        List.of(
+            "ROWS",
+            "ELIGIBLE",
+            "IN FLIGHT",
+            "RETRYING",
+            "SCHEDULED",
+            "PARKED",
+            "OLDEST PENDING",
+            "OLDEST ELIGIBLE"));
+    Table table = new Table(header.toArray(String[]::new));
+    for (BacklogGroup group : backlog.groups()) {
+      List<@Nullable Object> cells = new ArrayList<>();
+      switch (backlog.by()) {
+        case TRANSPORT -> cells.add(group.transport());
+        case DESTINATION -> {
+          cells.add(group.transport());
+          cells.add(group.destination());
+        }
+        case TENANT -> cells.add(group.tenantId() == null ? "(none)" : group.tenantId());
+      }
+      table.row(counts(cells, group.counts()));
+    }
+    if (backlog.otherGroups() > 0) {
+      table.row(labelled(keys.size(), backlog.otherGroups() + " more", backlog.others()));
+    }
+    table.row(labelled(keys.size(), "total", backlog.total()));
+    table.print(out);
+  }
+
+  private static List<String> keyHeaders(BacklogGrouping by) {
+    return switch (by) {
+      case TRANSPORT -> List.of("TRANSPORT");
+      case DESTINATION -> List.of("TRANSPORT", "DESTINATION");
+      case TENANT -> List.of("TENANT");
+    };
+  }
+
+  private static @Nullable Object[] labelled(int keys, String label, BacklogCounts counts) {
+    List<@Nullable Object> cells = new ArrayList<>();
+    cells.add(label);
+    for (int i = 1; i < keys; i++) {
+      cells.add("");
+    }
+    return counts(cells, counts);
+  }
+
+  private static @Nullable Object[] counts(List<@Nullable Object> cells, BacklogCounts c) {
+    cells.add(c.rows());
+    cells.add(c.eligible());
+    cells.add(c.inFlight());
+    cells.add(c.retrying());
+    cells.add(c.scheduled());
+    cells.add(c.parked());
+    cells.add(c.oldestPendingAge().orElse(null));
+    cells.add(c.oldestEligibleAge().orElse(null));
+    return cells.toArray();
   }
 
   private static String age(Optional<Duration> age) {

@@ -5,11 +5,13 @@
  * {@link dev.relayer.schema.PostgreSqlOutboxSchema} for the given schema (default {@code public})
  * and table prefix (default {@code relayer_}; {@code --prefix ""} for none).
  *
- * <p>{@code relayer status [--url URL] [--schema S] [--prefix P]} connects to the database ({@code
- * --url}, else the environment variable {@code RELAYER_URL}), runs one health check with the
- * default thresholds and prints it: status and reasons, backlog, retries, parked keys, dead rows,
- * leases, dead tuples of Relayer's tables and what holds the xmin horizon. A password in the URL is
- * never printed.
+ * <p>{@code relayer status [--by transport|destination|tenant] [--limit N] [--json]} prints {@link
+ * dev.relayer.dispatch.RelayerOperator#status}: one health check with the default thresholds, the
+ * backlog by group (eligible, in flight, retrying, scheduled, parked, oldest ages; the largest
+ * {@code --limit} groups, the rest summed), the longest-parked keys, dead rows by fingerprint,
+ * leases and live instances (owners of unexpired leases: Relayer keeps no other registry of
+ * instances), dead tuples and the xmin horizon. It exits 0 whenever it ran, whatever the health:
+ * the verdict is output ({@code "status"} in the JSON), not an exit code.
  *
  * <p>{@code relayer dead groups|list|show|replay|purge} and {@code relayer parked
  * list|retry|skip|release} run the actions of {@link dev.relayer.dispatch.RelayerOperator} on dead

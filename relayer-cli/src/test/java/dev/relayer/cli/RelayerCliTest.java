@@ -399,7 +399,7 @@ class RelayerCliTest {
     assertThat(run.exitCode()).isEqualTo(RelayerCli.EXIT_FAILURE);
     assertThat(run.out()).isEmpty();
     assertThat(run.err().lines()).hasSize(1);
-    assertThat(run.err()).startsWith("relayer status: cannot read public.relayer_ at ");
+    assertThat(run.err()).startsWith("relayer status: cannot use public.relayer_ at ");
     assertThat(run.err()).contains("password=***").doesNotContain("hunter2");
   }
 

@@ -3,6 +3,7 @@ package dev.relayer.dispatch;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.store.AuditEntry;
 import dev.relayer.store.AuditOperation;
+import dev.relayer.store.BacklogGrouping;
 import dev.relayer.store.DeadDeleted;
 import dev.relayer.store.DeadFilter;
 import dev.relayer.store.DeadGroup;
@@ -167,6 +168,23 @@ public final class RelayerOperator {
         Objects.requireNonNull(clock, "clock"),
         Objects.requireNonNull(handoff, "handoff"),
         defaultOperatorName());
+  }
+
+  /**
+   * Everything {@code relayer status} shows, read now (by the operator's clock): the health report
+   * with the default thresholds, the outbox grouped {@code by} transport, destination or tenant
+   * (the {@code limit} largest groups one by one, the rest summed), the {@code limit}
+   * longest-parked keys, the {@code limit} largest dead-row groups by fingerprint, the unexpired
+   * leases and the instances holding them; see {@link RelayerStatus}. It only reads.
+   *
+   * @param limit 1 to {@value dev.relayer.store.BacklogQuery#MAX_LIMIT} (suggested: {@value
+   *     RelayerStatus#DEFAULT_LIMIT})
+   */
+  public RelayerStatus status(BacklogGrouping by, int limit) {
+    if (by == null) {
+      throw new InvalidInputException("by must not be null");
+    }
+    return RelayerStatus.read(store, dsl, clock.instant(), by, limit);
   }
 
   /**

@@ -210,7 +210,8 @@ final class OutboxQueries {
         row.value10());
   }
 
-  private static Optional<Duration> age(OffsetDateTime since, Instant now) {
+  /** How long before {@code now} {@code since} was (never negative); empty for null. */
+  static Optional<Duration> age(@Nullable OffsetDateTime since, Instant now) {
     return since == null
         ? Optional.empty()
         : Optional.of(maxZero(Duration.between(since.toInstant(), now)));

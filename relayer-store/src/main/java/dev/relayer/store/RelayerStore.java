@@ -767,6 +767,28 @@ public final class RelayerStore {
     return HorizonQueries.horizon(mapping.map(dsl));
   }
 
+  /**
+   * The outbox grouped by {@code query.by()} at {@code query.now()}, in one statement: per group
+   * the rows by state (eligible, in flight, retrying, scheduled, parked; see {@link BacklogCounts})
+   * and the oldest ages; the {@code query.limit()} groups with the most rows one by one, the rest
+   * summed, and the total. It reads every outbox row once; its output is bounded by the limit,
+   * whatever the number of groups.
+   */
+  public BacklogBreakdown backlogBreakdown(DSLContext dsl, BacklogQuery query) {
+    return BacklogQueries.breakdown(mapping.map(dsl), Objects.requireNonNull(query, "query"));
+  }
+
+  /**
+   * The parked keys whose head has been parked longest, oldest first, at most {@code limit} (1 to
+   * 10,000).
+   */
+  public List<ParkedKey> longestParkedKeys(DSLContext dsl, int limit) {
+    if (limit < 1 || limit > 10_000) {
+      throw new InvalidInputException("limit must be between 1 and 10000, was " + limit);
+    }
+    return BacklogQueries.longestParked(mapping.map(dsl), limit);
+  }
+
   /** How many keys are parked. */
   public long parkedKeyCount(DSLContext dsl) {
     return OutboxQueries.parkedKeyCount(mapping.map(dsl));
