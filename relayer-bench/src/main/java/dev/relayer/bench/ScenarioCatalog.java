@@ -8,6 +8,7 @@ import dev.relayer.bench.relayer.BurnDownScenario;
 import dev.relayer.bench.relayer.CleanupScenario;
 import dev.relayer.bench.relayer.EnqueueOverheadScenario;
 import dev.relayer.bench.relayer.LanesScenario;
+import dev.relayer.bench.relayer.ObservabilityScenario;
 import dev.relayer.bench.relayer.PinScenario;
 import dev.relayer.bench.relayer.SteadyStateScenario;
 import java.util.ArrayList;
@@ -65,6 +66,7 @@ final class ScenarioCatalog {
     scenarios.put(BrokersScenario.ID, o -> new BrokersScenario());
     scenarios.put(CleanupScenario.ID, o -> new CleanupScenario());
     scenarios.put(PinScenario.ID, o -> new PinScenario());
+    scenarios.put(ObservabilityScenario.ID, o -> new ObservabilityScenario());
     return scenarios;
   }
 }

@@ -5,6 +5,7 @@ import dev.relayer.bench.db.ScenarioDatabase;
 import dev.relayer.bench.report.Measurement;
 import dev.relayer.bench.report.Results;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
  * What one run of one scenario gets: the options, its fresh database, the repetition it belongs to,
@@ -58,6 +59,11 @@ public final class ScenarioContext {
     results.record(
         scenario.id(), repetition, new Measurement(scenario.id() + "." + key, label, unit, value));
     progress(String.format("%-44s %14s %s", label, Format.number(value), unit));
+  }
+
+  /** The figure recorded under {@code <scenario id>.<key>} in this repetition, if any. */
+  public OptionalDouble recorded(String key) {
+    return results.value(scenario.id() + "." + key, repetition);
   }
 
   /** Adds a note to the scenario's section of the report. */

@@ -419,6 +419,14 @@ public final class Relayer implements AutoCloseable {
     }
   }
 
+  /**
+   * Ids handed over after commit and waiting for a direct-dispatch worker ({@link
+   * RelayerDispatcher#queuedIds()}); 0 without transports. Every state.
+   */
+  public int queuedIds() {
+    return dispatcher == null ? 0 : dispatcher.queuedIds();
+  }
+
   /** This instance's identity in the maintenance and lane leases. */
   public String owner() {
     return owner;

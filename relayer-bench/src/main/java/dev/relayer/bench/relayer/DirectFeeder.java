@@ -14,7 +14,14 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class DirectFeeder implements DrainingSystem, AutoCloseable {
 
-  private final RelayerDispatcher dispatcher;
+  /** Where the ids go: a dispatcher's or a {@code Relayer}'s hand-off and its queue. */
+  interface Target {
+    void afterCommit(List<Long> ids);
+
+    int queuedIds();
+  }
+
+  private final Target dispatcher;
   private final long firstId;
   private final long lastId;
   private final int queueCapacity;
@@ -24,11 +31,33 @@ final class DirectFeeder implements DrainingSystem, AutoCloseable {
 
   /** Feeds ids {@code firstId..lastId} to {@code dispatcher}, whose queue holds queueCapacity. */
   DirectFeeder(RelayerDispatcher dispatcher, long firstId, long lastId, int queueCapacity) {
-    this.dispatcher = dispatcher;
+    this(
+        new Target() {
+          @Override
+          public void afterCommit(List<Long> ids) {
+            dispatcher.afterCommit(ids);
+          }
+
+          @Override
+          public int queuedIds() {
+            return dispatcher.queuedIds();
+          }
+        },
+        dispatcher.options().claimBatchSize(),
+        firstId,
+        lastId,
+        queueCapacity);
+  }
+
+  /**
+   * Feeds ids {@code firstId..lastId} to {@code target} in chunks of at most {@code claimBatch}.
+   */
+  DirectFeeder(Target target, int claimBatch, long firstId, long lastId, int queueCapacity) {
+    this.dispatcher = target;
     this.firstId = firstId;
     this.lastId = lastId;
     this.queueCapacity = queueCapacity;
-    this.chunk = Math.max(1, Math.min(queueCapacity / 2, dispatcher.options().claimBatchSize()));
+    this.chunk = Math.max(1, Math.min(queueCapacity / 2, claimBatch));
   }
 
   @Override

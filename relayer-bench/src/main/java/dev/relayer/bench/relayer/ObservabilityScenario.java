@@ -1,0 +1,213 @@
+package dev.relayer.bench.relayer;
+
+import dev.relayer.bench.Scenario;
+import dev.relayer.bench.ScenarioContext;
+import dev.relayer.bench.db.OutboxRows;
+import dev.relayer.bench.db.ScenarioDatabase;
+import dev.relayer.bench.pipeline.BurnDownDriver;
+import dev.relayer.bench.pipeline.DeliveryProbe;
+import dev.relayer.bench.pipeline.SteadyStateDriver;
+import dev.relayer.bench.report.Ratio;
+import dev.relayer.dispatch.DispatchOptions;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+
+/**
+ * Scenario 11, the cost of observing Relayer: the steady state and a direct-dispatch burn-down,
+ * each with Relayer's meters and tracing on beside the same with them off, in the same repetition.
+ */
+public final class ObservabilityScenario implements Scenario {
+
+  /** Scenario id. */
+  public static final String ID = "observability";
+
+  private static final String PLAIN = "plain";
+  private static final String OBSERVED = "observed";
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String title() {
+    return "11. Metrics and tracing: their cost";
+  }
+
+  @Override
+  public String description() {
+    return "The steady state of scenario 4 and the direct-dispatch burn-down of scenario 3, each"
+        + " run twice in a repetition — *plain* and *observed* — through `Relayer.builder(pool)`"
+        + " (the one entry point; `ProbeTransport`, no lanes; the steady state with maintenance at"
+        + " its defaults). Observed: `RelayerMetrics` bound to a `PrometheusMeterRegistry` (gauges"
+        + " refreshed every 30 s, its default; not scraped) and `RelayerTracing` over the"
+        + " OpenTelemetry SDK (`BatchSpanProcessor`, every span sampled, exported to an exporter"
+        + " that drops them): the trace context written at enqueue and a producer span per message"
+        + " sent. In both, every producer transaction runs under an application span of the same"
+        + " SDK, as in a traced application; the plain message carries a fixed `traceparent` of the"
+        + " same size instead of the span's. The two orders alternate between repetitions (plain"
+        + " first in the first). *Added p50* is the observed commit-to-send p50 at 50% load minus"
+        + " the plain one of the same repetition.";
+  }
+
+  @Override
+  public List<Ratio> ratios() {
+    return List.of(
+        new Ratio(
+            "observed steady capacity / plain steady capacity",
+            ID + ".observed.capacity.msgs",
+            ID + ".plain.capacity.msgs",
+            "≥ 0.97"),
+        new Ratio(
+            "observed direct burn-down / plain direct burn-down",
+            ID + ".observed.direct.msgs",
+            ID + ".plain.direct.msgs",
+            "≥ 0.97"));
+  }
+
+  @Override
+  public Map<String, String> targets() {
+    return Map.of(ID + ".observed.at50.p50.added", "≤ 0.05 ms");
+  }
+
+  @Override
+  public boolean warmsUp() {
+    return true;
+  }
+
+  @Override
+  public void warmUp(ScenarioContext context) throws Exception {
+    runAll(context, context.options().warmUpRows());
+  }
+
+  @Override
+  public void run(ScenarioContext context) throws Exception {
+    runAll(context, context.options().rows());
+  }
+
+  private static void runAll(ScenarioContext context, long rows) throws Exception {
+    ScenarioDatabase db = context.database();
+    db.installRelayerSchema();
+    DataSource pool = db.pool("relayer", context.options().poolSize());
+    AtomicLong exported = new AtomicLong();
+    SdkTracerProvider tracerProvider =
+        SdkTracerProvider.builder()
+            .addSpanProcessor(BatchSpanProcessor.builder(new DroppingExporter(exported)).build())
+            .build();
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    try (OpenTelemetrySdk openTelemetry =
+        OpenTelemetrySdk.builder().setTracerProvider(tracerProvider).build()) {
+      boolean plainFirst = context.repetition() % 2 == 0;
+      for (boolean observed :
+          plainFirst ? new boolean[] {false, true} : new boolean[] {true, false}) {
+        steady(context, pool, openTelemetry, observed ? Optional.of(registry) : Optional.empty());
+        db.execute("TRUNCATE " + OutboxRows.TABLE);
+      }
+      for (boolean observed :
+          plainFirst ? new boolean[] {false, true} : new boolean[] {true, false}) {
+        burnDown(
+            context,
+            db,
+            pool,
+            rows,
+            openTelemetry,
+            observed ? Optional.of(registry) : Optional.empty());
+        db.execute("TRUNCATE " + OutboxRows.TABLE);
+      }
+      tracerProvider.forceFlush();
+    } finally {
+      registry.close();
+    }
+    OptionalDouble plain = context.recorded(PLAIN + ".at50.p50");
+    OptionalDouble observed = context.recorded(OBSERVED + ".at50.p50");
+    if (plain.isPresent() && observed.isPresent()) {
+      context.record(
+          OBSERVED + ".at50.p50.added",
+          "observed at 50%: commit-to-send p50 added to plain's",
+          "ms",
+          observed.getAsDouble() - plain.getAsDouble());
+    }
+    context.record("observed.spans", "spans exported (all runs, dropped)", "spans", exported.get());
+  }
+
+  private static void steady(
+      ScenarioContext context,
+      DataSource pool,
+      OpenTelemetrySdk openTelemetry,
+      Optional<MeterRegistry> registry)
+      throws Exception {
+    String key = registry.isPresent() ? OBSERVED : PLAIN;
+    DeliveryProbe probe = new DeliveryProbe();
+    try (ObservedRelayer relayer =
+        ObservedRelayer.start(pool, probe, context.options(), true, openTelemetry, registry)) {
+      SteadyStateDriver.of(context, key, key + " steady state", relayer, probe).run();
+    }
+  }
+
+  private static void burnDown(
+      ScenarioContext context,
+      ScenarioDatabase db,
+      DataSource pool,
+      long rows,
+      OpenTelemetrySdk openTelemetry,
+      Optional<MeterRegistry> registry)
+      throws Exception {
+    String key = registry.isPresent() ? OBSERVED : PLAIN;
+    OutboxRows.insertPending(db, rows);
+    IdRange range = IdRange.of(db);
+    int queue = DispatchOptions.defaults().queueCapacity();
+    DeliveryProbe probe = new DeliveryProbe();
+    String label = key + " direct burn-down";
+    try (ObservedRelayer relayer =
+            ObservedRelayer.start(pool, probe, context.options(), false, openTelemetry, registry);
+        DirectFeeder feeder =
+            new DirectFeeder(
+                relayer,
+                ObservedRelayer.claimBatch(context.options()),
+                range.last() - rows + 1,
+                range.last(),
+                queue)) {
+      BurnDownDriver.measure(context, label, feeder, probe, rows, 0)
+          .record(context, key + ".direct", label);
+    }
+  }
+
+  /** Takes every span and drops it, counting them: the SDK's work without an exporter's. */
+  private static final class DroppingExporter implements SpanExporter {
+    private final AtomicLong exported;
+
+    DroppingExporter(AtomicLong exported) {
+      this.exported = exported;
+    }
+
+    @Override
+    public CompletableResultCode export(Collection<SpanData> spans) {
+      exported.addAndGet(spans.size());
+      return CompletableResultCode.ofSuccess();
+    }
+
+    @Override
+    public CompletableResultCode flush() {
+      return CompletableResultCode.ofSuccess();
+    }
+
+    @Override
+    public CompletableResultCode shutdown() {
+      return CompletableResultCode.ofSuccess();
+    }
+  }
+}
