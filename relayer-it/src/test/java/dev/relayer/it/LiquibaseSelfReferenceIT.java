@@ -108,10 +108,13 @@ class LiquibaseSelfReferenceIT {
         .containsExactly(
             "messaging.x_inbox",
             "messaging.x_leases",
+            "messaging.x_operations",
             "messaging.x_outbox",
             "messaging.x_outbox_dead");
     assertThat(changelogIds())
-        .containsExactly("relayer-1-create-tables schema=messaging prefix=x_");
+        .containsExactly(
+            "relayer-1-create-tables schema=messaging prefix=x_",
+            "relayer-2-operations schema=messaging prefix=x_");
   }
 
   /** Liquibase's Java API, as the README shows it; a {@code null} schema or prefix is not set. */
