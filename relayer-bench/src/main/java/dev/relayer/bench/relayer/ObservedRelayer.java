@@ -23,8 +23,6 @@ import java.util.Optional;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
-import org.jooq.TransactionContext;
-import org.jooq.TransactionListener;
 import org.jooq.impl.DSL;
 
 /**
@@ -82,7 +80,8 @@ final class ObservedRelayer implements ProducingSystem, DirectFeeder.Target, Aut
         DSL.using(
             DSL.using(pool, SQLDialect.POSTGRES)
                 .configuration()
-                .deriveAppending(new CommitProbe(), relayer.transactionListener()));
+                .deriveAppending(
+                    new CommitProbe(committing, probe), relayer.transactionListener()));
     relayer.start();
     metrics.ifPresent(RelayerMetrics::start);
   }
@@ -102,10 +101,7 @@ final class ObservedRelayer implements ProducingSystem, DirectFeeder.Target, Aut
   }
 
   private static DispatchOptions dispatchOptions(BenchOptions options) {
-    DispatchOptions.Builder builder = DispatchOptions.builder();
-    options.relayerWorkers().ifPresent(builder::workers);
-    options.claimBatch().ifPresent(builder::claimBatchSize);
-    return builder.build();
+    return RelayerRig.dispatchOptions(options, DispatchOptions.defaults().queueCapacity());
   }
 
   /** The dispatch claim batch this Relayer runs with. */
@@ -150,15 +146,5 @@ final class ObservedRelayer implements ProducingSystem, DirectFeeder.Target, Aut
   public void close() {
     metrics.ifPresent(RelayerMetrics::close);
     relayer.close();
-  }
-
-  private final class CommitProbe implements TransactionListener {
-    @Override
-    public void commitEnd(TransactionContext ctx) {
-      long[] seq = committing.get();
-      if (seq != null) {
-        probe.committed(seq[0]);
-      }
-    }
   }
 }

@@ -17,8 +17,6 @@ import java.util.Optional;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
-import org.jooq.TransactionContext;
-import org.jooq.TransactionListener;
 import org.jooq.impl.DSL;
 
 /**
@@ -65,7 +63,8 @@ final class RelayerRig implements AutoCloseable {
     this.app =
         DSL.using(
             dsl.configuration()
-                .deriveAppending(new CommitProbe(), dispatcher.transactionListener()));
+                .deriveAppending(
+                    new CommitProbe(committing, probe), dispatcher.transactionListener()));
   }
 
   /** A rig whose dispatcher is not started: for enqueue-only measurements. */
@@ -219,20 +218,11 @@ final class RelayerRig implements AutoCloseable {
     dispatcher.close();
   }
 
-  private static DispatchOptions dispatchOptions(BenchOptions options, int queueCapacity) {
+  /** Relayer's default dispatch options with the command line's workers and claim batch. */
+  static DispatchOptions dispatchOptions(BenchOptions options, int queueCapacity) {
     DispatchOptions.Builder builder = DispatchOptions.builder().queueCapacity(queueCapacity);
     options.relayerWorkers().ifPresent(builder::workers);
     options.claimBatch().ifPresent(builder::claimBatchSize);
     return builder.build();
-  }
-
-  private final class CommitProbe implements TransactionListener {
-    @Override
-    public void commitEnd(TransactionContext ctx) {
-      long[] seq = committing.get();
-      if (seq != null) {
-        probe.committed(seq[0]);
-      }
-    }
   }
 }
