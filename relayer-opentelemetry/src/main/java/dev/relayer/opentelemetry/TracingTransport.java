@@ -15,9 +15,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -90,11 +88,12 @@ public final class TracingTransport implements Transport {
     }
     List<Span> spans = new ArrayList<>(count);
     List<OutgoingMessage> traced = new ArrayList<>(count);
+    String spanName = MessagingAttributes.SEND + " " + batch.destination();
     for (OutgoingMessage message : messages) {
       Context parent = propagator.extract(Context.root(), message.headers(), HeaderMaps.GETTER);
       SpanBuilder builder =
           tracer
-              .spanBuilder(MessagingAttributes.SEND + " " + batch.destination())
+              .spanBuilder(spanName)
               .setSpanKind(SpanKind.PRODUCER)
               .setParent(parent)
               .setAttribute(MessagingAttributes.SYSTEM, messagingSystem)
@@ -108,13 +107,11 @@ public final class TracingTransport implements Transport {
       }
       Span span = builder.startSpan();
       spans.add(span);
-      Map<String, String> headers = new HashMap<>(message.headers());
-      propagator.inject(parent.with(span), headers, HeaderMaps.SETTER);
       traced.add(
           new OutgoingMessage(
               message.messageId(),
               message.messageType(),
-              headers,
+              HeaderMaps.injected(message.headers(), propagator, parent.with(span)),
               message.body(),
               message.orderingKey(),
               message.tenantId()));

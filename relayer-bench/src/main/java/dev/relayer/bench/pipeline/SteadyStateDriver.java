@@ -97,6 +97,15 @@ public final class SteadyStateDriver {
       context.note(label + ": nothing was delivered at saturation, so no load levels were run");
       return;
     }
+    runLevels(capacity);
+  }
+
+  /**
+   * Runs the load levels at {@link #LEVELS} percent of {@code capacity} and records their figures
+   * as {@link #run} does. Given another system's capacity, it compares two systems at the same
+   * offered rates.
+   */
+  public void runLevels(double capacity) throws Exception {
     for (int level : LEVELS) {
       level(level, capacity * level / 100.0);
     }

@@ -60,8 +60,10 @@ public final class ObservabilityScenario implements Scenario {
         + " sent. In both, every producer transaction runs under an application span of the same"
         + " SDK, as in a traced application; the plain message carries a fixed `traceparent` of the"
         + " same size instead of the span's. The two orders alternate between repetitions (plain"
-        + " first in the first). *Added p50* is the observed commit-to-send p50 at 50% load minus"
-        + " the plain one of the same repetition.";
+        + " first in the first). Each measures its capacity; then both run at 25, 50 and 75% of the"
+        + " *plain* capacity, so that their latencies are compared at the same offered rates."
+        + " *Added p50* is the observed commit-to-send p50 at 50% load minus the plain one of the"
+        + " same repetition.";
   }
 
   @Override
@@ -112,13 +114,36 @@ public final class ObservabilityScenario implements Scenario {
     try (OpenTelemetrySdk openTelemetry =
         OpenTelemetrySdk.builder().setTracerProvider(tracerProvider).build()) {
       boolean plainFirst = context.repetition() % 2 == 0;
-      for (boolean observed :
-          plainFirst ? new boolean[] {false, true} : new boolean[] {true, false}) {
-        steady(context, pool, openTelemetry, observed ? Optional.of(registry) : Optional.empty());
+      boolean[] order = plainFirst ? new boolean[] {false, true} : new boolean[] {true, false};
+      double plainCapacity = Double.NaN;
+      for (boolean observed : order) {
+        double capacity =
+            steady(
+                context,
+                pool,
+                openTelemetry,
+                observed ? Optional.of(registry) : Optional.empty(),
+                OptionalDouble.empty());
+        if (!observed) {
+          plainCapacity = capacity;
+        }
         db.execute("TRUNCATE " + OutboxRows.TABLE);
       }
-      for (boolean observed :
-          plainFirst ? new boolean[] {false, true} : new boolean[] {true, false}) {
+      if (plainCapacity > 0) {
+        // Both at the same offered rates: fractions of the plain capacity.
+        for (boolean observed : order) {
+          steady(
+              context,
+              pool,
+              openTelemetry,
+              observed ? Optional.of(registry) : Optional.empty(),
+              OptionalDouble.of(plainCapacity));
+          db.execute("TRUNCATE " + OutboxRows.TABLE);
+        }
+      } else {
+        context.note("the plain steady state delivered nothing at saturation; no load levels");
+      }
+      for (boolean observed : order) {
         burnDown(
             context,
             db,
@@ -144,17 +169,28 @@ public final class ObservabilityScenario implements Scenario {
     context.record("observed.spans", "spans exported (all runs, dropped)", "spans", exported.get());
   }
 
-  private static void steady(
+  /**
+   * With no {@code levelsOf}, measures and returns the capacity of the plain or observed Relayer;
+   * with one, runs its load levels at fractions of that capacity (returning it).
+   */
+  private static double steady(
       ScenarioContext context,
       DataSource pool,
       OpenTelemetrySdk openTelemetry,
-      Optional<MeterRegistry> registry)
+      Optional<MeterRegistry> registry,
+      OptionalDouble levelsOf)
       throws Exception {
     String key = registry.isPresent() ? OBSERVED : PLAIN;
     DeliveryProbe probe = new DeliveryProbe();
     try (ObservedRelayer relayer =
         ObservedRelayer.start(pool, probe, context.options(), true, openTelemetry, registry)) {
-      SteadyStateDriver.of(context, key, key + " steady state", relayer, probe).run();
+      SteadyStateDriver driver =
+          SteadyStateDriver.of(context, key, key + " steady state", relayer, probe);
+      if (levelsOf.isPresent()) {
+        driver.runLevels(levelsOf.getAsDouble());
+        return levelsOf.getAsDouble();
+      }
+      return driver.measureCapacity();
     }
   }
 

@@ -1,7 +1,12 @@
 package dev.relayer.opentelemetry.internal;
 
+import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.opentelemetry.context.propagation.TextMapSetter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -30,5 +35,58 @@ public final class HeaderMaps {
         if (carrier != null) {
           carrier.put(key, value);
         }
+      };
+
+  /**
+   * {@code headers} with {@code context} injected by {@code propagator}: each field it writes
+   * replaces the header of that name, every other header is kept. The result is immutable, so that
+   * {@link dev.relayer.api.spi.OutgoingMessage} takes it without a copy; it is built in one pass,
+   * as this runs once per message sent.
+   */
+  @SuppressWarnings("unchecked")
+  public static Map<String, String> injected(
+      Map<String, String> headers, TextMapPropagator propagator, Context context) {
+    List<String> fields = new ArrayList<>(4);
+    propagator.inject(context, fields, PAIRS);
+    int written = fields.size() / 2;
+    Map.Entry<String, String>[] entries = new Map.Entry[headers.size() + written];
+    int n = 0;
+    for (int i = 0; i < fields.size(); i += 2) {
+      entries[n++] = Map.entry(fields.get(i), fields.get(i + 1));
+    }
+    for (Map.Entry<String, String> header : headers.entrySet()) {
+      if (!written(fields, header.getKey())) {
+        entries[n++] = header;
+      }
+    }
+    return Map.ofEntries(n == entries.length ? entries : Arrays.copyOf(entries, n));
+  }
+
+  private static boolean written(List<String> fields, String name) {
+    for (int i = 0; i < fields.size(); i += 2) {
+      if (fields.get(i).equals(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Collects the fields a propagator writes as name, value, name, value…; a field written again
+   * keeps its last value.
+   */
+  private static final TextMapSetter<List<String>> PAIRS =
+      (carrier, key, value) -> {
+        if (carrier == null) {
+          return;
+        }
+        for (int i = 0; i < carrier.size(); i += 2) {
+          if (carrier.get(i).equals(key)) {
+            carrier.set(i + 1, value);
+            return;
+          }
+        }
+        carrier.add(key);
+        carrier.add(value);
       };
 }
