@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.dispatch.Relayer;
 import dev.relayer.store.InboxOutcome;
+import dev.relayer.store.NewMessage;
 import dev.relayer.testkit.transport.BrokerFixture;
 import dev.relayer.testkit.transport.ConsumedMessage;
 import io.opentelemetry.api.trace.Span;
@@ -75,21 +76,17 @@ abstract class BrokerTraceContract {
             .build()) {
       tracing.install(relayer.store());
       relayer.start();
+      NewMessage message = OutboxDatabase.message(system()).destination(destination).build();
       try (Scope ignored = writer.makeCurrent()) {
-        relayer
-            .dsl()
-            .transaction(
-                tx ->
-                    relayer
-                        .store()
-                        .enqueue(
-                            tx.dsl(),
-                            OutboxDatabase.message(system()).destination(destination).build()));
+        relayer.dsl().transaction(tx -> relayer.store().enqueue(tx.dsl(), message));
       } finally {
         writer.end();
       }
       List<ConsumedMessage> consumed = broker.consume(destination, 1, WAIT);
       assertThat(consumed).hasSize(1);
+      assertThat(consumed.get(0).messageId())
+          .as("the broker carried the enqueued message's id")
+          .isEqualTo(message.messageId().toString());
       return new Sent(writer, destination, consumed.get(0));
     }
   }
@@ -148,6 +145,7 @@ abstract class BrokerTraceContract {
     assertThat(process.getParentSpanId()).isEqualTo(send.getSpanId());
     assertThat(process.getAttributes().get(OPERATION_TYPE)).isEqualTo("process");
     assertThat(process.getAttributes().get(SYSTEM)).isEqualTo(system());
+    assertThat(process.getAttributes().get(DESTINATION)).isEqualTo(sent.destination());
     assertThat(process.getAttributes().get(INBOX_OUTCOME)).isEqualTo("first");
     assertThat(currentInHandler)
         .as("the consumer span is current while the handler runs")

@@ -5,6 +5,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import dev.relayer.api.spi.Transport;
 import dev.relayer.testkit.transport.ConsumedMessage;
 import dev.relayer.testkit.transport.RestartableBrokerFixture;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,7 +35,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * A Kafka cluster: the one named by {@value #BOOTSTRAP_VARIABLE} when set (it must not auto-create
- * topics), or the run's private {@link KafkaBrokerProcess}, which {@link #stop()} kills and {@link
+ * topics), or a private {@link KafkaBrokerProcess}, which {@link #stop()} kills and {@link
  * #start()} starts again. Each destination is a fresh topic with one partition.
  */
 public final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
@@ -46,13 +47,15 @@ public final class KafkaFixture implements RestartableBrokerFixture, AutoCloseab
 
   private final String bootstrapServers;
   private final KafkaBrokerProcess process;
+  private final boolean ownsProcess;
   private final Admin admin;
   private final Set<String> topics = ConcurrentHashMap.newKeySet();
   private boolean orderedBatches;
 
-  private KafkaFixture(String bootstrapServers, KafkaBrokerProcess process) {
+  private KafkaFixture(String bootstrapServers, KafkaBrokerProcess process, boolean ownsProcess) {
     this.bootstrapServers = bootstrapServers;
     this.process = process;
+    this.ownsProcess = ownsProcess;
     Properties properties = new Properties();
     properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     this.admin = Admin.create(properties);
@@ -63,12 +66,33 @@ public final class KafkaFixture implements RestartableBrokerFixture, AutoCloseab
     String bootstrap = System.getenv(BOOTSTRAP_VARIABLE);
     return bootstrap == null || bootstrap.isBlank()
         ? null
-        : new KafkaFixture(bootstrap.trim(), null);
+        : new KafkaFixture(bootstrap.trim(), null, false);
   }
 
-  /** The test run's private broker, which {@link #stop()} kills and {@link #start()} restarts. */
+  /**
+   * The test run's private broker, which {@link #stop()} kills and {@link #start()} restarts; its
+   * caller closes it.
+   */
   public static KafkaFixture privateBroker(KafkaBrokerProcess process) {
-    return new KafkaFixture(process.bootstrapServers(), process);
+    return new KafkaFixture(process.bootstrapServers(), process, false);
+  }
+
+  /**
+   * The cluster named by {@value #BOOTSTRAP_VARIABLE} when set, else a private broker started now
+   * for this fixture alone, which {@link #close()} kills and deletes with its data.
+   */
+  public static KafkaFixture externalOrOwnBroker() throws IOException, InterruptedException {
+    KafkaFixture external = external();
+    if (external != null) {
+      return external;
+    }
+    KafkaBrokerProcess process = KafkaBrokerProcess.start();
+    try {
+      return new KafkaFixture(process.bootstrapServers(), process, true);
+    } catch (RuntimeException e) {
+      process.close();
+      throw e;
+    }
   }
 
   /** The cluster's {@code bootstrap.servers}. */
@@ -206,7 +230,10 @@ public final class KafkaFixture implements RestartableBrokerFixture, AutoCloseab
     process.startProcess();
   }
 
-  /** Deletes the topics of an external cluster (a private broker's go with its directory). */
+  /**
+   * Deletes the topics of an external cluster (a private broker's go with its directory), and
+   * closes a broker of {@link #externalOrOwnBroker()}.
+   */
   @Override
   public void close() throws Exception {
     try {
@@ -214,7 +241,13 @@ public final class KafkaFixture implements RestartableBrokerFixture, AutoCloseab
         admin.deleteTopics(topics).all().get(30, TimeUnit.SECONDS);
       }
     } finally {
-      admin.close(Duration.ofSeconds(5));
+      try {
+        admin.close(Duration.ofSeconds(5));
+      } finally {
+        if (ownsProcess) {
+          process.close();
+        }
+      }
     }
   }
 }
