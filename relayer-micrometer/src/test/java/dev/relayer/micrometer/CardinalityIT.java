@@ -39,13 +39,7 @@ class CardinalityIT {
   void tenThousandDistinctDestinationsAndKeysDoNotMakeTenThousandMeters() {
     InMemoryTransport memory = InMemoryTransport.of("memory", 100, true);
     Relayer relayer =
-        fixture.track(
-            Relayer.builder(fixture.pool)
-                .transport(memory)
-                .dispatch(MetricsFixture.fastDispatch())
-                .maintenance(MetricsFixture.fastMaintenance().build())
-                .lanes(MetricsFixture.fastLanes())
-                .build());
+        fixture.track(fixture.fastRelayer(memory).lanes(MetricsFixture.fastLanes()).build());
     SimpleMeterRegistry plain = new SimpleMeterRegistry();
     SimpleMeterRegistry mapped = new SimpleMeterRegistry();
     fixture.track(RelayerMetrics.builder(relayer, plain).build());

@@ -51,14 +51,7 @@ class DeliveryMetersIT {
         InMemoryTransport.named("poison").rejectPermanently(m -> true, "no such queue");
     Relayer relayer =
         fixture.track(
-            Relayer.builder(fixture.pool)
-                .transport(ok)
-                .transport(flaky)
-                .transport(poison)
-                .dispatch(MetricsFixture.fastDispatch())
-                .maintenance(MetricsFixture.fastMaintenance().build())
-                .lanes(MetricsFixture.fastLanes())
-                .build());
+            fixture.fastRelayer(ok, flaky, poison).lanes(MetricsFixture.fastLanes()).build());
     RelayerMetrics metrics = fixture.track(RelayerMetrics.builder(relayer, registry).build());
     relayer.start();
 
@@ -151,14 +144,7 @@ class DeliveryMetersIT {
   @Test
   void aSendThatTimesOutIsCountedAsATimeoutThenItsRetryAsSent() {
     InMemoryTransport slow = InMemoryTransport.named("slow").hang(Duration.ofSeconds(3));
-    Relayer relayer =
-        fixture.track(
-            Relayer.builder(fixture.pool)
-                .transport(slow)
-                .dispatch(MetricsFixture.fastDispatch())
-                .maintenance(MetricsFixture.fastMaintenance().build())
-                .withoutLanes()
-                .build());
+    Relayer relayer = fixture.track(fixture.fastRelayer(slow).withoutLanes().build());
     fixture.track(RelayerMetrics.builder(relayer, registry).build());
     relayer.start();
 

@@ -64,14 +64,7 @@ class HealthGaugesIT {
     assertThat(gauge("relayer.outbox.retrying")).isZero();
 
     InMemoryTransport memory = InMemoryTransport.named("memory");
-    Relayer deliverer =
-        fixture.track(
-            Relayer.builder(fixture.pool)
-                .transport(memory)
-                .dispatch(MetricsFixture.fastDispatch())
-                .maintenance(MetricsFixture.fastMaintenance().build())
-                .withoutLanes()
-                .build());
+    Relayer deliverer = fixture.track(fixture.fastRelayer(memory).withoutLanes().build());
     deliverer.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> memory.deliveries().size() == 7);
 

@@ -2,9 +2,11 @@ package dev.relayer.micrometer;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.relayer.api.spi.Transport;
 import dev.relayer.dispatch.DispatchOptions;
 import dev.relayer.dispatch.LaneOptions;
 import dev.relayer.dispatch.MaintenanceOptions;
+import dev.relayer.dispatch.Relayer;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.NewMessage;
 import dev.relayer.testkit.RelayerSchemaInstaller;
@@ -38,6 +40,19 @@ final class MetricsFixture implements AutoCloseable {
   <T extends AutoCloseable> T track(T closeable) {
     closeables.add(0, closeable);
     return closeable;
+  }
+
+  /**
+   * A Relayer on this fixture's pool over {@code transports}, with the fast dispatch and
+   * maintenance options below; a test adds lanes ({@link #fastLanes()}) or leaves them out, and
+   * changes what else it needs, before {@code build()}.
+   */
+  Relayer.Builder fastRelayer(Transport... transports) {
+    Relayer.Builder builder = Relayer.builder(pool);
+    for (Transport transport : transports) {
+      builder.transport(transport);
+    }
+    return builder.dispatch(fastDispatch()).maintenance(fastMaintenance().build());
   }
 
   /** Quick retries, a short send timeout and three attempts. */

@@ -66,14 +66,7 @@ class ObservabilityDocsIT {
     InMemoryTransport poison =
         InMemoryTransport.named("poison").rejectPermanently(m -> true, "no such queue");
     Relayer relayer =
-        fixture.track(
-            Relayer.builder(fixture.pool)
-                .transport(ok)
-                .transport(poison)
-                .dispatch(MetricsFixture.fastDispatch())
-                .maintenance(MetricsFixture.fastMaintenance().build())
-                .lanes(MetricsFixture.fastLanes())
-                .build());
+        fixture.track(fixture.fastRelayer(ok, poison).lanes(MetricsFixture.fastLanes()).build());
     RelayerMetrics metrics = fixture.track(RelayerMetrics.builder(relayer, registry).build());
     relayer.start();
     relayer
