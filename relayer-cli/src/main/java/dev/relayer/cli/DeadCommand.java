@@ -63,14 +63,7 @@ final class DeadCommand {
       if (json) {
         List<Object> items = new ArrayList<>();
         for (DeadGroup g : groups) {
-          Map<String, @Nullable Object> item = new LinkedHashMap<>();
-          item.put("fingerprint", g.fingerprint());
-          item.put("count", g.count());
-          item.put("first_failed_at", g.firstFailedAt());
-          item.put("last_failed_at", g.lastFailedAt());
-          item.put("destinations", g.destinations());
-          item.put("sample_error", g.sampleError());
-          items.add(item);
+          items.add(RowsJson.deadGroup(g));
         }
         out.println(Json.write(Map.of("groups", items)));
         return RelayerCli.EXIT_OK;

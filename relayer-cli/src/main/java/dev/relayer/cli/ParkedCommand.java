@@ -51,15 +51,7 @@ final class ParkedCommand {
       if (json) {
         List<Object> items = new ArrayList<>();
         for (ParkedKey k : keys) {
-          Map<String, @Nullable Object> item = new LinkedHashMap<>();
-          item.put("ordering_key", k.orderingKey());
-          item.put("lane", k.lane());
-          item.put("head_id", k.headId());
-          item.put("message_id", k.messageId());
-          item.put("attempts", k.attempts());
-          item.put("parked_at", k.parkedAt());
-          item.put("last_error", k.lastError());
-          items.add(item);
+          items.add(RowsJson.parkedKey(k));
         }
         out.println(Json.write(Map.of("parked", items)));
         return RelayerCli.EXIT_OK;

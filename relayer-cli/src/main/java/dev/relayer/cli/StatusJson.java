@@ -76,28 +76,13 @@ final class StatusJson {
 
     List<Object> parked = new ArrayList<>();
     for (ParkedKey k : status.longestParked()) {
-      Map<String, @Nullable Object> item = new LinkedHashMap<>();
-      item.put("ordering_key", k.orderingKey());
-      item.put("lane", k.lane());
-      item.put("head_id", k.headId());
-      item.put("message_id", k.messageId());
-      item.put("attempts", k.attempts());
-      item.put("parked_at", k.parkedAt());
-      item.put("last_error", k.lastError());
-      parked.add(item);
+      parked.add(RowsJson.parkedKey(k));
     }
     doc.put("parked", parked);
 
     List<Object> dead = new ArrayList<>();
     for (DeadGroup g : status.deadGroups()) {
-      Map<String, @Nullable Object> item = new LinkedHashMap<>();
-      item.put("fingerprint", g.fingerprint());
-      item.put("count", g.count());
-      item.put("first_failed_at", g.firstFailedAt());
-      item.put("last_failed_at", g.lastFailedAt());
-      item.put("destinations", g.destinations());
-      item.put("sample_error", g.sampleError());
-      dead.add(item);
+      dead.add(RowsJson.deadGroup(g));
     }
     doc.put("dead_groups", dead);
     doc.put("dead_rows_in_other_groups", status.otherDeadRows());
