@@ -308,6 +308,31 @@ class CleanupIT {
   }
 
   @Test
+  void theRunAfterAnUnfinishedOneGoesOnWhereItStoppedAndTheRunAfterADrainStartsAtTheOldestRow() {
+    for (int i = 0; i < 6; i++) {
+      inboxRecords(1, old.plusSeconds(i));
+    }
+    Cleanup cleanup = cleanup(2, Duration.ofHours(1), 0, stepping(Duration.ofMillis(10)));
+
+    CleanupResult stopped = cleanup.pass(fx.dsl, Instant.now(), () -> true, pause -> true);
+    assertThat(stopped.inboxDeleted()).isEqualTo(2);
+    assertThat(stopped.drained()).isFalse();
+    // Written behind the place the first run got to: the run that goes on from there passes it.
+    inboxRecords(1, old.minusHours(1));
+
+    CleanupResult resumed = cleanup.pass(fx.dsl, Instant.now(), () -> false, pause -> true);
+    assertThat(resumed.inboxDeleted()).isEqualTo(4);
+    assertThat(resumed.drained()).isTrue();
+    assertThat(inbox()).isEqualTo(1);
+
+    CleanupResult fresh = cleanup.pass(fx.dsl, Instant.now(), () -> false, pause -> true);
+    assertThat(fresh.inboxDeleted())
+        .as("a drain that finished leaves nothing to go on from")
+        .isOne();
+    assertThat(inbox()).isZero();
+  }
+
+  @Test
   void aPauseThatReportsStopEndsTheRunAfterTheBatchBeforeIt() {
     deadRows(10, old);
     Cleanup cleanup = cleanup(2, Duration.ofHours(1), 1, stepping(Duration.ofMillis(10)));

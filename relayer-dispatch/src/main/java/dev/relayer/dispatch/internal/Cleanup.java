@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One cleanup run under the {@code cleanup} lease: drains dead rows older than the dead retention
@@ -37,6 +38,13 @@ import org.jooq.DSLContext;
  * runs and yields the rest to the application's own transactions; a slower batch on a busier
  * database earns a longer pause. Pauses count towards the budget and end at once on the stop
  * signal, which then ends the run.
+ *
+ * <p>A run that ends before a table is done (on its budget or the stop signal) leaves that table's
+ * keyset to the next run of this instance, which goes on from there with its own cutoffs instead of
+ * starting again at the oldest index entry and walking every entry the run before left behind. A
+ * drain that finishes, a run that loses the lease and a run that fails leave nothing: the next
+ * starts at the oldest row, and so sees a row that was written with a timestamp older than where an
+ * earlier drain had got to.
  *
  * <p>A crash or error in a batch rolls back that batch only; what earlier batches deleted stays
  * deleted, and the next run starts again from the oldest row.
@@ -92,23 +100,50 @@ public final class Cleanup {
     long deleted;
     boolean done;
 
-    Drain(boolean dead, Optional<Duration> retention, Instant now, int batchSize) {
+    Drain(
+        boolean dead,
+        Optional<Duration> retention,
+        Instant now,
+        int batchSize,
+        @Nullable PurgeBatch resume) {
       this.dead = dead;
       this.done = retention.isEmpty();
-      this.next = PurgeBatch.first(now.minus(retention.orElse(Duration.ZERO)), batchSize);
+      Instant cutoff = now.minus(retention.orElse(Duration.ZERO));
+      this.next =
+          resume == null
+              ? PurgeBatch.first(cutoff, batchSize)
+              : new PurgeBatch(cutoff, resume.from(), resume.span(), batchSize);
+    }
+
+    /** Where the next run goes on: the next batch, unless this drain is done. */
+    @Nullable PurgeBatch resume() {
+      return done ? null : next;
     }
   }
+
+  /**
+   * Where the last run's unfinished drains stopped, for the next run to go on from; {@code null}
+   * for a drain that finished, or when the last run did not end normally.
+   */
+  private @Nullable PurgeBatch resumeDead;
+
+  private @Nullable PurgeBatch resumeInbox;
 
   /**
    * Runs batches until both tables come back short, {@code budget} has passed or {@code stop} says
    * so; {@code now} fixes the cutoffs. {@code pause} waits between batches when the pause factor is
    * above zero, and ends the run when it returns {@code false}.
    */
-  public CleanupResult pass(DSLContext dsl, Instant now, BooleanSupplier stop, Pause pause) {
+  public synchronized CleanupResult pass(
+      DSLContext dsl, Instant now, BooleanSupplier stop, Pause pause) {
     long clock = nanoTime.getAsLong();
     long deadline = clock + settings.budget().toNanos();
-    Drain dead = new Drain(true, settings.deadRetention(), now, settings.batchSize());
-    Drain inbox = new Drain(false, settings.inboxRetention(), now, settings.batchSize());
+    Drain dead = new Drain(true, settings.deadRetention(), now, settings.batchSize(), resumeDead);
+    Drain inbox =
+        new Drain(false, settings.inboxRetention(), now, settings.batchSize(), resumeInbox);
+    // A run that throws leaves nothing to go on from: the next starts at the oldest row.
+    resumeDead = null;
+    resumeInbox = null;
     int batches = 0;
     boolean leader = true;
     boolean stopped = false;
@@ -153,6 +188,10 @@ public final class Cleanup {
     if (batches == 0 && dead.done && inbox.done) {
       // Both retentions infinite: still take and renew the lease, so the report shows who cleans.
       leader = dsl.transactionResult(tx -> holdLease(tx.dsl()));
+    }
+    if (leader) {
+      resumeDead = dead.resume();
+      resumeInbox = inbox.resume();
     }
     leases.observe(LEASE, settings.owner(), leader);
     return new CleanupResult(
