@@ -94,10 +94,11 @@ class CleanupIT {
 
     assertThat(run.deadDeleted()).isEqualTo(25);
     assertThat(run.inboxDeleted()).isEqualTo(23);
-    // Dead: five full windows from the oldest row, each half the one before; the sixth, half as
-    // wide again, is empty, and the seventh reaches the cutoff. Inbox: four of five, one of three,
-    // an empty window past them and one to the cutoff.
-    assertThat(run.batches()).isEqualTo(14);
+    // Dead: five full windows from the oldest row, each half the one before; the first half of
+    // the last (empty), its second half (empty: a gap), and one to the cutoff. Inbox: four of
+    // five, one of three (the first half of the fourth full window), its second half (empty) and
+    // one to the cutoff.
+    assertThat(run.batches()).isEqualTo(15);
     assertThat(run.drained()).isTrue();
     assertThat(dead()).as("recent dead rows stay").isEqualTo(3);
     assertThat(inbox()).as("recent inbox records stay").isEqualTo(4);
@@ -234,10 +235,10 @@ class CleanupIT {
     assertThat(run.deadDeleted()).isEqualTo(4);
     assertThat(run.inboxDeleted()).isEqualTo(5);
     assertThat(run.drained()).isTrue();
-    // Dead: 2, 2, an empty window, one to the cutoff; inbox: 2, 2, 1, an empty window, one to the
-    // cutoff: nine batches, a pause after each but the last.
-    assertThat(run.batches()).isEqualTo(9);
-    assertThat(pauses).hasSize(8).containsOnly(Duration.ofMillis(15));
+    // Dead: 2, 2, the two halves of the second window (empty), one to the cutoff; inbox: 2, 2, 1
+    // and 0 (the halves), one to the cutoff: ten batches, a pause after each but the last.
+    assertThat(run.batches()).isEqualTo(10);
+    assertThat(pauses).hasSize(9).containsOnly(Duration.ofMillis(15));
     assertThat(dead()).isZero();
     assertThat(inbox()).isZero();
   }
@@ -299,9 +300,10 @@ class CleanupIT {
 
     assertThat(run.deadDeleted()).isEqualTo(20);
     assertThat(run.drained()).isTrue();
-    // Twelve dead batches (ten of two, an empty window and one to the cutoff) and the empty
-    // inbox's one start at 2, 4, … 26 s: the lease is taken at 2, 10, 18 and 26 s.
-    assertThat(run.batches()).isEqualTo(13);
+    // Thirteen dead batches (ten of two, the two empty halves of the last window and one to the
+    // cutoff) and the empty inbox's one start at 2, 4, … 28 s: the lease is taken at 2, 10, 18
+    // and 26 s.
+    assertThat(run.batches()).isEqualTo(14);
     assertThat(fx.dsl.fetchCount(DSL.table("lease_writes"))).isEqualTo(4);
     assertThat(fx.store.lease(fx.dsl, Cleanup.LEASE))
         .hasValueSatisfying(lease -> assertThat(lease.owner()).isEqualTo("pacing-test"));

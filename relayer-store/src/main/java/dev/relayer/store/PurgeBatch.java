@@ -17,9 +17,15 @@ import java.util.Optional;
  * @param span how wide the window is (it ends at {@code from + span}, or at {@code olderThan} if
  *     that is sooner); empty for a window up to {@code olderThan}
  * @param limit at most this many rows, at least 1
+ * @param afterFull whether the previous batch of the drain came back full, so that this window
+ *     starts where that one started and some of its rows may be gone already
  */
 public record PurgeBatch(
-    Instant olderThan, Optional<Instant> from, Optional<Duration> span, int limit) {
+    Instant olderThan,
+    Optional<Instant> from,
+    Optional<Duration> span,
+    int limit,
+    boolean afterFull) {
 
   public PurgeBatch {
     Objects.requireNonNull(olderThan, "olderThan");
@@ -35,11 +41,16 @@ public record PurgeBatch(
 
   /** The first batch of a drain: from the oldest row up to the cutoff. */
   public static PurgeBatch first(Instant olderThan, int limit) {
-    return new PurgeBatch(olderThan, Optional.empty(), Optional.empty(), limit);
+    return new PurgeBatch(olderThan, Optional.empty(), Optional.empty(), limit, false);
   }
 
   /** The batch after {@code previous}: the window it chose. */
   public PurgeBatch after(Purged previous) {
-    return new PurgeBatch(olderThan, previous.next().or(() -> from), previous.span(), limit);
+    return new PurgeBatch(
+        olderThan,
+        previous.next().or(() -> from),
+        previous.span(),
+        limit,
+        previous.deleted() >= limit);
   }
 }

@@ -134,6 +134,11 @@ final class RetentionDelete {
     if (!below.isBefore(cutoff)) {
       return new Purged(deleted, Optional.empty(), Optional.empty());
     }
+    if (batch.afterFull()) {
+      // This window is the first half of a full one, whose oldest rows that batch deleted: its
+      // count says nothing of the rows' density, and the other half comes next.
+      return new Purged(deleted, Optional.of(below), Optional.of(width));
+    }
     if (deleted == 0) {
       // A gap: the rest up to the cutoff, which the limit bounds and halving narrows if needed.
       return new Purged(0, Optional.of(below), Optional.empty());

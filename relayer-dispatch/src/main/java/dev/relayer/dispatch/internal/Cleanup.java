@@ -112,7 +112,7 @@ public final class Cleanup {
       this.next =
           resume == null
               ? PurgeBatch.first(cutoff, batchSize)
-              : new PurgeBatch(cutoff, resume.from(), resume.span(), batchSize);
+              : new PurgeBatch(cutoff, resume.from(), resume.span(), batchSize, resume.afterFull());
     }
 
     /** Where the next run goes on: the next batch, unless this drain is done. */
