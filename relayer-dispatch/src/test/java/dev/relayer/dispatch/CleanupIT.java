@@ -94,11 +94,9 @@ class CleanupIT {
 
     assertThat(run.deadDeleted()).isEqualTo(25);
     assertThat(run.inboxDeleted()).isEqualTo(23);
-    // Dead: five full windows from the oldest row, each half the one before; the first half of
-    // the last (empty), its second half (empty: a gap), and one to the cutoff. Inbox: four of
-    // five, one of three (the first half of the fourth full window), its second half (empty) and
-    // one to the cutoff.
-    assertThat(run.batches()).isEqualTo(15);
+    // Dead: five batches of five, the last reaching the cutoff; inbox: four batches of five and
+    // one of three.
+    assertThat(run.batches()).isEqualTo(10);
     assertThat(run.drained()).isTrue();
     assertThat(dead()).as("recent dead rows stay").isEqualTo(3);
     assertThat(inbox()).as("recent inbox records stay").isEqualTo(4);
@@ -235,10 +233,10 @@ class CleanupIT {
     assertThat(run.deadDeleted()).isEqualTo(4);
     assertThat(run.inboxDeleted()).isEqualTo(5);
     assertThat(run.drained()).isTrue();
-    // Dead: 2, 2, the two halves of the second window (empty), one to the cutoff; inbox: 2, 2, 1
-    // and 0 (the halves), one to the cutoff: ten batches, a pause after each but the last.
-    assertThat(run.batches()).isEqualTo(10);
-    assertThat(pauses).hasSize(9).containsOnly(Duration.ofMillis(15));
+    // Dead: 2, 2 (to the cutoff); inbox: 2, 2, 1 (to the cutoff): five batches, a pause after
+    // each but the last.
+    assertThat(run.batches()).isEqualTo(5);
+    assertThat(pauses).hasSize(4).containsOnly(Duration.ofMillis(15));
     assertThat(dead()).isZero();
     assertThat(inbox()).isZero();
   }
@@ -300,11 +298,10 @@ class CleanupIT {
 
     assertThat(run.deadDeleted()).isEqualTo(20);
     assertThat(run.drained()).isTrue();
-    // Thirteen dead batches (ten of two, the two empty halves of the last window and one to the
-    // cutoff) and the empty inbox's one start at 2, 4, … 28 s: the lease is taken at 2, 10, 18
-    // and 26 s.
-    assertThat(run.batches()).isEqualTo(14);
-    assertThat(fx.dsl.fetchCount(DSL.table("lease_writes"))).isEqualTo(4);
+    // Ten dead batches and the empty inbox's one start at 2, 4, … 22 s: the lease is taken at
+    // 2, 10 and 18 s.
+    assertThat(run.batches()).isEqualTo(11);
+    assertThat(fx.dsl.fetchCount(DSL.table("lease_writes"))).isEqualTo(3);
     assertThat(fx.store.lease(fx.dsl, Cleanup.LEASE))
         .hasValueSatisfying(lease -> assertThat(lease.owner()).isEqualTo("pacing-test"));
   }

@@ -851,11 +851,11 @@ public final class RelayerStore {
 
   /**
    * One retention batch of the dead table, on the caller's connection: deletes at most {@code
-   * batch.limit()} dead rows whose {@code failed_at} lies in the batch's window before {@code
-   * batch.olderThan()}, in one statement (the first batch of a drain reads the oldest timestamp
-   * first); the commit of the delete does not wait for the WAL flush (a lost batch is deleted again
-   * by the next). A drain runs batches one after another, passing each result to {@link
-   * PurgeBatch#after} until one reports {@linkplain Purged#drained() drained}.
+   * batch.limit()} dead rows whose {@code failed_at} lies before {@code batch.olderThan()}, oldest
+   * first, from {@code batch.from()} on, as two statements (on an auto-commit connection, two
+   * transactions); the commit of the delete does not wait for the WAL flush (a lost batch is
+   * deleted again by the next). A drain runs batches one after another, passing each result to
+   * {@link PurgeBatch#after} until one reports {@linkplain Purged#drained() drained}.
    */
   public Purged purgeDead(DSLContext dsl, PurgeBatch batch) {
     return deadRetention.run(dsl, Objects.requireNonNull(batch, "batch"));

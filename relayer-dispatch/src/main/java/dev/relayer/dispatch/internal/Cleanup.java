@@ -18,18 +18,18 @@ import org.jspecify.annotations.Nullable;
  * and inbox records older than the inbox retention. Pending and parked outbox rows never expire.
  *
  * <p>A run is a sequence of batches, each at most {@code batchSize} rows of one table: the batch's
- * delete in auto-commit, committing without waiting for the WAL flush ({@link
- * RelayerStore#purgeDead}). The first batch of a run is one transaction that first locks the lease
- * row and restarts its expiry (proceed only if this owner holds the lease or it has expired; {@link
- * RelayerStore#startLeasedPass}); so is the first batch after a quarter of {@code leaseDuration}
- * has passed since the lease was last taken. The batches in between rely on the lease this owner
- * holds, which no other owner can take before it expires (and two owners deleting the same expired
- * rows would delete each row once). The two tables take turns, batch by batch, so that a huge
- * backlog in one does not hold back the other. A table is done when a batch of it reports nothing
- * older left; the run ends when both are done ({@linkplain CleanupResult#drained() drained}), when
- * {@code budget} has passed (a batch that started in time finishes), when the stop signal is
- * raised, or when another owner holds the lease. Within a run each table's batches go by keyset: a
- * batch's window of timestamps starts where the previous one ended, so it never walks the index
+ * edge read and its delete in auto-commit, the delete committing without waiting for the WAL flush
+ * ({@link RelayerStore#purgeDead}). The first batch of a run is one transaction that first locks
+ * the lease row and restarts its expiry (proceed only if this owner holds the lease or it has
+ * expired; {@link RelayerStore#startLeasedPass}); so is the first batch after a quarter of {@code
+ * leaseDuration} has passed since the lease was last taken. The batches in between rely on the
+ * lease this owner holds, which no other owner can take before it expires (and two owners deleting
+ * the same expired rows would delete each row once). The two tables take turns, batch by batch, so
+ * that a huge backlog in one does not hold back the other. A table is done when a batch of it
+ * reports nothing older left; the run ends when both are done ({@linkplain CleanupResult#drained()
+ * drained}), when {@code budget} has passed (a batch that started in time finishes), when the stop
+ * signal is raised, or when another owner holds the lease. Within a run each table's batches go by
+ * keyset: a batch starts at the timestamp where the previous one ended, so it never walks the index
  * entries its predecessors left behind. The cutoffs are fixed when the run starts.
  *
  * <p>Pacing: with a {@code pauseFactor} above zero, a run waits after each batch that another
@@ -112,7 +112,7 @@ public final class Cleanup {
       this.next =
           resume == null
               ? PurgeBatch.first(cutoff, batchSize)
-              : new PurgeBatch(cutoff, resume.from(), resume.span(), batchSize, resume.afterFull());
+              : new PurgeBatch(cutoff, resume.from(), batchSize);
     }
 
     /** Where the next run goes on: the next batch, unless this drain is done. */
