@@ -12,12 +12,14 @@ import dev.relayer.dispatch.internal.lane.LaneScheduler.Reason;
 import dev.relayer.dispatch.internal.lane.LaneWakeupListener;
 import dev.relayer.dispatch.internal.lane.LaneWorker;
 import dev.relayer.store.RelayerStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -82,6 +84,7 @@ public final class RelayerLanes implements AutoCloseable {
   private final LanePassLoop passes;
   private final CountDownLatch stopSignal = new CountDownLatch(1);
   private final Object lifecycle = new Object();
+  private final List<NamedThreads> threads = new CopyOnWriteArrayList<>();
   private @Nullable ExecutorService workers;
   private @Nullable ExecutorService balancing;
   private @Nullable ExecutorService listening;
@@ -175,21 +178,24 @@ public final class RelayerLanes implements AutoCloseable {
       warnAboutRowsOutsideLanes();
       dispatcher.onLaneWrites(localWakeup);
       dispatcher.addLocalLanes(servedLanes);
-      balancing =
-          Executors.newSingleThreadExecutor(new NamedThreads(store.displayName(), "lane-balance"));
+      balancing = Executors.newSingleThreadExecutor(named("lane-balance"));
       balancing.execute(this::balance);
       if (options.listen()) {
-        listening =
-            Executors.newSingleThreadExecutor(new NamedThreads(store.displayName(), "lane-listen"));
+        listening = Executors.newSingleThreadExecutor(named("lane-listen"));
         listening.execute(listener);
       }
-      workers =
-          Executors.newFixedThreadPool(
-              options.threads(), new NamedThreads(store.displayName(), "lane"));
+      workers = Executors.newFixedThreadPool(options.threads(), named("lane"));
       for (int i = 0; i < options.threads(); i++) {
         workers.execute(() -> passes.run(() -> running));
       }
     }
+  }
+
+  /** A thread factory for {@code component} whose threads {@link #close()} waits to end. */
+  private NamedThreads named(String component) {
+    NamedThreads made = new NamedThreads(store.displayName(), component);
+    threads.add(made);
+    return made;
   }
 
   private void warnAboutRowsOutsideLanes() {
@@ -351,6 +357,9 @@ public final class RelayerLanes implements AutoCloseable {
         if (!helper.awaitTermination(5, TimeUnit.SECONDS)) {
           helper.shutdownNow();
         }
+      }
+      for (NamedThreads made : threads) {
+        made.awaitExit(Duration.ofSeconds(5));
       }
     } catch (InterruptedException e) {
       currentWorkers.shutdownNow();

@@ -53,6 +53,7 @@ public final class RelayerMaintenance implements AutoCloseable {
   private final LeaseTracker leases;
   private final Sweeper sweeper;
   private final Cleanup cleanup;
+  private final NamedThreads threads;
   private final Object lifecycle = new Object();
   private @Nullable ExecutorService loop;
   private boolean closed;
@@ -78,6 +79,7 @@ public final class RelayerMaintenance implements AutoCloseable {
                 options.claimDuration(),
                 options.leaseDuration()),
             leases);
+    this.threads = new NamedThreads(store.displayName(), "maintenance");
     this.cleanup =
         new Cleanup(
             store,
@@ -168,8 +170,7 @@ public final class RelayerMaintenance implements AutoCloseable {
           store.displayName(),
           owner,
           options.describe());
-      loop =
-          Executors.newSingleThreadExecutor(new NamedThreads(store.displayName(), "maintenance"));
+      loop = Executors.newSingleThreadExecutor(threads);
       loop.execute(this::runLoop);
     }
   }
@@ -315,6 +316,7 @@ public final class RelayerMaintenance implements AutoCloseable {
           current.shutdownNow();
           current.awaitTermination(5, TimeUnit.SECONDS);
         }
+        threads.awaitExit(Duration.ofSeconds(5));
       } catch (InterruptedException e) {
         current.shutdownNow();
         Thread.currentThread().interrupt();

@@ -34,6 +34,7 @@ public final class DirectDispatcher {
   private final Duration claimDuration;
   private final int claimBatchSize;
   private final int workers;
+  private final NamedThreads threads;
   private final BlockingQueue<Long> queue;
   private @Nullable ExecutorService pool;
   private volatile boolean running;
@@ -51,6 +52,7 @@ public final class DirectDispatcher {
     this.claimBatchSize = claimBatchSize;
     this.workers = workers;
     this.queue = new ArrayBlockingQueue<>(queueCapacity);
+    this.threads = new NamedThreads(engine.store().displayName(), "direct");
   }
 
   /** Queues ids without blocking; returns how many were dropped because the queue was full. */
@@ -80,9 +82,7 @@ public final class DirectDispatcher {
       return;
     }
     running = true;
-    pool =
-        Executors.newFixedThreadPool(
-            workers, new NamedThreads(engine.store().displayName(), "direct"));
+    pool = Executors.newFixedThreadPool(workers, threads);
     for (int i = 0; i < workers; i++) {
       pool.execute(this::work);
     }
@@ -104,6 +104,7 @@ public final class DirectDispatcher {
         pool.shutdownNow();
         pool.awaitTermination(5, TimeUnit.SECONDS);
       }
+      threads.awaitExit(Duration.ofSeconds(5));
     } catch (InterruptedException e) {
       pool.shutdownNow();
       Thread.currentThread().interrupt();
