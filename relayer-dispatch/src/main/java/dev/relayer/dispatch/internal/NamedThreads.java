@@ -27,7 +27,8 @@ public final class NamedThreads implements ThreadFactory {
   public Thread newThread(Runnable task) {
     Thread thread = new Thread(task, prefix + next.getAndIncrement());
     thread.setDaemon(true);
-    made.removeIf(t -> !t.isAlive());
+    // Only threads that ran and ended: one made but not yet started is not alive either.
+    made.removeIf(t -> t.getState() == Thread.State.TERMINATED);
     made.add(thread);
     return thread;
   }
