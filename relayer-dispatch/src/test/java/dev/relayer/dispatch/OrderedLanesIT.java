@@ -6,14 +6,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.store.Claim;
+import dev.relayer.store.ClaimedMessage;
+import dev.relayer.store.LaneClaim;
 import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.StoreOptions;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
@@ -236,6 +241,51 @@ class OrderedLanesIT {
     assertThat(deliveredOf(ordered, keys.get(1))).containsExactlyElementsOf(b);
     assertThat(deliveredOf(ordered, keys.get(2))).containsExactlyElementsOf(c);
     assertThat(ordered.batchCount()).as("[a1] alone, then [b1 b2 c1]").isEqualTo(2);
+  }
+
+  @Test
+  void aHeadLeftInFlightIsSentAloneAfterThePassThatSentTheOtherKeysOfItsOnlyLane()
+      throws InterruptedException {
+    InMemoryTransport memory = InMemoryTransport.named("memory");
+    RelayerLanes lanes = lanes(memory, DispatchFixture.fastOptions().build());
+    List<UUID> p = enqueue(keys.get(0), 1);
+    List<UUID> k = enqueue(keys.get(1), 3);
+    // What a careful step leaves when its sender dies after committing: the head marked in flight
+    // under a claim that then runs out.
+    List<Long> marked =
+        fx.dsl.transactionResult(
+            tx -> {
+              Claim claim =
+                  fx.store.claimLane(
+                      tx.dsl(),
+                      new LaneClaim(
+                          Set.of(LANE), 1, 0, Set.of(), Instant.now(), Duration.ofMillis(100)));
+              List<Long> ids = claim.messages().stream().map(ClaimedMessage::id).toList();
+              fx.store.markInFlight(tx.dsl(), claim.token(), ids);
+              return ids;
+            });
+    assertThat(marked).hasSize(1);
+    while (fx.dsl.fetchExists(
+        DSL.selectOne()
+            .from(DSL.table(DSL.name("public", "relayer_outbox")))
+            .where(DSL.condition("claim_expires_at > now()")))) {
+      Thread.sleep(20);
+    }
+
+    // The pass's claim holds the marked head and the other key's head: it gives the first back,
+    // sends the second, must not claim again over no lane, and sends the marked head alone after
+    // its commit.
+    LanePassResult pass = lanes.passOnce(LANE);
+
+    assertThat(pass.sent()).isEqualTo(2);
+    assertThat(memory.deliveredIds()).containsExactly(k.get(0), p.get(0));
+    assertThat(memory.batchCount()).as("[k1], then [p1] alone").isEqualTo(2);
+    for (int i = 0; i < 5 && fx.outboxCount() > 0; i++) {
+      lanes.passOnce(LANE);
+    }
+    assertThat(fx.outboxCount()).isZero();
+    assertThat(deliveredOf(memory, keys.get(1))).containsExactlyElementsOf(k);
+    assertThat(deliveredOf(memory, keys.get(0))).containsExactlyElementsOf(p);
   }
 
   @Test

@@ -319,6 +319,11 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
     return new ChaosReport(text.toString(), List.copyOf(problems), faults);
   }
 
+  /** This report with {@code appendix} after its text (the problems stay as they are). */
+  ChaosReport withAppendix(String appendix) {
+    return new ChaosReport(text + appendix, problems, faults);
+  }
+
   /**
    * Per key, in commit order: a message whose first delivery came before the first delivery of an
    * earlier message of its key. Lost messages are reported as lost, not here.

@@ -144,6 +144,7 @@ final class ChaosRun {
         long drainStart = System.nanoTime();
         boolean drained = drain(fleet, dsl, deliveries);
         Duration drain = Duration.ofNanos(System.nanoTime() - drainStart);
+        String endState = endState(dsl);
         fleet.stop(Role.DISPATCHER);
         awaitQuiet(deliveries);
 
@@ -175,6 +176,9 @@ final class ChaosRun {
                 faults,
                 Files.exists(haltLog()) ? Files.readAllLines(haltLog(), UTF_8) : List.of(),
                 ChaosNode.MAX_ATTEMPTS);
+        if (!report.problems().isEmpty()) {
+          report = report.withAppendix(endState);
+        }
         Files.writeString(runDirectory.resolve("report.txt"), report.text(), UTF_8);
         Files.writeString(Path.of("target", "chaos-report.txt"), report.text(), UTF_8);
         return report;
@@ -263,6 +267,55 @@ final class ChaosRun {
       Thread.sleep(1_000);
     }
     return false;
+  }
+
+  /**
+   * The rows left in the outbox when the drain ended, before the dispatchers stop (oldest first, at
+   * most 12) with what decides whether a pass may take them, every lease and every session not
+   * idle, against the database clock: a failed run's report ends with it, so that a stall can be
+   * read from the report alone.
+   */
+  private static String endState(DSLContext dsl) {
+    StringBuilder text = new StringBuilder("state at the end (database clock):\n");
+    dsl.resultQuery(
+            "select id, lane, left(coalesce(ordering_key, '-'), 16), status, attempts,"
+                + " left(coalesce(last_error, '-'), 40),"
+                + " round(extract(epoch from claim_expires_at - now())::numeric, 1),"
+                + " round(extract(epoch from deliver_at - now())::numeric, 1)"
+                + " from public.relayer_outbox order by id limit 12")
+        .fetch()
+        .forEach(
+            r ->
+                text.append(
+                    String.format(
+                        "  row id=%s lane=%s key=%s %s attempts=%s error=%s claim-in=%s"
+                            + " deliver-in=%s%n",
+                        r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5), r.get(6),
+                        r.get(7))));
+    dsl.resultQuery(
+            "select name, owner, round(extract(epoch from expires_at - now())::numeric, 1)"
+                + " from public.relayer_leases order by name")
+        .fetch()
+        .forEach(
+            r ->
+                text.append(
+                    String.format(
+                        "  lease %s owner=%s expires-in=%s%n", r.get(0), r.get(1), r.get(2))));
+    dsl.resultQuery(
+            "select a.pid, a.state, round(extract(epoch from now() - a.xact_start)::numeric, 1),"
+                + " a.wait_event_type, a.wait_event, left(a.query, 60),"
+                + " (select string_agg(distinct l.mode, ',') from pg_locks l where l.pid = a.pid)"
+                + " from pg_stat_activity a"
+                + " where a.backend_type = 'client backend' and a.pid <> pg_backend_pid()"
+                + " and a.state <> 'idle' order by a.xact_start")
+        .fetch()
+        .forEach(
+            r ->
+                text.append(
+                    String.format(
+                        "  session pid=%s %s xact-age=%s wait=%s/%s locks=%s query=%s%n",
+                        r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(6), r.get(5))));
+    return text.toString();
   }
 
   private static List<Committed> committed(DSLContext dsl) {

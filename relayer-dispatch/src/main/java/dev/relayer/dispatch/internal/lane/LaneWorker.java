@@ -255,7 +255,9 @@ public final class LaneWorker {
             t, claim.token(), sent.notAttempted().stream().map(ClaimedMessage::id).toList());
         tally(claim, sent, keys.keySet());
         boolean allSent = sent.accepted().size() == claim.messages().size();
-        if (!allSent || claims == settings.claimsPerPass()) {
+        if (!allSent || claims == settings.claimsPerPass() || active.isEmpty()) {
+          // An empty active set: every lane of the pass met a head left in flight, which the
+          // careful steps after the commit send alone; claiming again would name no lane.
           break;
         }
         long lookAgain = clock.getAsLong();
