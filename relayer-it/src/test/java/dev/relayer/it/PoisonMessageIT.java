@@ -52,7 +52,7 @@ class PoisonMessageIT {
   @Test
   void aMessageThatHaltsDirectDispatchSpendsAnAttemptPerCrashAndEndsDeadWhileItsBatchMatesGoOut()
       throws Exception {
-    CliProcess direct = child("direct");
+    CliProcess direct = child("direct", null);
     assertThat(direct.exitCode()).as("died sending: %s", direct.err()).isEqualTo(137);
     // The hand-off may reach the workers in more than one claim; the one that held the poison
     // message was committed, marked, before its send.
@@ -63,7 +63,7 @@ class PoisonMessageIT {
         .contains(PoisonSenderMain.POISON + " " + RelayerStore.IN_FLIGHT)
         .allSatisfy(row -> assertThat(row).endsWith(" " + RelayerStore.IN_FLIGHT));
 
-    int crashes = 1 + runUntilDone("sweeper");
+    int crashes = 1 + runUntilDone("sweeper", null);
 
     assertThat(crashes).as("one crash per attempt").isEqualTo(MAX_ATTEMPTS);
     assertPoisonDeadAndTheRestDelivered(4);
@@ -71,6 +71,16 @@ class PoisonMessageIT {
 
   @Test
   void aMessageThatHaltsTheSweeperEndsDeadAndTheRowsAroundItAreDelivered() throws Exception {
+    haltTheSweeper(null);
+  }
+
+  @Test
+  void aMessageThatHaltsTheSweeperOfEachRestartUnderOneOwnerNameEndsDead() throws Exception {
+    // Each restart finds the lease under its own name, as a fixed pod name would.
+    haltTheSweeper("orders-0");
+  }
+
+  private void haltTheSweeper(String owner) throws Exception {
     RelayerStore store = RelayerStore.create(PoisonSenderMain.storeOptions("sweeper"));
     List<NewMessage> messages = new ArrayList<>();
     for (int i = 0; i < 25; i++) {
@@ -78,10 +88,11 @@ class PoisonMessageIT {
     }
     dsl.transaction(tx -> store.enqueue(tx.dsl(), messages));
 
-    int crashes = runUntilDone("sweeper");
+    int crashes = runUntilDone("sweeper", owner);
 
     // The first crash comes from a pass whose claim was its transaction's row locks: it rolled
-    // back whole and left no trace. The next leader took the lease over, charged that send to the
+    // back whole and left no trace. The next leader took the lease over (from another owner, or
+    // from the earlier process of its own name), charged that send to the
     // rows it claimed carefully, and committed its claims before sending, so every crash counts.
     assertThat(crashes).as("one crash per attempt").isEqualTo(MAX_ATTEMPTS);
     assertPoisonDeadAndTheRestDelivered(24);
@@ -90,6 +101,16 @@ class PoisonMessageIT {
   @Test
   void aMessageThatHaltsItsLaneParksItsKeyAndEveryOtherKeyOfTheLaneIsDeliveredInOrder()
       throws Exception {
+    haltTheLane(null);
+  }
+
+  @Test
+  void aMessageThatHaltsTheLaneOfEachRestartUnderOneOwnerNameParksItsKey() throws Exception {
+    // Each restart finds the lane's lease under its own name, as a fixed pod name would.
+    haltTheLane("orders-0");
+  }
+
+  private void haltTheLane(String owner) throws Exception {
     RelayerStore store = RelayerStore.create(PoisonSenderMain.storeOptions("lanes"));
     List<NewMessage> messages = new ArrayList<>();
     for (int round = 0; round < 3; round++) {
@@ -102,7 +123,7 @@ class PoisonMessageIT {
     }
     dsl.transaction(tx -> store.enqueue(tx.dsl(), messages));
 
-    int crashes = runUntilDone("lanes");
+    int crashes = runUntilDone("lanes", owner);
 
     assertThat(crashes).as("one crash per attempt").isEqualTo(MAX_ATTEMPTS);
     Record parked = dsl.fetchOne("select * from relayer_outbox where status = 'parked'");
@@ -129,11 +150,14 @@ class PoisonMessageIT {
     assertThat(poisonSends()).isEqualTo(crashes);
   }
 
-  /** Runs {@code mode} children until one exits 0; returns how many died sending poison. */
-  private int runUntilDone(String mode) throws Exception {
+  /**
+   * Runs {@code mode} children until one exits 0, each under {@code owner} (null: an identity of
+   * its own); returns how many died sending poison.
+   */
+  private int runUntilDone(String mode, String owner) throws Exception {
     int crashes = 0;
     for (int run = 0; run < MAX_ATTEMPTS + 4; run++) {
-      CliProcess child = child(mode);
+      CliProcess child = child(mode, owner);
       if (child.exitCode() == 0) {
         return crashes;
       }
@@ -163,20 +187,23 @@ class PoisonMessageIT {
     return PoisonSenderMain.message(type, null);
   }
 
-  private CliProcess child(String mode) throws Exception {
-    return CliProcess.run(
-        List.of(
-            CliProcess.java().toString(),
-            "-cp",
-            System.getProperty("java.class.path"),
-            PoisonSenderMain.class.getName(),
-            db.jdbcUrl(),
-            db.user(),
-            sink.toString(),
-            mode,
-            Integer.toString(MAX_ATTEMPTS)),
-        Map.of(),
-        null);
+  private CliProcess child(String mode, String owner) throws Exception {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                CliProcess.java().toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                PoisonSenderMain.class.getName(),
+                db.jdbcUrl(),
+                db.user(),
+                sink.toString(),
+                mode,
+                Integer.toString(MAX_ATTEMPTS)));
+    if (owner != null) {
+      command.add(owner);
+    }
+    return CliProcess.run(command, Map.of(), null);
   }
 
   private List<UUID> accepted() throws Exception {

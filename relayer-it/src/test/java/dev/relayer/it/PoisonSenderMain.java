@@ -34,7 +34,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  * {@value #POISON}, appends {@code poison <message id>} and halts the JVM (exit code 137), as the
  * OOM killer or a native crash in a client library would. It reports nothing for the batch.
  *
- * <p>Arguments: JDBC URL, user, sink file, mode, {@code maxAttempts}. Modes:
+ * <p>Arguments: JDBC URL, user, sink file, mode, {@code maxAttempts}, and optionally the owner
+ * identity of the sweeper or lanes (default: unique per process, {@code host/pid/random}), so that
+ * a run of restarts can reuse one identity as a fixed pod name does. Modes:
  *
  * <ul>
  *   <li>{@code direct}: only direct dispatch runs; the process writes {@link #directBatch} in one
@@ -89,6 +91,7 @@ public final class PoisonSenderMain {
     Path sink = Path.of(args[2]);
     String mode = args[3];
     int maxAttempts = Integer.parseInt(args[4]);
+    String owner = args.length > 5 ? args[5] : null;
     DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES);
     RelayerStore store = RelayerStore.create(storeOptions(mode));
     RelayerDispatcher dispatcher =
@@ -113,28 +116,30 @@ public final class PoisonSenderMain {
         System.exit(3); // direct dispatch never sent the poison message
       }
       case "sweeper" -> {
+        MaintenanceOptions options =
+            MaintenanceOptions.builder()
+                .recoveryDelay(Duration.ZERO)
+                .sweepInterval(Duration.ofMillis(100))
+                .leaseDuration(LEASE)
+                .claimDuration(Duration.ofSeconds(3))
+                .build();
         RelayerMaintenance maintenance =
-            RelayerMaintenance.create(
-                dispatcher,
-                MaintenanceOptions.builder()
-                    .recoveryDelay(Duration.ZERO)
-                    .sweepInterval(Duration.ofMillis(100))
-                    .leaseDuration(LEASE)
-                    .claimDuration(Duration.ofSeconds(3))
-                    .build());
+            owner == null
+                ? RelayerMaintenance.create(dispatcher, options)
+                : RelayerMaintenance.create(dispatcher, options, owner);
         maintenance.start();
         waitUntil(dsl, "select count(*) = 0 from relayer_outbox");
         maintenance.close();
       }
       case "lanes" -> {
-        RelayerLanes lanes =
+        RelayerLanes.Builder builder =
             RelayerLanes.builder(dispatcher)
                 .options(
                     LaneOptions.builder()
                         .leaseDuration(LEASE)
                         .pollInterval(Duration.ofMillis(100))
-                        .build())
-                .build();
+                        .build());
+        RelayerLanes lanes = (owner == null ? builder : builder.owner(owner)).build();
         lanes.start();
         waitUntil(
             dsl,

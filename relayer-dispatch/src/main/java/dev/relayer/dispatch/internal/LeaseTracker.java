@@ -1,5 +1,6 @@
 package dev.relayer.dispatch.internal;
 
+import dev.relayer.store.LeaseOutcome;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -27,12 +28,28 @@ public final class LeaseTracker {
   private final String store;
   private final Events events;
   private final Set<String> held = ConcurrentHashMap.newKeySet();
+  private final Set<String> everHeld = ConcurrentHashMap.newKeySet();
   private final SortedSet<Integer> lanesAcquired = new TreeSet<>();
   private final SortedSet<Integer> lanesLost = new TreeSet<>();
 
   public LeaseTracker(String store, Events events) {
     this.store = store;
     this.events = events;
+  }
+
+  /**
+   * Whether {@code outcome}, an attempt at {@code lease}, took the lease from an owner that may
+   * have died mid-pass: another owner whose lease had expired, or this owner's own name when this
+   * tracker never held the lease before. A process restarted under the same identity (a fixed owner
+   * such as a pod name) finds its previous life's lease under its own name and cannot know what
+   * that life sent before it died, so it must treat the lease as taken over.
+   */
+  public boolean inherited(String lease, LeaseOutcome outcome) {
+    if (!outcome.acquired()) {
+      return false;
+    }
+    boolean first = everHeld.add(lease);
+    return outcome.takenOver() || (first && !outcome.newlyAcquired());
   }
 
   /** Records the outcome of a pass's lease attempt. */

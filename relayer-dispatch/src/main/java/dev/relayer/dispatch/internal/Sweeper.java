@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  *       from an expired owner) commits that before it claims, so the lease row names every owner
  *       that may die sending;
  *   <li>a pass that takes the lease over from an owner whose lease expired (it died or stalled
- *       mid-pass) runs <em>careful</em> until its traversal wraps: each page's claim is stamped,
- *       marked {@linkplain RelayerStore#IN_FLIGHT in flight}, {@linkplain
+ *       mid-pass), or finds it under its own owner name without having held it (a process restarted
+ *       under a fixed identity), runs <em>careful</em> until its traversal wraps: each page's claim
+ *       is stamped, marked {@linkplain RelayerStore#IN_FLIGHT in flight}, {@linkplain
  *       DeliveryEngine#markTakenOver charged one more attempt} where a row carries no error (for
  *       the send the dead pass may have made of it) and committed before the send, so both that
  *       crash and a crash now are counted;
@@ -144,12 +145,16 @@ public final class Sweeper {
     if (!outcome.acquired()) {
       return Step.NOT_LEADER;
     }
-    if (outcome.newlyAcquired()) {
-      if (outcome.takenOver()) {
+    boolean inherited = leases.inherited(LEASE, outcome);
+    if (outcome.newlyAcquired() || inherited) {
+      if (inherited) {
         log.warn(
-            "store={} sweeper lease taken over from an owner whose lease expired; the traversal"
-                + " commits each claim before its send until it wraps",
-            store.displayName());
+            "store={} sweeper lease taken over from {}; the traversal commits each claim before"
+                + " its send until it wraps",
+            store.displayName(),
+            outcome.takenOver()
+                ? "an owner whose lease expired"
+                : "an earlier process under this owner name");
         careful = true;
       }
       cursor = 0;

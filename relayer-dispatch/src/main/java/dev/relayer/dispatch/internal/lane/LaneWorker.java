@@ -197,12 +197,15 @@ public final class LaneWorker {
         LeaseOutcome outcome = outcomes.get(i);
         tallies.put(lane, new LaneTally(outcome.acquired()));
         newlyAcquired |= outcome.newlyAcquired();
-        if (outcome.takenOver()) {
+        if (leases.inherited(lease(lane).name(), outcome)) {
           log.warn(
-              "store={} lane={} lease taken over from an owner whose lease expired; the next {}"
-                  + " claims commit before their send",
+              "store={} lane={} lease taken over from {}; the next {} claims commit before their"
+                  + " send",
               engine.store().displayName(),
               lane,
+              outcome.takenOver()
+                  ? "an owner whose lease expired"
+                  : "an earlier process under this owner name",
               settings.claimsPerPass());
           careful.put(lane, settings.claimsPerPass());
         }

@@ -101,18 +101,19 @@
  *       are still pending: the next owner sends them again. Order holds, duplicates are possible.
  *       Its heartbeat and lane leases expire after {@code leaseDuration}; the remaining instances
  *       then split its lanes. A rolled-back claim spends no attempt, so the instance that takes
- *       such a lane over from an expired owner ({@code LeaseOutcome#takenOver}) runs the lane
- *       <em>careful</em> for its next {@code claimsPerPass} claims: each claim (heads only) is
- *       charged one extra attempt for the send the dead pass may have made of it (if it carries no
- *       error yet), marked in flight ({@code RelayerStore.IN_FLIGHT}) and committed before its
- *       send, and sent and completed in transactions of their own. Heads marked in flight — the
- *       rows a careful claim was sending when its owner died — are never sent with others again: a
- *       normal pass gives them back (refunding the attempt), and after its commit each is claimed,
- *       marked, committed and sent alone, fewest attempts first. So a message that kills its sender
- *       costs an attempt per crash (the first one, in a pass that commits at its end, through the
- *       charge of the careful claim after it), and its key parks after at most {@code maxAttempts}
- *       sends, unsent by the last claim; other keys of the lane keep going ({@code
- *       PoisonMessageIT}).
+ *       such a lane over from an expired owner ({@code LeaseOutcome#takenOver}), or finds it under
+ *       its own owner name without having held it (a process restarted under a fixed identity;
+ *       {@code LeaseTracker#inherited}), runs the lane <em>careful</em> for its next {@code
+ *       claimsPerPass} claims: each claim (heads only) is charged one extra attempt for the send
+ *       the dead pass may have made of it (if it carries no error yet), marked in flight ({@code
+ *       RelayerStore.IN_FLIGHT}) and committed before its send, and sent and completed in
+ *       transactions of their own. Heads marked in flight — the rows a careful claim was sending
+ *       when its owner died — are never sent with others again: a normal pass gives them back
+ *       (refunding the attempt), and after its commit each is claimed, marked, committed and sent
+ *       alone, fewest attempts first. So a message that kills its sender costs an attempt per crash
+ *       (the first one, in a pass that commits at its end, through the charge of the careful claim
+ *       after it), and its key parks after at most {@code maxAttempts} sends, unsent by the last
+ *       claim; other keys of the lane keep going ({@code PoisonMessageIT}).
  *   <li><b>The owner stalls with its lease row locked</b> (a hung broker past {@code sendTimeout}
  *       is failed by the send timeout; a hung database connection is not): the lease expires but
  *       the row lock still keeps others out, so two instances never run passes over one lane.
