@@ -132,7 +132,8 @@ public final class RelayerLanes implements AutoCloseable {
             options.leaseDuration());
     this.localWakeup = lanes -> lanes.forEach(scheduler::wake);
     this.servedLanes = balancer::heldLanes;
-    this.passes = new LanePassLoop(store.displayName(), laneCount, scheduler, worker, dsl);
+    this.passes =
+        new LanePassLoop(store.displayName(), laneCount, scheduler, worker, dsl, engine.clock());
   }
 
   /** A builder for the lanes of {@code dispatcher}'s store, sending through its transports. */

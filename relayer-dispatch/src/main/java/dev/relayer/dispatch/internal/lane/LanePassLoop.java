@@ -1,6 +1,8 @@
 package dev.relayer.dispatch.internal.lane;
 
+import dev.relayer.dispatch.internal.OperatorLog;
 import dev.relayer.dispatch.internal.lane.LaneScheduler.Reason;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -10,8 +12,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The body of a lane thread: take the next pass from the scheduler, run it, report how it ended.
- * Any failure is logged (WARN the first time a lane fails, DEBUG while it keeps failing, INFO when
- * it recovers) and the pass's lanes are tried again later; the loop itself never dies of it.
+ * Any failure is logged ({@link LaneFailureWatch}: WARN when a lane starts failing, at most one
+ * WARN a minute while lanes keep failing, INFO when one works again; every failure at DEBUG with
+ * its stack trace) and the pass's lanes are tried again later; the loop itself never dies of it.
  */
 public final class LanePassLoop {
 
@@ -21,15 +24,20 @@ public final class LanePassLoop {
   private final LaneScheduler scheduler;
   private final LaneWorker worker;
   private final DSLContext dsl;
-  private final boolean[] failing;
+  private final LaneFailureWatch failures;
 
   public LanePassLoop(
-      String store, int laneCount, LaneScheduler scheduler, LaneWorker worker, DSLContext dsl) {
+      String store,
+      int laneCount,
+      LaneScheduler scheduler,
+      LaneWorker worker,
+      DSLContext dsl,
+      Clock clock) {
     this.store = store;
     this.scheduler = scheduler;
     this.worker = worker;
     this.dsl = dsl;
-    this.failing = new boolean[laneCount];
+    this.failures = new LaneFailureWatch(store, laneCount, clock, OperatorLog.to(log));
   }
 
   /** Runs passes until {@code running} turns false or the scheduler stops. */
@@ -59,36 +67,16 @@ public final class LanePassLoop {
               () -> !scheduler.othersWaiting(),
               scheduler::now);
     } catch (Throwable e) {
-      failed(task, e);
-      // The scheduler hands a lane to one thread at a time, so failing[lane] is never shared.
+      log.debug("store={} lanes={} pass failed", store, task.lanes(), e);
+      failures.failed(task.lanes(), e);
       scheduler.done(task, false, false, null, true);
       return;
     }
     for (LaneWorker.PassResult result : results) {
       int lane = result.lane();
       result.nothingDueSince().ifPresent(since -> scheduler.sawNothingDue(lane, since));
-      if (failing[lane]) {
-        failing[lane] = false;
-        log.info("store={} lane={} passes work again", store, lane);
-      }
+      failures.worked(lane);
       scheduler.done(task, lane, result.owner(), result.more(), result.dueIn().orElse(null), false);
-    }
-  }
-
-  private void failed(LaneScheduler.Task task, Throwable e) {
-    boolean first = false;
-    for (int lane : task.lanes()) {
-      first |= !failing[lane];
-      failing[lane] = true;
-    }
-    if (first) {
-      log.warn(
-          "store={} lanes={} pass failed; their rows stay for a later pass",
-          store,
-          task.lanes(),
-          e);
-    } else {
-      log.debug("store={} lanes={} pass failed again", store, task.lanes(), e);
     }
   }
 }
