@@ -8,11 +8,11 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 
 /** A UTC clock that reads what the test set, so that no test waits for time to pass. */
-final class SettableClock extends Clock {
+public final class SettableClock extends Clock {
 
   private volatile Instant now;
 
-  SettableClock(Instant start) {
+  public SettableClock(Instant start) {
     this.now = start;
   }
 
@@ -31,7 +31,7 @@ final class SettableClock extends Clock {
     }
   }
 
-  void advance(Duration by) {
+  public void advance(Duration by) {
     now = now.plus(by);
   }
 

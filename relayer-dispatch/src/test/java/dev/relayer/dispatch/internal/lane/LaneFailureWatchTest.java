@@ -2,12 +2,10 @@ package dev.relayer.dispatch.internal.lane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relayer.dispatch.SettableClock;
 import dev.relayer.dispatch.internal.OperatorLog;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -15,24 +13,7 @@ import org.junit.jupiter.api.Test;
 /** The operator's lines about lanes whose passes fail, by an injected clock. */
 class LaneFailureWatchTest {
 
-  private Instant now = Instant.parse("2026-01-01T00:00:00Z");
-  private final Clock clock =
-      new Clock() {
-        @Override
-        public Instant instant() {
-          return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-          return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-          return this;
-        }
-      };
+  private final SettableClock clock = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
   private final List<String> lines = new CopyOnWriteArrayList<>();
   private final OperatorLog recorder =
       new OperatorLog() {
@@ -53,7 +34,7 @@ class LaneFailureWatchTest {
       };
 
   private void advance(Duration by) {
-    now = now.plus(by);
+    clock.advance(by);
   }
 
   @Test
