@@ -6,6 +6,8 @@ import dev.relayer.dispatch.internal.DeliveryEngine;
 import dev.relayer.dispatch.internal.Durations;
 import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.dispatch.internal.NamedThreads;
+import dev.relayer.dispatch.internal.OperatorLog;
+import dev.relayer.dispatch.internal.PassFailureWatch;
 import dev.relayer.dispatch.internal.Sweeper;
 import dev.relayer.dispatch.spi.PassKind;
 import dev.relayer.schema.SchemaNames;
@@ -50,6 +52,7 @@ public final class RelayerMaintenance implements AutoCloseable {
   private final MaintenanceOptions options;
   private final String owner;
   private final DeliveryEngine engine;
+  private final PassFailureWatch failures;
   private final LeaseTracker leases;
   private final Sweeper sweeper;
   private final Cleanup cleanup;
@@ -69,6 +72,14 @@ public final class RelayerMaintenance implements AutoCloseable {
     this.owner = owner;
     this.engine = dispatcher.engine();
     this.leases = new LeaseTracker(store.displayName(), engine.events());
+    this.failures =
+        new PassFailureWatch(
+            store.displayName(),
+            "maintenance",
+            1,
+            "will retry",
+            engine.clock(),
+            OperatorLog.to(log));
     this.sweeper =
         new Sweeper(
             engine,
@@ -188,9 +199,11 @@ public final class RelayerMaintenance implements AutoCloseable {
               result.claimed());
         }
         cleanupIfDue();
+        failures.worked();
         backlog = result.claimed() == options.batchSize() && result.sent() == result.claimed();
       } catch (Throwable e) {
-        log.error("store={} maintenance pass failed; will retry", store.displayName(), e);
+        log.debug("store={} maintenance pass failed", store.displayName(), e);
+        failures.failed(e);
       }
       if (backlog) {
         // A full page, all of it sent: more is probably waiting, so go on at once. A partial

@@ -1,6 +1,7 @@
 package dev.relayer.dispatch.internal.lane;
 
 import dev.relayer.dispatch.internal.OperatorLog;
+import dev.relayer.dispatch.internal.PassFailureWatch;
 import dev.relayer.dispatch.internal.lane.LaneScheduler.Reason;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,7 +13,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The body of a lane thread: take the next pass from the scheduler, run it, report how it ended.
- * Any failure is logged ({@link LaneFailureWatch}: WARN when a lane starts failing, at most one
+ * Any failure is logged ({@link PassFailureWatch}: WARN when a lane starts failing, at most one
  * WARN a minute while lanes keep failing, INFO when one works again; every failure at DEBUG with
  * its stack trace) and the pass's lanes are tried again later; the loop itself never dies of it.
  */
@@ -24,7 +25,7 @@ public final class LanePassLoop {
   private final LaneScheduler scheduler;
   private final LaneWorker worker;
   private final DSLContext dsl;
-  private final LaneFailureWatch failures;
+  private final PassFailureWatch failures;
 
   public LanePassLoop(
       String store,
@@ -37,7 +38,14 @@ public final class LanePassLoop {
     this.scheduler = scheduler;
     this.worker = worker;
     this.dsl = dsl;
-    this.failures = new LaneFailureWatch(store, laneCount, clock, OperatorLog.to(log));
+    this.failures =
+        new PassFailureWatch(
+            store,
+            "lane",
+            laneCount,
+            "their rows stay for a later pass",
+            clock,
+            OperatorLog.to(log));
   }
 
   /** Runs passes until {@code running} turns false or the scheduler stops. */

@@ -1,17 +1,17 @@
-package dev.relayer.dispatch.internal.lane;
+package dev.relayer.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relayer.dispatch.SettableClock;
 import dev.relayer.dispatch.internal.OperatorLog;
+import dev.relayer.dispatch.internal.PassFailureWatch;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
-/** The operator's lines about lanes whose passes fail, by an injected clock. */
-class LaneFailureWatchTest {
+/** The operator's lines about background passes that fail, by an injected clock. */
+class PassFailureWatchTest {
 
   private final SettableClock clock = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
   private final List<String> lines = new CopyOnWriteArrayList<>();
@@ -33,13 +33,18 @@ class LaneFailureWatchTest {
         }
       };
 
+  private PassFailureWatch lanes(String store) {
+    return new PassFailureWatch(
+        store, "lane", 16, "their rows stay for a later pass", clock, recorder);
+  }
+
   private void advance(Duration by) {
     clock.advance(by);
   }
 
   @Test
   void aLaneThatKeepsFailingWarnsOnceThenAtMostOnceAMinuteAndSaysWhenItWorksAgain() {
-    LaneFailureWatch watch = new LaneFailureWatch("public.relayer_", 16, clock, recorder);
+    PassFailureWatch watch = lanes("public.relayer_");
     IllegalStateException broken = new IllegalStateException("lanes must name at least one lane");
 
     watch.failed(List.of(3), broken);
@@ -58,7 +63,7 @@ class LaneFailureWatchTest {
     assertThat(lines.get(1))
         .isEqualTo(
             "WARN store=public.relayer_ lanes=[3] passes still failing, the longest for 1m: 60"
-                + " failed lane passes since the last report, 61 in all; latest error:"
+                + " failed passes since the last report, 61 in all; latest error:"
                 + " java.lang.IllegalStateException: lanes must name at least one lane");
     advance(Duration.ofSeconds(30));
     watch.failed(List.of(3), broken);
@@ -81,7 +86,7 @@ class LaneFailureWatchTest {
 
   @Test
   void lanesThatStartFailingWarnAtOnceAndTheRepeatNamesEveryFailingLane() {
-    LaneFailureWatch watch = new LaneFailureWatch("s", 16, clock, recorder);
+    PassFailureWatch watch = lanes("s");
     RuntimeException down = new RuntimeException("connection refused");
 
     watch.failed(List.of(1, 2), down);
@@ -101,5 +106,27 @@ class LaneFailureWatchTest {
     advance(Duration.ofSeconds(5));
     watch.failed(List.of(7), down);
     assertThat(lines).as("lane 7 still fails, 5 s after the last report").hasSize(5);
+  }
+
+  @Test
+  void maintenanceThatKeepsFailingWarnsOnceThenAtMostOnceAMinuteAndSaysWhenItWorksAgain() {
+    PassFailureWatch watch =
+        new PassFailureWatch("s", "maintenance", 1, "will retry", clock, recorder);
+    RuntimeException down = new RuntimeException("connection refused");
+
+    watch.failed(down);
+    for (int i = 0; i < 12; i++) {
+      advance(Duration.ofSeconds(5));
+      watch.failed(down);
+    }
+    watch.worked();
+
+    assertThat(lines)
+        .containsExactly(
+            "WARN store=s maintenance pass failed; will retry | connection refused",
+            "WARN store=s maintenance passes still failing for 1m: 12 failed passes since the last"
+                + " report, 13 in all; latest error: java.lang.RuntimeException: connection"
+                + " refused",
+            "INFO store=s maintenance passes work again after failing for 1m (13 failed passes)");
   }
 }
