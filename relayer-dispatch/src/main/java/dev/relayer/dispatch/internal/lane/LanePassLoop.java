@@ -77,14 +77,19 @@ public final class LanePassLoop {
     } catch (Throwable e) {
       log.debug("store={} lanes={} pass failed", store, task.lanes(), e);
       failures.failed(task.lanes(), e);
-      scheduler.done(task, false, false, null, true);
+      scheduler.done(task, LaneScheduler.Ended.FAILED);
       return;
     }
     for (LaneWorker.PassResult result : results) {
       int lane = result.lane();
       result.nothingDueSince().ifPresent(since -> scheduler.sawNothingDue(lane, since));
       failures.worked(lane);
-      scheduler.done(task, lane, result.owner(), result.more(), result.dueIn().orElse(null), false);
+      scheduler.done(
+          task,
+          lane,
+          result.owner()
+              ? LaneScheduler.Ended.held(result.more(), result.dueIn().orElse(null))
+              : LaneScheduler.Ended.HELD_ELSEWHERE);
     }
   }
 }

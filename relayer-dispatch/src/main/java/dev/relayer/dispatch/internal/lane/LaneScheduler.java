@@ -294,47 +294,63 @@ public final class LaneScheduler {
     return earliest;
   }
 
-  /**
-   * Records that a pass ended the same way in every lane of {@code task}; see {@link #done(Task,
-   * int, boolean, boolean, Duration, boolean)}.
-   */
-  public synchronized void done(
-      Task task, boolean owner, boolean more, @Nullable Duration dueIn, boolean failed) {
-    for (int lane : task.lanes()) {
-      done(task, lane, owner, more, dueIn, failed);
+  /** How a pass ended in a lane. */
+  public sealed interface Ended {
+
+    /** The pass threw: the lane is tried again at the renewal cadence. */
+    Ended FAILED = new NotHeld(true);
+
+    /** Another instance holds the lane's lease: tried again at the renewal cadence. */
+    Ended HELD_ELSEWHERE = new NotHeld(false);
+
+    /**
+     * The pass held the lease and ended normally.
+     *
+     * @param more whether the pass made progress in the lane or left claimed rows unsent
+     * @param dueIn when the lane's earliest schedule or retry hold ends, or {@code null}
+     */
+    static Ended held(boolean more, @Nullable Duration dueIn) {
+      return new Held(more, dueIn);
     }
   }
 
-  /**
-   * Records how a pass ended in {@code lane}, one of {@code task}'s lanes.
-   *
-   * @param owner whether the pass held the lane's lease
-   * @param more whether the pass made progress in the lane or left claimed rows unsent
-   * @param dueIn when the lane's earliest schedule or retry hold ends, or {@code null}
-   * @param failed whether the pass threw
-   */
-  public synchronized void done(
-      Task task, int lane, boolean owner, boolean more, @Nullable Duration dueIn, boolean failed) {
+  /** A pass that ended without the lease: it failed ({@code failed}), or another owner holds it. */
+  private record NotHeld(boolean failed) implements Ended {}
+
+  /** A pass that held the lease; see {@link Ended#held}. */
+  private record Held(boolean more, @Nullable Duration dueIn) implements Ended {}
+
+  /** Records that a pass ended the same way in every lane of {@code task}. */
+  public synchronized void done(Task task, Ended how) {
+    for (int lane : task.lanes()) {
+      done(task, lane, how);
+    }
+  }
+
+  /** Records how a pass ended in {@code lane}, one of {@code task}'s lanes. */
+  public synchronized void done(Task task, int lane, Ended how) {
     if (!task.lanes().contains(lane)) {
       throw new IllegalArgumentException("lane " + lane + " is not one of " + task);
     }
     running[lane] = false;
     long now = nanoTime.getAsLong();
-    if (failed || !owner) {
-      // Try again (to take the lease, or after an error) at the renewal cadence.
-      held[lane] = held[lane] && !failed && owner;
-      nextPoll[lane] = now + Math.min(pollNanos, renewNanos);
-      nextDue[lane] = NEVER;
-    } else {
+    if (how instanceof Held pass) {
       held[lane] = true;
       nextRenew[lane] = now + renewNanos;
       if (task.reason() != Reason.RENEW) {
         nextPoll[lane] = now + pollNanos;
+        Duration dueIn = pass.dueIn();
         nextDue[lane] = dueIn == null ? NEVER : now + Math.max(1_000_000L, dueIn.toNanos());
-        if (more && woken[lane] == null) {
+        if (pass.more() && woken[lane] == null) {
           woken[lane] = Reason.CONTINUE;
         }
       }
+    } else {
+      // Not held (failed, or another owner's): try again at the renewal cadence, to take the
+      // lease or after the error.
+      held[lane] = false;
+      nextPoll[lane] = now + Math.min(pollNanos, renewNanos);
+      nextDue[lane] = NEVER;
     }
     notifyAll();
   }

@@ -3,6 +3,7 @@ package dev.relayer.dispatch.internal.lane;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relayer.dispatch.internal.lane.LaneScheduler.Ended;
 import dev.relayer.dispatch.internal.lane.LaneScheduler.Reason;
 import dev.relayer.dispatch.internal.lane.LaneScheduler.Task;
 import java.time.Duration;
@@ -29,7 +30,7 @@ class LaneSchedulerTest {
   /** Runs every ready pass as an idle pass that held the lease. */
   private void settle() throws InterruptedException {
     for (Task task = next(); task != null; task = next()) {
-      scheduler.done(task, true, false, null, false);
+      scheduler.done(task, Ended.held(false, null));
     }
   }
 
@@ -40,10 +41,10 @@ class LaneSchedulerTest {
     assertThat(first).isEqualTo(new Task(List.of(1, 3), Reason.ACQUIRE));
     scheduler.wake(1);
     assertThat(next()).as("both lanes are running").isNull();
-    scheduler.done(first, 1, true, false, null, false);
+    scheduler.done(first, 1, Ended.held(false, null));
     assertThat(next()).isEqualTo(new Task(1, Reason.WAKEUP));
     assertThat(scheduler.running(3)).as("lane 3's end is not recorded yet").isTrue();
-    scheduler.done(first, 3, true, false, null, false);
+    scheduler.done(first, 3, Ended.held(false, null));
     assertThat(scheduler.running(3)).isFalse();
   }
 
@@ -57,12 +58,12 @@ class LaneSchedulerTest {
     assertThat(task.lanes()).containsExactlyInAnyOrder(0, 2);
     assertThat(task.reason()).isEqualTo(Reason.WAKEUP);
     assertThat(next()).as("nothing else is ready").isNull();
-    assertThatThrownBy(() -> scheduler.done(task, 1, true, false, null, false))
+    assertThatThrownBy(() -> scheduler.done(task, 1, Ended.held(false, null)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lane 1 is not one of");
 
-    scheduler.done(task, 0, true, true, null, false);
-    scheduler.done(task, 2, true, false, Duration.ofSeconds(3), false);
+    scheduler.done(task, 0, Ended.held(true, null));
+    scheduler.done(task, 2, Ended.held(false, Duration.ofSeconds(3)));
     assertThat(next()).isEqualTo(new Task(0, Reason.CONTINUE));
   }
 
@@ -88,13 +89,13 @@ class LaneSchedulerTest {
     Task renew = next();
     assertThat(renew.reason()).isEqualTo(Reason.RENEW);
     assertThat(renew.lanes()).as("a renewal takes no other lane").hasSize(1);
-    scheduler.done(renew, true, false, null, false);
+    scheduler.done(renew, Ended.held(false, null));
     settle();
 
     scheduler.wake(0);
     Task first = next();
     assertThat(first).isEqualTo(new Task(0, Reason.WAKEUP));
-    scheduler.done(first, true, false, Duration.ofSeconds(1), false);
+    scheduler.done(first, Ended.held(false, Duration.ofSeconds(1)));
     advance(Duration.ofSeconds(1));
     scheduler.wake(2);
     assertThat(next()).isEqualTo(new Task(List.of(2, 0), Reason.WAKEUP));
@@ -112,7 +113,7 @@ class LaneSchedulerTest {
     advance(Duration.ofMillis(1));
     long look = scheduler.now();
     scheduler.sawNothingDue(0, look);
-    scheduler.done(running, true, false, null, false);
+    scheduler.done(running, Ended.held(false, null));
     assertThat(next()).as("the look saw the commit that woke the lane").isNull();
 
     scheduler.wake(0);
@@ -121,7 +122,7 @@ class LaneSchedulerTest {
     advance(Duration.ofMillis(1));
     scheduler.wake(0);
     scheduler.sawNothingDue(0, look);
-    scheduler.done(running, true, false, null, false);
+    scheduler.done(running, Ended.held(false, null));
     assertThat(next()).as("woken after the look began").isEqualTo(new Task(0, Reason.WAKEUP));
 
     scheduler.target(Set.of(0, 1, 2));
@@ -146,7 +147,7 @@ class LaneSchedulerTest {
     assertThat(scheduler.othersWaiting()).isTrue();
     Task other = next();
     assertThat(scheduler.othersWaiting()).as("lane 1 runs now").isFalse();
-    scheduler.done(other, true, false, Duration.ofSeconds(3), false);
+    scheduler.done(other, Ended.held(false, Duration.ofSeconds(3)));
     assertThat(scheduler.othersWaiting()).isFalse();
     advance(Duration.ofSeconds(3));
     assertThat(scheduler.othersWaiting()).as("lane 1's retry hold ended").isTrue();
@@ -162,12 +163,12 @@ class LaneSchedulerTest {
     advance(Duration.ofSeconds(1));
     Task renew = next();
     assertThat(renew).isEqualTo(new Task(0, Reason.RENEW));
-    scheduler.done(renew, true, false, null, false);
+    scheduler.done(renew, Ended.held(false, null));
     for (int i = 0; i < 4; i++) {
       advance(Duration.ofSeconds(10));
       Task task = next();
       assertThat(task.reason()).isEqualTo(Reason.RENEW);
-      scheduler.done(task, true, false, null, false);
+      scheduler.done(task, Ended.held(false, null));
     }
     advance(Duration.ofSeconds(10));
     assertThat(next()).isEqualTo(new Task(0, Reason.POLL));
@@ -179,10 +180,10 @@ class LaneSchedulerTest {
       throws InterruptedException {
     scheduler.target(Set.of(2));
     Task task = next();
-    scheduler.done(task, true, true, null, false);
+    scheduler.done(task, Ended.held(true, null));
     Task again = next();
     assertThat(again).isEqualTo(new Task(2, Reason.CONTINUE));
-    scheduler.done(again, true, false, Duration.ofSeconds(3), false);
+    scheduler.done(again, Ended.held(false, Duration.ofSeconds(3)));
     advance(Duration.ofSeconds(2));
     assertThat(next()).isNull();
     advance(Duration.ofSeconds(1));
@@ -193,11 +194,11 @@ class LaneSchedulerTest {
   void aLaneHeldElsewhereIsTriedAgainAtTheRenewalCadence() throws InterruptedException {
     scheduler.target(Set.of(1));
     Task task = next();
-    scheduler.done(task, false, false, null, false);
+    scheduler.done(task, Ended.HELD_ELSEWHERE);
     advance(Duration.ofSeconds(10));
     Task retry = next();
     assertThat(retry).isEqualTo(new Task(1, Reason.ACQUIRE));
-    scheduler.done(retry, false, false, null, true);
+    scheduler.done(retry, Ended.FAILED);
     advance(Duration.ofSeconds(10));
     assertThat(next()).isEqualTo(new Task(1, Reason.ACQUIRE));
   }
@@ -215,7 +216,7 @@ class LaneSchedulerTest {
     Set<Integer> woken = new HashSet<>();
     for (Task task = next(); task != null; task = next()) {
       woken.add(task.lane());
-      scheduler.done(task, true, false, null, false);
+      scheduler.done(task, Ended.held(false, null));
     }
     assertThat(woken).containsExactly(1);
     assertThat(scheduler.targeted()).containsExactly(1);
@@ -226,7 +227,7 @@ class LaneSchedulerTest {
     LaneScheduler real =
         new LaneScheduler(2, 1, Duration.ofSeconds(60), Duration.ofSeconds(10), System::nanoTime);
     real.target(Set.of(0));
-    real.done(real.take(Duration.ZERO), true, false, null, false);
+    real.done(real.take(Duration.ZERO), Ended.held(false, null));
     Thread waker =
         new Thread(
             () -> {
