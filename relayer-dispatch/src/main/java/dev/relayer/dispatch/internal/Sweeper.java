@@ -204,7 +204,7 @@ public final class Sweeper {
       store.renewLease(t, lease());
       Claim committed =
           charged.isEmpty() ? null : new Claim(page.token(), page.expiresAt(), charged);
-      return new Step(true, true, last, end, others.size(), 0, List.of(), committed, suspects);
+      return Step.carefulPage(last, end, others.size(), committed, suspects);
     }
     int sent = 0;
     List<Consumer<RelayerEventListener>> events = List.of();
@@ -215,7 +215,7 @@ public final class Sweeper {
       sent = outcomes.accepted().size();
     }
     store.renewLease(t, lease());
-    return new Step(true, false, last, end, others.size(), sent, events, null, suspects);
+    return Step.sentPage(last, end, others.size(), sent, events, suspects);
   }
 
   /**
@@ -297,6 +297,30 @@ public final class Sweeper {
 
     static Step wrapped(boolean careful) {
       return new Step(true, careful, 0, -1, 0, 0, List.of(), null, List.of());
+    }
+
+    /**
+     * A careful page up to id {@code cursor}: {@code claimed} rows stamped and marked in the pass
+     * transaction, {@code committed} (those to send, or null) sent after its commit.
+     */
+    static Step carefulPage(
+        long cursor,
+        long upTo,
+        int claimed,
+        @Nullable Claim committed,
+        List<ClaimedMessage> suspects) {
+      return new Step(true, true, cursor, upTo, claimed, 0, List.of(), committed, suspects);
+    }
+
+    /** A page up to id {@code cursor} sent and completed in the pass transaction. */
+    static Step sentPage(
+        long cursor,
+        long upTo,
+        int claimed,
+        int sent,
+        List<Consumer<RelayerEventListener>> events,
+        List<ClaimedMessage> suspects) {
+      return new Step(true, false, cursor, upTo, claimed, sent, events, null, suspects);
     }
 
     boolean wrapped() {
