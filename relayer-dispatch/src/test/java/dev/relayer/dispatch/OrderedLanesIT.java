@@ -244,7 +244,7 @@ class OrderedLanesIT {
   }
 
   @Test
-  void aHeadLeftInFlightIsSentAloneAfterThePassThatSentTheOtherKeysOfItsOnlyLane()
+  void aHeadMarkedInFlightIsSentAloneAfterThePassThatSentTheOtherKeysOfItsOnlyLane()
       throws InterruptedException {
     InMemoryTransport memory = InMemoryTransport.named("memory");
     RelayerLanes lanes = lanes(memory, DispatchFixture.fastOptions().build());
