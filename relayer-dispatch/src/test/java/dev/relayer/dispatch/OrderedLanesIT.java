@@ -265,10 +265,12 @@ class OrderedLanesIT {
               return ids;
             });
     assertThat(marked).hasSize(1);
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (fx.dsl.fetchExists(
         DSL.selectOne()
             .from(DSL.table(DSL.name("public", "relayer_outbox")))
             .where(DSL.condition("claim_expires_at > now()")))) {
+      assertThat(System.nanoTime()).as("the 100 ms claim ran out").isLessThan(deadline);
       Thread.sleep(20);
     }
 

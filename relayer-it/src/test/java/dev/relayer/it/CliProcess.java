@@ -43,6 +43,27 @@ record CliProcess(int exitCode, String out, String err) {
     return run(command, environment, null);
   }
 
+  /**
+   * {@code java [jvmOptions] -cp <this JVM's class path> main args...} with extra environment
+   * variables: a test's own main class in a child JVM, waited for up to 2 minutes.
+   */
+  static CliProcess runMain(
+      Class<?> main, List<String> jvmOptions, List<String> args, Map<String, String> environment)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(java().toString());
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+    command.addAll(args);
+    return run(command, environment, null);
+  }
+
+  /** {@link #runMain(Class, List, List, Map)} without JVM options or extra environment. */
+  static CliProcess runMain(Class<?> main, List<String> args)
+      throws IOException, InterruptedException {
+    return runMain(main, List.of(), args, Map.of());
+  }
+
   /** Runs {@code command} in {@code directory} (or the current one) and waits up to 2 minutes. */
   static CliProcess run(List<String> command, Map<String, String> environment, Path directory)
       throws IOException, InterruptedException {

@@ -177,14 +177,10 @@ abstract class EndToEndContract {
     NewMessage sent = OrderPlaced.message(transportName(), destination, messageId, 7);
 
     CliProcess sender =
-        CliProcess.run(
+        CliProcess.runMain(
+            CrashAfterBrokerAcceptMain.class,
+            List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
             List.of(
-                CliProcess.java().toString(),
-                "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC",
-                "-cp",
-                System.getProperty("java.class.path"),
-                CrashAfterBrokerAcceptMain.class.getName(),
                 db.jdbcUrl(),
                 db.user(),
                 transportName(),
@@ -193,8 +189,7 @@ abstract class EndToEndContract {
                 messageId.toString()),
             db.password() == null
                 ? Map.of()
-                : Map.of(CrashAfterBrokerAcceptMain.PASSWORD_VARIABLE, db.password()),
-            null);
+                : Map.of(CrashAfterBrokerAcceptMain.PASSWORD_VARIABLE, db.password()));
 
     assertThat(sender.exitCode())
         .as("the sender died between the broker's acceptance and the delete: %s", sender.err())

@@ -188,22 +188,14 @@ class PoisonMessageIT {
   }
 
   private CliProcess child(String mode, String owner) throws Exception {
-    List<String> command =
+    List<String> args =
         new ArrayList<>(
             List.of(
-                CliProcess.java().toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                PoisonSenderMain.class.getName(),
-                db.jdbcUrl(),
-                db.user(),
-                sink.toString(),
-                mode,
-                Integer.toString(MAX_ATTEMPTS)));
+                db.jdbcUrl(), db.user(), sink.toString(), mode, Integer.toString(MAX_ATTEMPTS)));
     if (owner != null) {
-      command.add(owner);
+      args.add(owner);
     }
-    return CliProcess.run(command, Map.of(), null);
+    return CliProcess.runMain(PoisonSenderMain.class, args);
   }
 
   private List<UUID> accepted() throws Exception {

@@ -22,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -40,17 +39,8 @@ class ProcessCrashIT {
       Path broker = Files.createTempFile("relayer-broker", ".log");
       try {
         CliProcess child =
-            CliProcess.run(
-                List.of(
-                    CliProcess.java().toString(),
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    CrashAfterAcceptMain.class.getName(),
-                    db.jdbcUrl(),
-                    db.user(),
-                    broker.toString()),
-                Map.of(),
-                null);
+            CliProcess.runMain(
+                CrashAfterAcceptMain.class, List.of(db.jdbcUrl(), db.user(), broker.toString()));
         assertThat(child.exitCode()).as("died in the crash window: %s", child.err()).isEqualTo(137);
         List<String> accepted = Files.readAllLines(broker, UTF_8);
         assertThat(accepted).hasSize(1);

@@ -10,7 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Remembers which leases this instance holds, to log and report acquisitions and losses once.
+ * Remembers which leases this instance holds, to log and report acquisitions and losses once, and
+ * which it ever held, so that a lease found under this owner's name but never held here counts as
+ * taken over ({@link #inherited}).
  *
  * <p>The sweeper and cleanup leases get one INFO line per acquisition and loss. Lane leases ({@code
  * lane/<n>}) come and go by the dozen at every start, stop and rebalancing, so each is logged at

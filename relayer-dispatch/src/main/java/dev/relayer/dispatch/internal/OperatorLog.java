@@ -3,7 +3,7 @@ package dev.relayer.dispatch.internal;
 import org.slf4j.Logger;
 
 /**
- * Where the watches ({@link TransportWatch}, {@link HandoffWatch}, the lanes' failure watch) write
+ * Where the watches ({@link TransportWatch}, {@link HandoffWatch}, {@link PassFailureWatch}) write
  * the few lines an operator acts on. The library writes them to SLF4J; tests pass a recorder, so
  * that rate limits are checked against an injected clock rather than by reading log output.
  */

@@ -53,8 +53,14 @@ public final class PassFailureWatch {
     this.failedInAll = new long[slots];
   }
 
+  /** {@code maintenance} for a one-slot watch; else {@code lanes=[1, 2]}. */
   private String label(List<Integer> slots) {
     return failingSince.length == 1 ? subject : subject + "s=" + slots;
+  }
+
+  /** {@code maintenance} for a one-slot watch; else {@code lane=3}. */
+  private String label(int slot) {
+    return failingSince.length == 1 ? subject : subject + "=" + slot;
   }
 
   /** The pass of a one-slot watch threw {@code error}. */
@@ -67,21 +73,21 @@ public final class PassFailureWatch {
     worked(0);
   }
 
-  /** A pass over {@code lanes} (slots) threw {@code error}. */
-  public synchronized void failed(List<Integer> lanes, Throwable error) {
+  /** A pass over {@code slots} (a lane pass's lanes) threw {@code error}. */
+  public synchronized void failed(List<Integer> slots, Throwable error) {
     Instant now = clock.instant();
     List<Integer> fresh = new ArrayList<>();
-    for (int lane : lanes) {
-      if (failingSince[lane] == null) {
-        failingSince[lane] = now;
-        fresh.add(lane);
+    for (int slot : slots) {
+      if (failingSince[slot] == null) {
+        failingSince[slot] = now;
+        fresh.add(slot);
       }
-      failedSinceLine[lane]++;
-      failedInAll[lane]++;
+      failedSinceLine[slot]++;
+      failedInAll[slot]++;
     }
     if (!fresh.isEmpty()) {
       log.warn("store=" + store + " " + label(fresh) + " pass failed; " + firstLineEnd, error);
-      fresh.forEach(lane -> failedSinceLine[lane] = 0);
+      fresh.forEach(slot -> failedSinceLine[slot] = 0);
       if (lastLine == null) {
         lastLine = now;
       }
@@ -94,14 +100,14 @@ public final class PassFailureWatch {
     Instant since = now;
     long sinceLine = 0;
     long inAll = 0;
-    for (int lane = 0; lane < failingSince.length; lane++) {
-      Instant started = failingSince[lane];
+    for (int slot = 0; slot < failingSince.length; slot++) {
+      Instant started = failingSince[slot];
       if (started != null) {
-        failing.add(lane);
+        failing.add(slot);
         since = started.isBefore(since) ? started : since;
-        sinceLine += failedSinceLine[lane];
-        inAll += failedInAll[lane];
-        failedSinceLine[lane] = 0;
+        sinceLine += failedSinceLine[slot];
+        inAll += failedInAll[slot];
+        failedSinceLine[slot] = 0;
       }
     }
     lastLine = now;
@@ -122,9 +128,9 @@ public final class PassFailureWatch {
             + error);
   }
 
-  /** A pass over {@code lane} (a slot) ended without an error. */
-  public synchronized void worked(int lane) {
-    Instant since = failingSince[lane];
+  /** A pass over {@code slot} (a lane) ended without an error. */
+  public synchronized void worked(int slot) {
+    Instant since = failingSince[slot];
     if (since == null) {
       return;
     }
@@ -132,15 +138,15 @@ public final class PassFailureWatch {
         "store="
             + store
             + " "
-            + (failingSince.length == 1 ? subject : subject + "=" + lane)
+            + label(slot)
             + " passes work again after failing for "
             + Durations.format(Duration.between(since, clock.instant()))
             + " ("
-            + failedInAll[lane]
+            + failedInAll[slot]
             + " failed passes)");
-    failingSince[lane] = null;
-    failedSinceLine[lane] = 0;
-    failedInAll[lane] = 0;
+    failingSince[slot] = null;
+    failedSinceLine[slot] = 0;
+    failedInAll[slot] = 0;
     boolean anyFailing = false;
     for (Instant other : failingSince) {
       anyFailing |= other != null;
