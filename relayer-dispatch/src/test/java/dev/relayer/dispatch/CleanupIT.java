@@ -4,6 +4,8 @@ import static dev.relayer.dispatch.DispatchFixture.message;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.dispatch.internal.Cleanup;
 import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.store.LeaseRequest;
@@ -18,6 +20,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -102,6 +105,40 @@ class CleanupIT {
     assertThat(inbox()).as("recent inbox records stay").isEqualTo(4);
     assertThat(fx.outboxCount()).as("pending rows never expire").isEqualTo(1);
     assertThat(pending).isPositive();
+  }
+
+  @Test
+  void aPoolWhoseConnectionsDoNotAutoCommitKeepsWhatEveryBatchDeleted() {
+    deadRows(7, old);
+    inboxRecords(7, old);
+    HikariConfig config = new HikariConfig();
+    config.setDataSource(fx.database.dataSource());
+    config.setMaximumPoolSize(2);
+    config.setAutoCommit(false);
+    HikariDataSource manual = fx.track(new HikariDataSource(config));
+    RelayerDispatcher onManual =
+        fx.track(
+            RelayerDispatcher.builder(fx.store, DSL.using(manual, SQLDialect.POSTGRES))
+                .transport(InMemoryTransport.named("memory"))
+                .options(DispatchFixture.fastOptions().build())
+                .build());
+    RelayerMaintenance maintenance =
+        fx.track(
+            RelayerMaintenance.create(
+                onManual,
+                DispatchFixture.fastMaintenance()
+                    .cleanupBatchSize(2)
+                    .leaseDuration(Duration.ofMinutes(10))
+                    .build()));
+
+    CleanupResult run = maintenance.cleanupOnce();
+
+    // Only the first batch takes the lease in a transaction; the others run between, and a pool
+    // that hands out connections in a transaction rolls back what such a batch left uncommitted.
+    assertThat(run.batches()).isGreaterThan(2);
+    assertThat(run.deadDeleted() + run.inboxDeleted()).isEqualTo(14);
+    assertThat(dead()).as("dead rows left").isZero();
+    assertThat(inbox()).as("inbox records left").isZero();
   }
 
   @Test

@@ -5,6 +5,7 @@ import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.PurgeBatch;
 import dev.relayer.store.Purged;
 import dev.relayer.store.RelayerStore;
+import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -22,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * ({@link RelayerStore#purgeDead}). The first batch of a run is one transaction that first locks
  * the lease row and restarts its expiry (proceed only if this owner holds the lease or it has
  * expired; {@link RelayerStore#startLeasedPass}); so is the first batch after a quarter of {@code
- * leaseDuration} has passed since the lease was last taken. The batches in between rely on the
+ * leaseDuration} has passed since the lease was last taken. The batches in between (each in
+ * auto-commit where the pool's connections auto-commit, else each its own transaction) rely on the
  * lease this owner holds, which no other owner can take before it expires (and two owners deleting
  * the same expired rows would delete each row once). The two tables take turns, batch by batch, so
  * that a huge backlog in one does not hold back the other. A table is done when a batch of it
@@ -208,6 +210,13 @@ public final class Cleanup {
     /** Whether this run has taken the lease; {@link #takenAt} means something only then. */
     boolean held;
 
+    /**
+     * Whether the pool's connections auto-commit, read before the lease is first taken. A batch
+     * between the takes runs in auto-commit only if they do: a pool that hands out connections in a
+     * transaction rolls back what a statement left uncommitted when the connection goes back.
+     */
+    boolean autoCommit;
+
     long takenAt;
   }
 
@@ -218,7 +227,13 @@ public final class Cleanup {
   private Optional<Purged> batch(DSLContext dsl, Drain drain, Lease lease, long clock) {
     boolean take = !lease.held || clock - lease.takenAt >= settings.leaseDuration().toNanos() / 4;
     if (!take) {
-      return Optional.of(purge(dsl, drain));
+      return Optional.of(
+          lease.autoCommit
+              ? purge(dsl, drain)
+              : dsl.transactionResult(tx -> purge(tx.dsl(), drain)));
+    }
+    if (!lease.held) {
+      lease.autoCommit = dsl.connectionResult(Connection::getAutoCommit);
     }
     return dsl.transactionResult(
         tx -> {
