@@ -340,7 +340,9 @@ public final class RelayerMaintenance implements AutoCloseable {
     List<String> held = new ArrayList<>(leases.held());
     for (int i = 0; i < held.size(); i++) {
       try {
-        store.releaseLease(dsl, held.get(i), owner);
+        String name = held.get(i);
+        // Its own transaction: a pool whose connections do not auto-commit would roll it back.
+        dsl.transaction(tx -> store.releaseLease(tx.dsl(), name, owner));
         leases.observe(held.get(i), owner, false);
       } catch (RuntimeException e) {
         log.warn(

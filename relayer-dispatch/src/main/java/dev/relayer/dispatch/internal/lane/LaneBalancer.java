@@ -124,7 +124,7 @@ public final class LaneBalancer {
     }
     leases.summarizeLanes(owner, "released at shutdown");
     try {
-      store.releaseLease(dsl, heartbeat.name(), owner);
+      dsl.transaction(tx -> store.releaseLease(tx.dsl(), heartbeat.name(), owner));
     } catch (RuntimeException e) {
       log.warn("store={} could not release the heartbeat; it will expire", store.displayName(), e);
     }

@@ -535,10 +535,14 @@ public final class LaneWorker {
     return suspect == null ? List.of() : List.of(suspect);
   }
 
-  /** Gives the lane's lease up if this owner holds it; true if it did. */
+  /**
+   * Gives the lane's lease up if this owner holds it, in a transaction of its own (committed on a
+   * pool whose connections do not auto-commit too); true if it did.
+   */
   public boolean release(DSLContext dsl, int lane) {
     String name = LEASE_PREFIX + lane;
-    boolean released = engine.store().releaseLease(dsl, name, settings.owner());
+    boolean released =
+        dsl.transactionResult(tx -> engine.store().releaseLease(tx.dsl(), name, settings.owner()));
     leases.observe(name, settings.owner(), false);
     return released;
   }

@@ -1,0 +1,92 @@
+package dev.relayer.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.relayer.store.LeaseState;
+import dev.relayer.transport.memory.InMemoryTransport;
+import java.time.Duration;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Background components on a pool whose connections do not auto-commit (HikariCP's {@code
+ * autoCommit=false}, a common setting beside an ORM): what they write outside a pass's transaction
+ * is committed all the same, not rolled back when the connection goes back to the pool. The rows
+ * are read through the fixture's own auto-commit pool.
+ */
+class ManualCommitPoolIT {
+
+  DispatchFixture fx;
+  RelayerDispatcher dispatcher;
+
+  @BeforeEach
+  void setUp() {
+    fx = new DispatchFixture(4);
+    HikariConfig config = new HikariConfig();
+    config.setDataSource(fx.database.dataSource());
+    config.setMaximumPoolSize(4);
+    config.setAutoCommit(false);
+    HikariDataSource manual = fx.track(new HikariDataSource(config));
+    dispatcher =
+        fx.track(
+            RelayerDispatcher.builder(fx.store, DSL.using(manual, SQLDialect.POSTGRES))
+                .transport(InMemoryTransport.named("memory"))
+                .options(DispatchFixture.fastOptions().build())
+                .build());
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    fx.close();
+  }
+
+  @Test
+  void closingMaintenanceGivesTheSweeperAndCleanupLeasesUp() {
+    RelayerMaintenance maintenance =
+        fx.track(
+            RelayerMaintenance.create(
+                dispatcher,
+                DispatchFixture.fastMaintenance().leaseDuration(Duration.ofMinutes(10)).build()));
+    maintenance.start();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                fx.store.liveLeases(fx.dsl, "").stream()
+                        .map(LeaseState::name)
+                        .filter(name -> name.equals("sweeper") || name.equals("cleanup"))
+                        .count()
+                    == 2);
+
+    maintenance.close();
+
+    assertThat(fx.store.liveLeases(fx.dsl, "")).as("leases left after close").isEmpty();
+  }
+
+  @Test
+  void closingLanesGivesEveryLaneLeaseAndTheHeartbeatUp() {
+    dispatcher.start();
+    RelayerLanes lanes =
+        fx.track(
+            RelayerLanes.builder(dispatcher)
+                .owner("manual")
+                .options(DispatchFixture.fastLanes().leaseDuration(Duration.ofSeconds(30)).build())
+                .build());
+    lanes.start();
+    fx.app(dispatcher).transaction(tx -> fx.store.enqueue(tx.dsl(), DispatchFixture.ordered("k")));
+    await().atMost(Duration.ofSeconds(10)).until(() -> fx.outboxCount() == 0);
+    assertThat(fx.store.liveLeases(fx.dsl, "lane/"))
+        .as("the lane that sent the message is held")
+        .isNotEmpty();
+
+    lanes.close();
+
+    assertThat(fx.store.liveLeases(fx.dsl, "")).as("leases left after close").isEmpty();
+  }
+}
