@@ -369,6 +369,41 @@ class CleanupIT {
   }
 
   @Test
+  void aTableDoneInARunThatLeftTheOtherUnfinishedGoesOnFromWhereItEndedUntilARunDrainsBoth() {
+    for (int i = 0; i < 5; i++) {
+      deadRows(1, old.plusSeconds(i));
+    }
+    for (int i = 0; i < 12; i++) {
+      inboxRecords(1, old.plusSeconds(i));
+    }
+    Cleanup cleanup = cleanup(2, Duration.ofHours(1), 0, stepping(Duration.ofMillis(10)));
+    AtomicLong rounds = new AtomicLong();
+
+    // Three rounds: the dead table drains in its third batch, the inbox has six records left.
+    CleanupResult stopped =
+        cleanup.pass(fx.dsl, Instant.now(), () -> rounds.incrementAndGet() >= 3, pause -> true);
+    assertThat(stopped.deadDeleted()).isEqualTo(5);
+    assertThat(stopped.inboxDeleted()).isEqualTo(6);
+    assertThat(stopped.drained()).isFalse();
+    deadRows(1, old.minusHours(1));
+    deadRows(1, old.plusSeconds(30));
+
+    CleanupResult resumed = cleanup.pass(fx.dsl, Instant.now(), () -> false, pause -> true);
+    assertThat(resumed.deadDeleted())
+        .as("the dead table goes on from where its drain ended, past the row written behind it")
+        .isOne();
+    assertThat(resumed.inboxDeleted()).isEqualTo(6);
+    assertThat(resumed.drained()).isTrue();
+    assertThat(dead()).isOne();
+
+    CleanupResult fresh = cleanup.pass(fx.dsl, Instant.now(), () -> false, pause -> true);
+    assertThat(fresh.deadDeleted())
+        .as("a run that drained both leaves nothing to go on from")
+        .isOne();
+    assertThat(dead()).isZero();
+  }
+
+  @Test
   void aPauseThatReportsStopEndsTheRunAfterTheBatchBeforeIt() {
     deadRows(10, old);
     Cleanup cleanup = cleanup(2, Duration.ofHours(1), 1, stepping(Duration.ofMillis(10)));

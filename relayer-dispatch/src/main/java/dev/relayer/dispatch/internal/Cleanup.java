@@ -41,12 +41,12 @@ import org.jspecify.annotations.Nullable;
  * database earns a longer pause. Pauses count towards the budget and end at once on the stop
  * signal, which then ends the run.
  *
- * <p>A run that ends before a table is done (on its budget or the stop signal) leaves that table's
- * keyset to the next run of this instance, which goes on from there with its own cutoffs instead of
- * starting again at the oldest index entry and walking every entry the run before left behind. A
- * drain that finishes, a run that loses the lease and a run that fails leave nothing: the next
- * starts at the oldest row, and so sees a row that was written with a timestamp older than where an
- * earlier drain had got to.
+ * <p>A run that ends before both tables are done (on its budget or the stop signal) leaves each
+ * table's keyset to the next run of this instance — a table already done there too — which goes on
+ * from there with its own cutoffs instead of starting again at the oldest index entry and walking
+ * every entry the runs before left behind. A run that drains both tables, a run that loses the
+ * lease and a run that fails leave nothing: the next starts at the oldest row of each, and so sees
+ * a row that was written with a timestamp older than where an earlier drain had got to.
  *
  * <p>A crash or error in a batch rolls back that batch only; what earlier batches deleted stays
  * deleted, and the next run starts again from the oldest row.
@@ -117,15 +117,15 @@ public final class Cleanup {
               : new PurgeBatch(cutoff, resume.from(), batchSize);
     }
 
-    /** Where the next run goes on: the next batch, unless this drain is done. */
-    @Nullable PurgeBatch resume() {
-      return done ? null : next;
+    /** Where the next batch of this table starts, whether or not this drain is done. */
+    PurgeBatch position() {
+      return next;
     }
   }
 
   /**
-   * Where the last run's unfinished drains stopped, for the next run to go on from; {@code null}
-   * for a drain that finished, or when the last run did not end normally.
+   * Where the last run's drains stopped, for the next run to go on from; {@code null} when the last
+   * run drained both tables or did not end normally.
    */
   private @Nullable PurgeBatch resumeDead;
 
@@ -191,9 +191,9 @@ public final class Cleanup {
       // Both retentions infinite: still take and renew the lease, so the report shows who cleans.
       leader = dsl.transactionResult(tx -> holdLease(tx.dsl()));
     }
-    if (leader) {
-      resumeDead = dead.resume();
-      resumeInbox = inbox.resume();
+    if (leader && !(dead.done && inbox.done)) {
+      resumeDead = dead.position();
+      resumeInbox = inbox.position();
     }
     leases.observe(LEASE, settings.owner(), leader);
     return new CleanupResult(
