@@ -4,8 +4,6 @@ import static dev.relayer.dispatch.DispatchFixture.message;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.dispatch.internal.Cleanup;
 import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.store.LeaseRequest;
@@ -20,7 +18,6 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -111,17 +108,7 @@ class CleanupIT {
   void aPoolWhoseConnectionsDoNotAutoCommitKeepsWhatEveryBatchDeleted() {
     deadRows(7, old);
     inboxRecords(7, old);
-    HikariConfig config = new HikariConfig();
-    config.setDataSource(fx.database.dataSource());
-    config.setMaximumPoolSize(2);
-    config.setAutoCommit(false);
-    HikariDataSource manual = fx.track(new HikariDataSource(config));
-    RelayerDispatcher onManual =
-        fx.track(
-            RelayerDispatcher.builder(fx.store, DSL.using(manual, SQLDialect.POSTGRES))
-                .transport(InMemoryTransport.named("memory"))
-                .options(DispatchFixture.fastOptions().build())
-                .build());
+    RelayerDispatcher onManual = fx.dispatcherOnOwnPool(2, false);
     RelayerMaintenance maintenance =
         fx.track(
             RelayerMaintenance.create(

@@ -9,6 +9,7 @@ import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
+import dev.relayer.transport.memory.InMemoryTransport;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -73,6 +74,24 @@ final class DispatchFixture implements AutoCloseable {
         .leaseDuration(Duration.ofSeconds(2))
         .claimDuration(Duration.ofSeconds(5))
         .shutdownTimeout(Duration.ofSeconds(5));
+  }
+
+  /**
+   * A dispatcher with the memory transport and {@link #fastOptions()} on a pool of its own of
+   * {@code size} connections to this database, auto-committing or not; both closed with this
+   * fixture.
+   */
+  RelayerDispatcher dispatcherOnOwnPool(int size, boolean autoCommit) {
+    HikariConfig config = new HikariConfig();
+    config.setDataSource(database.dataSource());
+    config.setMaximumPoolSize(size);
+    config.setAutoCommit(autoCommit);
+    HikariDataSource own = track(new HikariDataSource(config));
+    return track(
+        RelayerDispatcher.builder(store, DSL.using(own, SQLDialect.POSTGRES))
+            .transport(InMemoryTransport.named("memory"))
+            .options(fastOptions().build())
+            .build());
   }
 
   <T extends AutoCloseable> T track(T closeable) {

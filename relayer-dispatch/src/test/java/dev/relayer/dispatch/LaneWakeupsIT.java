@@ -4,8 +4,6 @@ import static dev.relayer.dispatch.DispatchFixture.ordered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.store.Lanes;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.StoreOptions;
@@ -18,7 +16,6 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -93,16 +90,7 @@ class LaneWakeupsIT {
    * notifier's session is never the one the application's transaction ran on).
    */
   private RelayerDispatcher otherInstance() {
-    HikariConfig config = new HikariConfig();
-    config.setDataSource(fx.database.dataSource());
-    config.setMaximumPoolSize(2);
-    HikariDataSource own = fx.track(new HikariDataSource(config));
-    RelayerDispatcher writer =
-        fx.track(
-            RelayerDispatcher.builder(fx.store, DSL.using(own, SQLDialect.POSTGRES))
-                .transport(InMemoryTransport.named("memory"))
-                .options(DispatchFixture.fastOptions().build())
-                .build());
+    RelayerDispatcher writer = fx.dispatcherOnOwnPool(2, true);
     writer.start();
     return writer;
   }

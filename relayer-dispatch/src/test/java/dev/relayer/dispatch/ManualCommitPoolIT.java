@@ -3,13 +3,8 @@ package dev.relayer.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.store.LeaseState;
-import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,17 +23,7 @@ class ManualCommitPoolIT {
   @BeforeEach
   void setUp() {
     fx = new DispatchFixture(4);
-    HikariConfig config = new HikariConfig();
-    config.setDataSource(fx.database.dataSource());
-    config.setMaximumPoolSize(4);
-    config.setAutoCommit(false);
-    HikariDataSource manual = fx.track(new HikariDataSource(config));
-    dispatcher =
-        fx.track(
-            RelayerDispatcher.builder(fx.store, DSL.using(manual, SQLDialect.POSTGRES))
-                .transport(InMemoryTransport.named("memory"))
-                .options(DispatchFixture.fastOptions().build())
-                .build());
+    dispatcher = fx.dispatcherOnOwnPool(4, false);
   }
 
   @AfterEach
