@@ -343,7 +343,7 @@ public final class RelayerMaintenance implements AutoCloseable {
         String name = held.get(i);
         // Its own transaction: a pool whose connections do not auto-commit would roll it back.
         dsl.transaction(tx -> store.releaseLease(tx.dsl(), name, owner));
-        leases.observe(held.get(i), owner, false);
+        leases.observe(name, owner, false);
       } catch (RuntimeException e) {
         log.warn(
             "store={} could not release leases {}; they will expire",
