@@ -205,7 +205,7 @@ public final class Cleanup {
     return settings.pauseFactor() == 0 ? 0 : (long) (batchNanos * settings.pauseFactor());
   }
 
-  /** When the run last took the lease. */
+  /** When the run last took the lease, and the pool's commit mode it read before the first take. */
   private static final class Lease {
     /** Whether this run has taken the lease; {@link #takenAt} means something only then. */
     boolean held;
