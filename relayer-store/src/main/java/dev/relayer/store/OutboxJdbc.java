@@ -1,6 +1,7 @@
 package dev.relayer.store;
 
 import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
+import static dev.relayer.store.OutboxQueries.PARKED;
 import static dev.relayer.store.OutboxQueries.PENDING;
 import static dev.relayer.store.OutboxQueries.utc;
 import static org.jooq.impl.DSL.any;
@@ -21,7 +22,6 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
-import java.util.LongSummaryStatistics;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -75,8 +75,6 @@ final class OutboxJdbc {
   static final Param<OffsetDateTime> EXPIRES_AT = param("expiresAt", OffsetDateTime.class);
   private static final Param<Long> AFTER_ID = param("afterId", Long.class);
   private static final Param<Long> UP_TO_ID = param("upToId", Long.class);
-  private static final Param<Long> LOWEST_ID = param("lowestId", Long.class);
-  private static final Param<Long> HIGHEST_ID = param("highestId", Long.class);
   private static final Param<OffsetDateTime> CREATED_BEFORE =
       param("createdBefore", OffsetDateTime.class);
   private static final Param<String> IN_FLIGHT = param("inFlight", String.class);
@@ -111,14 +109,8 @@ final class OutboxJdbc {
     this.keyLocks = jdbc.calls("pg_advisory_xact_lock", Integer.class, Integer.class);
     // Direct dispatch commits its claim before it sends: the claim marks its rows in flight, so
     // that a row whose sender dies keeps the mark and the sweeper sends it alone (see
-    // RelayerStore.IN_FLIGHT). The id range beside id = ANY bounds every plan of it to the span
-    // of the ids: a generic plan that searches the pending index by lane IS NULL alone would
-    // otherwise walk every entry of an unordered row, the dead ones a held xmin horizon keeps
-    // included (docs/benchmarks.md, "The direct claim bounded by its ids").
-    this.claimByIds =
-        jdbc.render(
-            claimInFlight(
-                O.ID.eq(any(IDS)).and(O.ID.between(LOWEST_ID, HIGHEST_ID)).and(O.LANE.isNull())));
+    // RelayerStore.IN_FLIGHT).
+    this.claimByIds = jdbc.render(claimInFlight(O.ID.eq(any(IDS)).and(O.LANE.isNull())));
     this.claimPage = jdbc.render(claim(page()));
     this.lockPage = jdbc.render(lockEligible(select(CLAIMED), page()));
     this.deleteFenced =
@@ -146,11 +138,27 @@ final class OutboxJdbc {
 
   /** Pending, due and not under a live claim or retry hold at {@link #NOW}, on {@code table}. */
   static Condition eligible(RelayerOutbox table) {
-    return table
-        .STATUS
-        .eq(inline(PENDING))
-        .and(table.DELIVER_AT.isNull().or(table.DELIVER_AT.le(NOW)))
-        .and(table.CLAIM_EXPIRES_AT.isNull().or(table.CLAIM_EXPIRES_AT.le(NOW)));
+    return table.STATUS.eq(inline(PENDING)).and(dueAndFree(table));
+  }
+
+  /** Due and not under a live claim or retry hold at {@link #NOW}, on {@code table}. */
+  private static Condition dueAndFree(RelayerOutbox table) {
+    Condition due = table.DELIVER_AT.isNull().or(table.DELIVER_AT.le(NOW));
+    Condition free = table.CLAIM_EXPIRES_AT.isNull().or(table.CLAIM_EXPIRES_AT.le(NOW));
+    return due.and(free);
+  }
+
+  /**
+   * {@link #eligible} for a claim by ids, its status test written as {@code status <> 'parked'}:
+   * the same rows, since the status check admits only pending and parked, but no partial index's
+   * predicate follows from it, so the primary key searched by the ids is the one index such a claim
+   * can use. With {@code status = 'pending'} a plan that does not know the ids (a generic plan on a
+   * table not yet analysed) may search the pending index by {@code lane IS NULL} alone and filter
+   * the ids after, walking every entry of an unordered row, the dead ones a held xmin horizon keeps
+   * included (docs/benchmarks.md, "The direct claim searched by its ids alone").
+   */
+  private static Condition eligibleById(RelayerOutbox table) {
+    return table.STATUS.ne(inline(PARKED)).and(dueAndFree(table));
   }
 
   /**
@@ -181,25 +189,27 @@ final class OutboxJdbc {
    */
   private static <R extends Record> ResultQuery<R> lockEligible(
       SelectSelectStep<R> select, Condition which) {
-    return select
-        .from(O)
-        .where(which)
-        .and(eligible(O))
-        .orderBy(O.ID)
-        .limit(LIMIT)
-        .forUpdate()
-        .skipLocked();
+    return lock(select, which.and(eligible(O)));
   }
 
   /**
-   * {@link #claim}, marking the rows in flight ({@link #IN_FLIGHT}); the rows come back with the
-   * {@code last_error} they had before.
+   * {@code select} of up to {@link #LIMIT} rows matching {@code which}, in id order, locked,
+   * skipping rows another transaction holds.
+   */
+  private static <R extends Record> ResultQuery<R> lock(
+      SelectSelectStep<R> select, Condition which) {
+    return select.from(O).where(which).orderBy(O.ID).limit(LIMIT).forUpdate().skipLocked();
+  }
+
+  /**
+   * The claim by ids: {@link #claim} with {@link #eligibleById}, marking the rows in flight ({@link
+   * #IN_FLIGHT}); the rows come back with the {@code last_error} they had before.
    */
   private static Query claimInFlight(Condition which) {
     CommonTableExpression<Record2<Long, String>> claimable =
         name("claimable")
             .fields("id", "last_error")
-            .as(lockEligible(select(O.ID, O.LAST_ERROR), which));
+            .as(lock(select(O.ID, O.LAST_ERROR), which.and(eligibleById(O))));
     List<Field<?>> returned = new ArrayList<>(CLAIMED);
     returned.set(returned.indexOf(O.LAST_ERROR), claimable.field("last_error", String.class));
     return DSL.with(claimable)
@@ -378,12 +388,7 @@ final class OutboxJdbc {
     UUID token = UUID.randomUUID();
     Instant expiresAt = request.now().plus(request.claimDuration());
     Map<String, Object> values = claimValues(request.now(), token, expiresAt);
-    LongSummaryStatistics span =
-        request.ids().stream().mapToLong(Long::longValue).summaryStatistics();
     values.put(IDS.getParamName(), request.ids().toArray(Long[]::new));
-    // No ids: an empty range (lowest Long.MAX_VALUE, highest Long.MIN_VALUE) claims nothing.
-    values.put(LOWEST_ID.getParamName(), span.getMin());
-    values.put(HIGHEST_ID.getParamName(), span.getMax());
     values.put(LIMIT.getParamName(), request.ids().size());
     values.put(IN_FLIGHT.getParamName(), RelayerStore.IN_FLIGHT);
     return new Claim(token, expiresAt, claimed(jdbc, dsl, claimByIds, values, 0));
