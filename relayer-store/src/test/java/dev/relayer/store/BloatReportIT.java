@@ -10,7 +10,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -40,11 +39,7 @@ class BloatReportIT {
 
   @Test
   void deadTuplesCountTheOutboxRowsDeletedAndNothingInTheUntouchedTables() {
-    List<NewMessage> messages = new ArrayList<>();
-    for (int i = 0; i < 200; i++) {
-      messages.add(StoreFixture.unordered());
-    }
-    fx.store.enqueue(fx.dsl, messages);
+    fx.store.enqueue(fx.dsl, StoreFixture.unordered(200));
     int deleted =
         fx.execute(
             "DELETE FROM %s WHERE id IN (SELECT id FROM %1$s ORDER BY id LIMIT 150)",

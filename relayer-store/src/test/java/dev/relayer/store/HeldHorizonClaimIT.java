@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import org.jooq.DSLContext;
 import org.junit.jupiter.api.AfterEach;
@@ -46,11 +45,7 @@ class HeldHorizonClaimIT {
     String outbox = fx.store.names().qualified(SchemaNames.OUTBOX);
     // Rows of an earlier traffic, still pending; the table is never analysed, as a new install's
     // is until autovacuum first reaches it.
-    List<NewMessage> earlier = new ArrayList<>();
-    for (int i = 0; i < 300; i++) {
-      earlier.add(StoreFixture.unordered());
-    }
-    fx.store.enqueue(fx.dsl, earlier);
+    fx.store.enqueue(fx.dsl, StoreFixture.unordered(300));
 
     try (HeldSnapshot pin = HeldSnapshot.take(fx.connect(), "held-horizon-claim", outbox);
         Connection claimer = fx.connect()) {
@@ -63,8 +58,7 @@ class HeldHorizonClaimIT {
               + ")",
           SchemaNames.OUTBOX);
       fx.execute("DELETE FROM %s WHERE id > (SELECT min(id) + 299 FROM %1$s)", SchemaNames.OUTBOX);
-      List<Long> ids =
-          fx.store.enqueue(fx.dsl, List.of(StoreFixture.unordered(), StoreFixture.unordered()));
+      List<Long> ids = fx.store.enqueue(fx.dsl, StoreFixture.unordered(2));
 
       try (Statement s = claimer.createStatement()) {
         s.execute("SET plan_cache_mode = force_generic_plan");

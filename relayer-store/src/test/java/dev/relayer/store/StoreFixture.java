@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -53,6 +55,15 @@ final class StoreFixture implements AutoCloseable {
 
   static NewMessage unordered() {
     return message().build();
+  }
+
+  /** {@code count} unordered messages. */
+  static List<NewMessage> unordered(int count) {
+    List<NewMessage> messages = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      messages.add(unordered());
+    }
+    return messages;
   }
 
   static NewMessage ordered(String key) {
