@@ -101,6 +101,9 @@ final class OutboxJdbc {
   /** Inserts by {@link InsertShape}, rendered on first use. */
   private final Map<InsertShape, RenderedStatement> inserts = new ConcurrentHashMap<>();
 
+  /** Key locks followed by an insert, by shape and number of locks, rendered on first use. */
+  private final Map<LockedInsert, RenderedStatement> lockedInserts = new ConcurrentHashMap<>();
+
   /** {@code pg_advisory_xact_lock(namespace, hash)} per key. */
   private final StoreJdbc.Calls keyLocks;
 
@@ -138,13 +141,22 @@ final class OutboxJdbc {
 
   /** Pending, due and not under a live claim or retry hold at {@link #NOW}, on {@code table}. */
   static Condition eligible(RelayerOutbox table) {
-    return table.STATUS.eq(inline(PENDING)).and(dueAndFree(table));
+    return eligible(table, NOW);
   }
 
-  /** Due and not under a live claim or retry hold at {@link #NOW}, on {@code table}. */
-  private static Condition dueAndFree(RelayerOutbox table) {
-    Condition due = table.DELIVER_AT.isNull().or(table.DELIVER_AT.le(NOW));
-    Condition free = table.CLAIM_EXPIRES_AT.isNull().or(table.CLAIM_EXPIRES_AT.le(NOW));
+  /**
+   * Pending, due and not under a live claim or retry hold at {@code now}, on {@code table};
+   * boundaries at {@code now} included. The one eligibility predicate: the claims bind {@link
+   * #NOW}, the backlog and health reads their own instant.
+   */
+  static Condition eligible(RelayerOutbox table, Field<OffsetDateTime> now) {
+    return table.STATUS.eq(inline(PENDING)).and(dueAndFree(table, now));
+  }
+
+  /** Due and not under a live claim or retry hold at {@code now}, on {@code table}. */
+  private static Condition dueAndFree(RelayerOutbox table, Field<OffsetDateTime> now) {
+    Condition due = table.DELIVER_AT.isNull().or(table.DELIVER_AT.le(now));
+    Condition free = table.CLAIM_EXPIRES_AT.isNull().or(table.CLAIM_EXPIRES_AT.le(now));
     return due.and(free);
   }
 
@@ -155,10 +167,11 @@ final class OutboxJdbc {
    * can use. With {@code status = 'pending'} a plan that does not know the ids (a generic plan on a
    * table not yet analysed) may search the pending index by {@code lane IS NULL} alone and filter
    * the ids after, walking every entry of an unordered row, the dead ones a held xmin horizon keeps
-   * included (docs/benchmarks.md, "The direct claim searched by its ids alone").
+   * included (docs/benchmarks.md, "The direct claim searched by its ids alone"). The lane claim's
+   * look-up of each head by its id uses it too.
    */
-  private static Condition eligibleById(RelayerOutbox table) {
-    return table.STATUS.ne(inline(PARKED)).and(dueAndFree(table));
+  static Condition eligibleById(RelayerOutbox table) {
+    return table.STATUS.ne(inline(PARKED)).and(dueAndFree(table, NOW));
   }
 
   /**
@@ -269,11 +282,7 @@ final class OutboxJdbc {
 
   /** {@link #lockKeys} for the ordering keys {@code keys}. */
   void lockKeyNames(DSLContext dsl, int namespace, Collection<String> keys) {
-    TreeSet<Integer> hashes = new TreeSet<>();
-    for (String key : keys) {
-      hashes.add(Lanes.stableHash(key));
-    }
-    List<Integer> all = new ArrayList<>(hashes);
+    List<Integer> all = keyHashes(keys);
     for (int from = 0; from < all.size(); from += LOCKS_PER_STATEMENT) {
       keyLocks.run(
           dsl, namespace, all.subList(from, Math.min(all.size(), from + LOCKS_PER_STATEMENT)));
@@ -335,6 +344,50 @@ final class OutboxJdbc {
     return jdbc.render(insert.returningResult(O.ID));
   }
 
+  /** The distinct lock hashes of {@code keys}, ascending: the order every writer locks in. */
+  private static List<Integer> keyHashes(Collection<String> keys) {
+    TreeSet<Integer> hashes = new TreeSet<>();
+    for (String key : keys) {
+      hashes.add(Lanes.stableHash(key));
+    }
+    return new ArrayList<>(hashes);
+  }
+
+  /**
+   * {@link #lockKeys}, then {@link #insert}, for at most {@link #ROWS_PER_INSERT} messages, in one
+   * round trip: the locks and the insert are two statements of one prepared statement, which the
+   * server runs in that order, so every identity value is drawn under the keys' locks, as with two
+   * round trips. Runs in the caller's transaction, which holds the locks until it ends.
+   */
+  List<Long> lockKeysAndInsert(
+      DSLContext dsl, int namespace, List<NewMessage> messages, int laneCount) {
+    if (messages.size() > ROWS_PER_INSERT) {
+      throw new IllegalArgumentException(
+          "at most " + ROWS_PER_INSERT + " messages, not " + messages.size());
+    }
+    List<String> keys = new ArrayList<>();
+    for (NewMessage message : messages) {
+      if (message.orderingKey() != null) {
+        keys.add(message.orderingKey());
+      }
+    }
+    List<Integer> hashes = keyHashes(keys);
+    InsertShape shape = InsertShape.of(messages);
+    Map<String, Object> values = insertValues(shape, messages, laneCount);
+    keyLocks.put(values, namespace, hashes);
+    RenderedStatement statement =
+        lockedInserts.computeIfAbsent(
+            new LockedInsert(shape, hashes.size()),
+            k ->
+                keyLocks
+                    .statement(k.locks())
+                    .then(inserts.computeIfAbsent(k.shape(), this::renderInsert)));
+    return sortedIds(jdbc.listLast(dsl, statement, values, row -> row.getLong(1)));
+  }
+
+  /** The key of an insert that first takes {@code locks} key locks. */
+  private record LockedInsert(InsertShape shape, int locks) {}
+
   /**
    * Inserts the messages, {@link #ROWS_PER_INSERT} per statement; returns their ids in input order.
    */
@@ -350,6 +403,25 @@ final class OutboxJdbc {
 
   private List<Long> insertRows(DSLContext dsl, List<NewMessage> messages, int laneCount) {
     InsertShape shape = InsertShape.of(messages);
+    Map<String, Object> values = insertValues(shape, messages, laneCount);
+    return sortedIds(
+        jdbc.list(
+            dsl,
+            inserts.computeIfAbsent(shape, this::renderInsert),
+            values,
+            row -> row.getLong(1)));
+  }
+
+  /** Identity values are drawn in VALUES order, so ascending ids are the input order. */
+  private static List<Long> sortedIds(List<Long> returned) {
+    List<Long> ids = new ArrayList<>(returned);
+    ids.sort(Comparator.naturalOrder());
+    return ids;
+  }
+
+  /** The values of {@link #renderInsert}'s variables for {@code messages}. */
+  private static Map<String, Object> insertValues(
+      InsertShape shape, List<NewMessage> messages, int laneCount) {
     Map<String, Object> values = new HashMap<>();
     for (int row = 0; row < messages.size(); row++) {
       NewMessage m = messages.get(row);
@@ -372,16 +444,7 @@ final class OutboxJdbc {
         values.put(cell(row, O.TENANT_ID), m.tenantId());
       }
     }
-    List<Long> ids =
-        new ArrayList<>(
-            jdbc.list(
-                dsl,
-                inserts.computeIfAbsent(shape, this::renderInsert),
-                values,
-                row -> row.getLong(1)));
-    // Identity values are drawn in VALUES order, so ascending ids are the input order.
-    ids.sort(Comparator.naturalOrder());
-    return ids;
+    return values;
   }
 
   Claim claimByIds(DSLContext dsl, ClaimByIds request) {

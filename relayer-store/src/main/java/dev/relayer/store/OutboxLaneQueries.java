@@ -6,6 +6,7 @@ import static dev.relayer.store.OutboxJdbc.IDS;
 import static dev.relayer.store.OutboxJdbc.LIMIT;
 import static dev.relayer.store.OutboxJdbc.NOW;
 import static dev.relayer.store.OutboxJdbc.eligible;
+import static dev.relayer.store.OutboxJdbc.eligibleById;
 import static dev.relayer.store.OutboxQueries.PARKED;
 import static dev.relayer.store.OutboxQueries.PENDING;
 import static dev.relayer.store.OutboxQueries.utc;
@@ -95,7 +96,7 @@ final class OutboxLaneQueries {
                 .from(heads)
                 .join(O)
                 .on(O.ID.eq(heads.field("head_id", Long.class)))
-                .where(eligible(O)));
+                .where(eligibleById(O)));
     this.unclaim =
         jdbc.render(
             update(O)
@@ -203,7 +204,7 @@ final class OutboxLaneQueries {
                 selectOne()
                     .from(headRow)
                     .where(headRow.ID.eq(hHead))
-                    .and(eligible(headRow))
+                    .and(eligibleById(headRow))
                     .offset(inline(0)))
             .as("due_check");
     CommonTableExpression<Record3<Integer, String, Long>> dueHeads =

@@ -37,12 +37,9 @@ final class OutboxQueries {
     return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
   }
 
-  /** Pending, due and not under a live claim at {@code now}; boundaries at {@code now} included. */
+  /** {@link OutboxJdbc#eligible(RelayerOutbox, Field)} at {@code now}, bound as a value. */
   static Condition eligible(OffsetDateTime now) {
-    return O.STATUS
-        .eq(PENDING)
-        .and(O.DELIVER_AT.isNull().or(O.DELIVER_AT.le(now)))
-        .and(O.CLAIM_EXPIRES_AT.isNull().or(O.CLAIM_EXPIRES_AT.le(now)));
+    return OutboxJdbc.eligible(O, DSL.val(now));
   }
 
   /**

@@ -227,10 +227,16 @@ public final class RelayerStore {
         jdbc.atomically(
             dsl,
             tx -> {
-              if (!lanes.isEmpty()) {
+              List<Long> inserted;
+              if (lanes.isEmpty()) {
+                inserted = outbox.insert(tx, messages, options.laneCount());
+              } else if (messages.size() <= OutboxJdbc.ROWS_PER_INSERT) {
+                inserted =
+                    outbox.lockKeysAndInsert(tx, advisoryNamespace, messages, options.laneCount());
+              } else {
                 outbox.lockKeys(tx, advisoryNamespace, messages);
+                inserted = outbox.insert(tx, messages, options.laneCount());
               }
-              List<Long> inserted = outbox.insert(tx, messages, options.laneCount());
               notifyListeners(dsl, messages, inserted, lanes);
               return inserted;
             });

@@ -5,8 +5,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.jooq.DSLContext;
 import org.jooq.JSONB;
 import org.jooq.Param;
@@ -35,12 +37,47 @@ final class RenderedStatement {
   /** Per placeholder: its {@link java.sql.Types} code, for binding a null. */
   private final int[] sqlTypes;
 
+  /** How many statements {@link #sql} holds, separated by semicolons; see {@link #then}. */
+  private final int statements;
+
   private RenderedStatement(
       String sql, List<String> variables, List<Object> constants, List<Integer> sqlTypes) {
+    this(
+        sql,
+        variables.toArray(String[]::new),
+        constants.toArray(),
+        sqlTypes.stream().mapToInt(Integer::intValue).toArray(),
+        1);
+  }
+
+  private RenderedStatement(
+      String sql, String[] variables, Object[] constants, int[] sqlTypes, int statements) {
     this.sql = sql;
-    this.variables = variables.toArray(String[]::new);
-    this.constants = constants.toArray();
-    this.sqlTypes = sqlTypes.stream().mapToInt(Integer::intValue).toArray();
+    this.variables = variables;
+    this.constants = constants;
+    this.sqlTypes = sqlTypes;
+    this.statements = statements;
+  }
+
+  /**
+   * This statement, then {@code next}, as one: pgjdbc sends the statements of one prepared
+   * statement in one round trip, and the server runs them in order and runs none after one that
+   * fails. The variables of both are bound from the same values, so their names must not collide
+   * unless they mean the same value.
+   */
+  RenderedStatement then(RenderedStatement next) {
+    return new RenderedStatement(
+        sql + ";\n" + next.sql,
+        concat(variables, next.variables),
+        concat(constants, next.constants),
+        IntStream.concat(Arrays.stream(sqlTypes), Arrays.stream(next.sqlTypes)).toArray(),
+        statements + next.statements);
+  }
+
+  private static <T> T[] concat(T[] first, T[] second) {
+    T[] both = Arrays.copyOf(first, first.length + second.length);
+    System.arraycopy(second, 0, both, first.length, second.length);
+    return both;
   }
 
   /** Renders {@code query} with {@code renderer}'s settings (dialect, schema and table mapping). */
@@ -109,6 +146,11 @@ final class RenderedStatement {
   /** The statement's text, with JDBC placeholders. */
   String sql() {
     return sql;
+  }
+
+  /** How many statements it runs: 1, or more when made by {@link #then}. */
+  int statements() {
+    return statements;
   }
 
   /**

@@ -118,14 +118,39 @@ final class StoreJdbc {
         statement,
         values,
         prepared -> {
-          List<T> rows = new ArrayList<>();
           try (ResultSet result = prepared.executeQuery()) {
-            while (result.next()) {
-              rows.add(row.read(result));
-            }
+            return rows(result, row);
           }
-          return rows;
         });
+  }
+
+  /**
+   * Runs a statement made of several ({@link RenderedStatement#then}) in one round trip; returns
+   * every row of the last one's result, read by {@code row}.
+   */
+  <T> List<T> listLast(
+      DSLContext dsl, RenderedStatement statement, Map<String, ?> values, Row<T> row) {
+    return run(
+        dsl,
+        statement,
+        values,
+        prepared -> {
+          prepared.execute();
+          for (int i = 1; i < statement.statements(); i++) {
+            prepared.getMoreResults();
+          }
+          try (ResultSet result = prepared.getResultSet()) {
+            return rows(result, row);
+          }
+        });
+  }
+
+  private static <T> List<T> rows(ResultSet result, Row<T> row) throws SQLException {
+    List<T> rows = new ArrayList<>();
+    while (result.next()) {
+      rows.add(row.read(result));
+    }
+    return rows;
   }
 
   /**
@@ -189,11 +214,23 @@ final class StoreJdbc {
         return;
       }
       Map<String, Object> values = new HashMap<>();
+      put(values, first, args);
+      call(dsl, statement(args.size()), values);
+    }
+
+    /** The statement of {@code count} calls, its variables {@code first}, {@code arg0}, …. */
+    RenderedStatement statement(int count) {
+      return byCount.computeIfAbsent(count, this::render);
+    }
+
+    /**
+     * Puts the values of {@link #statement}'s variables for these arguments into {@code values}.
+     */
+    void put(Map<String, Object> values, Object first, List<?> args) {
       values.put("first", first);
       for (int i = 0; i < args.size(); i++) {
         values.put("arg" + i, args.get(i));
       }
-      call(dsl, byCount.computeIfAbsent(args.size(), this::render), values);
     }
 
     private RenderedStatement render(int count) {

@@ -889,6 +889,62 @@ abstract class StoreContract {
     }
   }
 
+  @Test
+  void anOrderedEnqueueOfSeveralKeysTakesEveryKeysLockBeforeItsRowsGetIds() throws Exception {
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (Connection first = fx.connect();
+        Connection second = fx.connect()) {
+      first.setAutoCommit(false);
+      second.setAutoCommit(false);
+      long firstId = store.enqueue(fx.open(first), ordered("held-key"));
+      Future<List<Long>> secondIds =
+          pool.submit(
+              () -> {
+                List<Long> ids =
+                    store.enqueue(
+                        fx.open(second),
+                        List.of(ordered("free-key"), unordered(), ordered("held-key")));
+                second.commit();
+                return ids;
+              });
+      awaitLockWait();
+      assertThat(secondIds.isDone()).as("the writer waits for one of its keys").isFalse();
+      // Drawn while the writer waits: had the writer drawn its ids before its locks, this one
+      // would be higher than all of them.
+      long drawnWhileWaiting = store.enqueue(dsl, unordered());
+      first.commit();
+      List<Long> ids = secondIds.get(10, TimeUnit.SECONDS);
+      assertThat(firstId).isLessThan(drawnWhileWaiting);
+      assertThat(ids).hasSize(3).allSatisfy(id -> assertThat(id).isGreaterThan(drawnWhileWaiting));
+      assertThat(ids).isSorted();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void anOrderedEnqueueWhoseKeyLockTimesOutOnAnAutoCommitConnectionWritesNothing()
+      throws Exception {
+    try (Connection holder = fx.connect();
+        Connection writer = fx.connect()) {
+      holder.setAutoCommit(false);
+      store.enqueue(fx.open(holder), ordered("held-key"));
+      try (var settings = writer.createStatement()) {
+        settings.execute("SET lock_timeout = '200ms'");
+      }
+      List<NewMessage> batch = List.of(ordered("free-key"), ordered("held-key"));
+      assertThatThrownBy(() -> store.enqueue(fx.open(writer), batch))
+          .hasMessageContaining("lock timeout");
+      assertThat(writer.getAutoCommit()).isTrue();
+      holder.commit();
+      assertThat(mapped.fetchCount(RELAYER_OUTBOX, RELAYER_OUTBOX.ORDERING_KEY.eq("free-key")))
+          .as("no row of the failed enqueue")
+          .isZero();
+      assertThat(store.enqueue(fx.open(writer), batch)).hasSize(2);
+      assertThat(outboxCount()).isEqualTo(3);
+    }
+  }
+
   private void awaitLockWait() throws InterruptedException {
     for (int i = 0; i < 200; i++) {
       Integer waiting =
