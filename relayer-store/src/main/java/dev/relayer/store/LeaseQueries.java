@@ -107,6 +107,7 @@ final class LeaseQueries {
                     min(kept.field(1, OffsetDateTime.class)),
                     TransactionSettings.NO_FLUSH_WAIT,
                     TransactionSettings.GENERIC_PLANS,
+                    TransactionSettings.INDEX_SCANS,
                     arrayAgg(kept.field(0, String.class)).filterWhere(kept.field(2, Boolean.class)))
                 .from(kept));
     this.lockRow =
@@ -253,7 +254,7 @@ final class LeaseQueries {
     if (names.isEmpty()) {
       return new Kept(Set.of(), null, Set.of());
     }
-    return new Kept(names, row.getObject(2, OffsetDateTime.class), names(row.getArray(5)));
+    return new Kept(names, row.getObject(2, OffsetDateTime.class), names(row.getArray(6)));
   }
 
   private static Set<String> names(Array names) throws SQLException {

@@ -320,8 +320,11 @@ public final class RelayerStore {
    * ({@code plan_cache_mode = force_generic_plan}): planning a keyset page or a lane's heads for
    * given values reads the primary key's current lowest and highest entries, and where rows were
    * just deleted at either end (a pass's own deletes, direct dispatch deleting the newest rows)
-   * that means walking every dead entry there, on every pass. Both settings end with the
-   * transaction.
+   * that means walking every dead entry there, on every pass. The planner also avoids sequential
+   * scans ({@code enable_seqscan = off}): a generic plan made on an empty outbox that no analyse
+   * has seen reads the whole table — a pass's fenced delete by ids included — and keeps doing so as
+   * the table and its dead row versions grow (docs/benchmarks.md, "Ordered lanes after
+   * saturation"). The settings end with the transaction.
    */
   public LeaseOutcome startLeasedPass(DSLContext tx, LeaseRequest lease) {
     return startLeasedPass(tx, List.of(Objects.requireNonNull(lease, "lease"))).get(0);

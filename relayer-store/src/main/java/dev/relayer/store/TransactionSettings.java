@@ -16,6 +16,16 @@ final class TransactionSettings {
   /** Statements the server has prepared run their generic plan, not one planned per execution. */
   static final Field<String> GENERIC_PLANS = local("plan_cache_mode", "force_generic_plan");
 
+  /**
+   * The planner avoids sequential scans wherever an index can serve. A generic plan is made at a
+   * statement's first prepared execution on a connection and kept until the table's statistics
+   * change; made on an empty outbox that no analyse has seen, it reads the whole table (a
+   * sequential scan costs next to nothing there) and goes on doing so as the table and its dead row
+   * versions grow. Every statement of a pass finds its rows by a key or an index, so the setting
+   * changes no plan but those.
+   */
+  static final Field<String> INDEX_SCANS = local("enable_seqscan", "off");
+
   private TransactionSettings() {}
 
   private static Field<String> local(String name, String value) {

@@ -1147,7 +1147,7 @@ abstract class StoreContract {
   }
 
   @Test
-  void aLeasedPassSetsBothSettingsForItsTransactionOnlyWhetherOrNotItTakesTheLease() {
+  void aLeasedPassSetsItsSettingsForItsTransactionOnlyWhetherOrNotItTakesTheLease() {
     LeaseRequest mine = new LeaseRequest("pass", "instance-a", Duration.ofSeconds(30));
     LeaseRequest theirs = new LeaseRequest("pass", "instance-b", Duration.ofSeconds(30));
     for (LeaseRequest lease : List.of(mine, mine, theirs)) {
@@ -1160,6 +1160,9 @@ abstract class StoreContract {
       assertThat(
               settingBeforeInsideAndAfter("plan_cache_mode", t -> store.startLeasedPass(t, lease)))
           .containsExactly("auto", "force_generic_plan", "auto");
+      assertThat(
+              settingBeforeInsideAndAfter("enable_seqscan", t -> store.startLeasedPass(t, lease)))
+          .containsExactly("on", "off", "on");
       assertThat(outcome.get(0).acquired()).as(lease.owner()).isEqualTo(lease == mine);
     }
   }
