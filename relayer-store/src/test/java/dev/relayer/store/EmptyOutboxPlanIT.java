@@ -63,18 +63,8 @@ class EmptyOutboxPlanIT {
 
       fx.store.startLeasedPass(onPasses, lease);
       int deleted = fx.store.deleteFenced(onPasses, UUID.randomUUID(), ids);
-      long sequentialScans =
-          onPasses
-              .fetchSingle(
-                  "SELECT pg_stat_get_xact_numscans(to_regclass({0}))",
-                  fx.store.names().qualified(SchemaNames.OUTBOX))
-              .into(Long.class);
-      long blocksRead =
-          onPasses
-              .fetchSingle(
-                  "SELECT pg_stat_get_xact_blocks_fetched(to_regclass({0}))",
-                  fx.store.names().qualified(SchemaNames.OUTBOX))
-              .into(Long.class);
+      long sequentialScans = outboxStatistic(onPasses, "pg_stat_get_xact_numscans");
+      long blocksRead = outboxStatistic(onPasses, "pg_stat_get_xact_blocks_fetched");
       passes.commit();
 
       assertThat(deleted).as("another token's rows are not deleted").isZero();
@@ -82,5 +72,13 @@ class EmptyOutboxPlanIT {
       // The table holds 20,002 rows on hundreds of pages here.
       assertThat(blocksRead).as("outbox pages read").isLessThan(20);
     }
+  }
+
+  /** One of PostgreSQL's per-transaction statistics functions, of the outbox table. */
+  private long outboxStatistic(DSLContext dsl, String function) {
+    return dsl.fetchSingle(
+            "SELECT " + function + "(to_regclass({0}))",
+            fx.store.names().qualified(SchemaNames.OUTBOX))
+        .into(Long.class);
   }
 }
