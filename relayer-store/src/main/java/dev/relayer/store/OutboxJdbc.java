@@ -354,16 +354,17 @@ final class OutboxJdbc {
   }
 
   /**
-   * {@link #lockKeys}, then {@link #insert}, for at most {@link #ROWS_PER_INSERT} messages, in one
-   * round trip: the locks and the insert are two statements of one prepared statement, which the
-   * server runs in that order, so every identity value is drawn under the keys' locks, as with two
-   * round trips. Runs in the caller's transaction, which holds the locks until it ends.
+   * {@link #lockKeys}, then {@link #insert}; returns the ids in input order. Up to {@link
+   * #ROWS_PER_INSERT} messages go in one round trip: the locks and the insert are two statements of
+   * one prepared statement, which the server runs in that order, so every identity value is drawn
+   * under the keys' locks, as with two round trips. More take the two steps one after the other.
+   * Runs in the caller's transaction, which holds the locks until it ends.
    */
   List<Long> lockKeysAndInsert(
       DSLContext dsl, int namespace, List<NewMessage> messages, int laneCount) {
     if (messages.size() > ROWS_PER_INSERT) {
-      throw new IllegalArgumentException(
-          "at most " + ROWS_PER_INSERT + " messages, not " + messages.size());
+      lockKeys(dsl, namespace, messages);
+      return insert(dsl, messages, laneCount);
     }
     List<String> keys = new ArrayList<>();
     for (NewMessage message : messages) {

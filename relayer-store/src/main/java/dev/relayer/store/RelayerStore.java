@@ -227,16 +227,11 @@ public final class RelayerStore {
         jdbc.atomically(
             dsl,
             tx -> {
-              List<Long> inserted;
-              if (lanes.isEmpty()) {
-                inserted = outbox.insert(tx, messages, options.laneCount());
-              } else if (messages.size() <= OutboxJdbc.ROWS_PER_INSERT) {
-                inserted =
-                    outbox.lockKeysAndInsert(tx, advisoryNamespace, messages, options.laneCount());
-              } else {
-                outbox.lockKeys(tx, advisoryNamespace, messages);
-                inserted = outbox.insert(tx, messages, options.laneCount());
-              }
+              List<Long> inserted =
+                  lanes.isEmpty()
+                      ? outbox.insert(tx, messages, options.laneCount())
+                      : outbox.lockKeysAndInsert(
+                          tx, advisoryNamespace, messages, options.laneCount());
               notifyListeners(dsl, messages, inserted, lanes);
               return inserted;
             });
