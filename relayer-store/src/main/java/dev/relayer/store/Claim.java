@@ -9,30 +9,58 @@ import java.util.UUID;
  * carry {@link #token()}: a row whose claim expired and was taken by another claimer carries
  * another token, and the write then affects nothing.
  *
- * <p>A claim made by {@link RelayerStore#lockPage} is {@linkplain #lockedOnly() held by row locks
- * only}: its rows carry no token until {@link RelayerStore#stampLocked} writes it, and it is valid
- * only in the transaction that made it.
+ * <p>A claim is one of two kinds, and its type says which:
  *
- * @param token the fence of this claim
- * @param expiresAt when the claim lapses and the rows become claimable again
- * @param messages the claimed rows, in id order; possibly empty
- * @param lockedOnly whether the rows are held by the claiming transaction's row locks rather than
- *     stamped with the token
+ * <ul>
+ *   <li>{@link Stamped}: the claiming statement wrote the token and expiry on the rows ({@link
+ *       RelayerStore#claimByIds}, {@link RelayerStore#claimPage}, {@link RelayerStore#claimLane}),
+ *       so the claim holds across transactions until it expires.
+ *   <li>{@link Locked}: the rows are held by the claiming transaction's row locks only ({@link
+ *       RelayerStore#lockPage}); they carry no token until {@link RelayerStore#stampLocked} writes
+ *       it, and the claim is valid only in the transaction that made it.
+ * </ul>
  */
-public record Claim(
-    UUID token, Instant expiresAt, List<ClaimedMessage> messages, boolean lockedOnly) {
+public sealed interface Claim permits Claim.Stamped, Claim.Locked {
 
-  public Claim {
-    messages = List.copyOf(messages);
-  }
+  /** The fence of this claim. */
+  UUID token();
 
-  /** A claim whose rows are stamped with {@code token}. */
-  public Claim(UUID token, Instant expiresAt, List<ClaimedMessage> messages) {
-    this(token, expiresAt, messages, false);
-  }
+  /** When the claim lapses and the rows become claimable again. */
+  Instant expiresAt();
+
+  /** The claimed rows, in id order; possibly empty. */
+  List<ClaimedMessage> messages();
 
   /** Whether nothing was claimed. */
-  public boolean isEmpty() {
-    return messages.isEmpty();
+  default boolean isEmpty() {
+    return messages().isEmpty();
+  }
+
+  /**
+   * A claim whose rows are stamped with {@code token} and {@code expiresAt}.
+   *
+   * @param token the fence written on the rows
+   * @param expiresAt when the claim lapses and the rows become claimable again
+   * @param messages the claimed rows, in id order; possibly empty
+   */
+  record Stamped(UUID token, Instant expiresAt, List<ClaimedMessage> messages) implements Claim {
+    public Stamped {
+      messages = List.copyOf(messages);
+    }
+  }
+
+  /**
+   * A claim whose rows are held by the claiming transaction's row locks, not yet stamped: complete
+   * it in that transaction with {@link RelayerStore#deleteLocked} and {@link
+   * RelayerStore#stampLocked}, after which the token-fenced writes apply to the stamped rows.
+   *
+   * @param token the fence {@link RelayerStore#stampLocked} writes on the rows
+   * @param expiresAt the expiry {@link RelayerStore#stampLocked} writes on the rows
+   * @param messages the locked rows, in id order; possibly empty
+   */
+  record Locked(UUID token, Instant expiresAt, List<ClaimedMessage> messages) implements Claim {
+    public Locked {
+      messages = List.copyOf(messages);
+    }
   }
 }

@@ -448,34 +448,34 @@ final class OutboxJdbc {
     return values;
   }
 
-  Claim claimByIds(DSLContext dsl, ClaimByIds request) {
+  Claim.Stamped claimByIds(DSLContext dsl, ClaimByIds request) {
     UUID token = UUID.randomUUID();
     Instant expiresAt = request.now().plus(request.claimDuration());
     Map<String, Object> values = claimValues(request.now(), token, expiresAt);
     values.put(IDS.getParamName(), request.ids().toArray(Long[]::new));
     values.put(LIMIT.getParamName(), request.ids().size());
     values.put(IN_FLIGHT.getParamName(), RelayerStore.IN_FLIGHT);
-    return new Claim(token, expiresAt, claimed(jdbc, dsl, claimByIds, values, 0));
+    return new Claim.Stamped(token, expiresAt, claimed(jdbc, dsl, claimByIds, values, 0));
   }
 
-  Claim claimPage(DSLContext dsl, ClaimPage request) {
+  Claim.Stamped claimPage(DSLContext dsl, ClaimPage request) {
     UUID token = UUID.randomUUID();
     Instant expiresAt = request.now().plus(request.claimDuration());
     Map<String, Object> values = claimValues(request.now(), token, expiresAt);
     putPage(values, request);
-    return new Claim(token, expiresAt, claimed(jdbc, dsl, claimPage, values, 0));
+    return new Claim.Stamped(token, expiresAt, claimed(jdbc, dsl, claimPage, values, 0));
   }
 
   /**
    * The rows {@link #claimPage} would claim, locked and returned with one more attempt; nothing is
    * written.
    */
-  Claim lockPage(DSLContext dsl, ClaimPage request) {
+  Claim.Locked lockPage(DSLContext dsl, ClaimPage request) {
     Map<String, Object> values = new HashMap<>();
     values.put(NOW.getParamName(), utc(request.now()));
     putPage(values, request);
     List<ClaimedMessage> locked = claimed(jdbc, dsl, lockPage, values, 1);
-    return new Claim(UUID.randomUUID(), request.now().plus(request.claimDuration()), locked, true);
+    return new Claim.Locked(UUID.randomUUID(), request.now().plus(request.claimDuration()), locked);
   }
 
   private static void putPage(Map<String, Object> values, ClaimPage request) {

@@ -333,7 +333,7 @@ final class OutboxLaneQueries {
         .and(runs.field(kPos).le(ROWS_PER_RUN));
   }
 
-  Claim claim(DSLContext dsl, LaneClaim request) {
+  Claim.Stamped claim(DSLContext dsl, LaneClaim request) {
     UUID token = UUID.randomUUID();
     Instant expiresAt = request.now().plus(request.claimDuration());
     boolean runs = request.followers() > 0 && !request.batchingTransports().isEmpty();
@@ -344,7 +344,7 @@ final class OutboxLaneQueries {
       values.put(TRANSPORTS.getParamName(), request.batchingTransports().toArray(String[]::new));
       values.put(ROWS_PER_RUN.getParamName(), 1 + request.followers());
     }
-    return new Claim(
+    return new Claim.Stamped(
         token, expiresAt, OutboxJdbc.claimed(jdbc, dsl, runs ? claimRuns : claimHeads, values, 0));
   }
 

@@ -43,10 +43,10 @@ final class OutboxQueries {
   }
 
   /**
-   * Stamps rows of a {@linkplain Claim#lockedOnly() locked-only} claim with its token, expiry and
-   * their attempt, as a stamping claim would have; the caller's transaction holds their row locks.
+   * Stamps rows of a {@linkplain Claim.Locked locked} claim with its token, expiry and their
+   * attempt, as a stamping claim would have; the caller's transaction holds their row locks.
    */
-  static int stampLocked(DSLContext dsl, Claim claim, Collection<Long> ids) {
+  static int stampLocked(DSLContext dsl, Claim.Locked claim, Collection<Long> ids) {
     if (ids.isEmpty()) {
       return 0;
     }

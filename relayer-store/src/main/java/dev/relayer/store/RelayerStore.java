@@ -344,16 +344,16 @@ public final class RelayerStore {
    * another transaction has locked. Ordered rows are never claimed here: only their lane owner
    * sends them.
    */
-  public Claim claimByIds(DSLContext dsl, ClaimByIds request) {
+  public Claim.Stamped claimByIds(DSLContext dsl, ClaimByIds request) {
     Objects.requireNonNull(request, "request");
     if (request.ids().isEmpty()) {
-      return new Claim(UUID.randomUUID(), request.now(), List.of());
+      return new Claim.Stamped(UUID.randomUUID(), request.now(), List.of());
     }
     return outbox.claimByIds(dsl, request);
   }
 
   /** Claims the next keyset page of unordered rows; see {@link ClaimPage}. */
-  public Claim claimPage(DSLContext dsl, ClaimPage request) {
+  public Claim.Stamped claimPage(DSLContext dsl, ClaimPage request) {
     return outbox.claimPage(dsl, Objects.requireNonNull(request, "request"));
   }
 
@@ -366,7 +366,7 @@ public final class RelayerStore {
    * {@link #deleteLocked} for sent rows and, for the others, {@link #stampLocked} followed by the
    * token-fenced writes ({@link #recordFailures}, {@link #moveToDead}).
    */
-  public Claim lockPage(DSLContext dsl, ClaimPage request) {
+  public Claim.Locked lockPage(DSLContext dsl, ClaimPage request) {
     return outbox.lockPage(dsl, Objects.requireNonNull(request, "request"));
   }
 
@@ -376,7 +376,7 @@ public final class RelayerStore {
   }
 
   /** Claims the next rows of one or more ordered lanes in one statement; see {@link LaneClaim}. */
-  public Claim claimLane(DSLContext dsl, LaneClaim request) {
+  public Claim.Stamped claimLane(DSLContext dsl, LaneClaim request) {
     return laneQueries.claim(dsl, Objects.requireNonNull(request, "request"));
   }
 
@@ -524,33 +524,29 @@ public final class RelayerStore {
   }
 
   /**
-   * Deletes sent rows of a {@linkplain Claim#lockedOnly() locked-only} claim, in the transaction
-   * that locked them; returns how many. Throws {@link IllegalArgumentException} for a stamped claim
-   * (use {@link #deleteFenced}) or ids it does not hold.
+   * Deletes sent rows of a {@linkplain Claim.Locked locked} claim, in the transaction that locked
+   * them; returns how many. Throws {@link IllegalArgumentException} for ids it does not hold. (A
+   * stamped claim's rows are deleted with {@link #deleteFenced}.)
    */
-  public int deleteLocked(DSLContext dsl, Claim claim, Collection<Long> ids) {
+  public int deleteLocked(DSLContext dsl, Claim.Locked claim, Collection<Long> ids) {
     requireLockedRows("deleteLocked", claim, ids);
     int deleted = outbox.deleteLocked(dsl, ids);
     return checkAtMost("deleteLocked", deleted, ids.size());
   }
 
   /**
-   * Stamps rows of a {@linkplain Claim#lockedOnly() locked-only} claim with its token, expiry and
-   * their attempt, in the transaction that locked them, so that the token-fenced completion writes
-   * apply to them; returns how many. Throws {@link IllegalArgumentException} for a stamped claim or
-   * ids it does not hold.
+   * Stamps rows of a {@linkplain Claim.Locked locked} claim with its token, expiry and their
+   * attempt, in the transaction that locked them, so that the token-fenced completion writes apply
+   * to them; returns how many. Throws {@link IllegalArgumentException} for ids it does not hold.
    */
-  public int stampLocked(DSLContext dsl, Claim claim, Collection<Long> ids) {
+  public int stampLocked(DSLContext dsl, Claim.Locked claim, Collection<Long> ids) {
     requireLockedRows("stampLocked", claim, ids);
     int stamped = OutboxQueries.stampLocked(mapping.map(dsl), claim, ids);
     return checkAtMost("stampLocked", stamped, ids.size());
   }
 
-  private static void requireLockedRows(String operation, Claim claim, Collection<Long> ids) {
-    if (!claim.lockedOnly()) {
-      throw new IllegalArgumentException(
-          operation + " needs a locked-only claim (from lockPage); this claim is stamped");
-    }
+  private static void requireLockedRows(
+      String operation, Claim.Locked claim, Collection<Long> ids) {
     Set<Long> held = new HashSet<>();
     claim.messages().forEach(m -> held.add(m.id()));
     for (Long id : ids) {

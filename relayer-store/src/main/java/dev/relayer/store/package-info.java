@@ -77,15 +77,16 @@
  * Each returns how many rows it changed: fewer than asked is a lost race, returned as a value; more
  * than asked cannot happen and throws {@link java.lang.IllegalStateException}.
  *
- * <h2>Locked-only claims</h2>
+ * <h2>Locked claims</h2>
  *
  * {@link dev.relayer.store.RelayerStore#lockPage} selects the rows of a keyset page {@code FOR
  * UPDATE SKIP LOCKED} and writes nothing: for a caller whose claim and completion commit in one
- * transaction, where a stamp could never be seen outside it. The row locks fence the rows instead
- * of the token; {@link dev.relayer.store.RelayerStore#deleteLocked} deletes sent rows by id, and
- * {@link dev.relayer.store.RelayerStore#stampLocked} writes the token, expiry and attempt on the
- * rows that were not sent, after which the token-fenced writes apply to them as to any claim. Both
- * refuse a stamped claim and ids outside the claim.
+ * transaction, where a stamp could never be seen outside it. It returns a {@link
+ * dev.relayer.store.Claim.Locked}. The row locks fence the rows instead of the token; {@link
+ * dev.relayer.store.RelayerStore#deleteLocked} deletes sent rows by id, and {@link
+ * dev.relayer.store.RelayerStore#stampLocked} writes the token, expiry and attempt on the rows that
+ * were not sent, after which the token-fenced writes apply to them as to any claim. Both take a
+ * {@code Claim.Locked} (a stamped claim does not compile there) and refuse ids outside the claim.
  *
  * <h2>Dead rows</h2>
  *

@@ -404,9 +404,8 @@ abstract class StoreContract {
     try (Connection holder = fx.connect()) {
       holder.setAutoCommit(false);
       DSLContext tx = fx.open(holder);
-      Claim claim =
+      Claim.Locked claim =
           store.lockPage(tx, new ClaimPage(0, buried, now.plusSeconds(1), 10, now, CLAIM));
-      assertThat(claim.lockedOnly()).isTrue();
       assertThat(claim.expiresAt()).isEqualTo(now.plus(CLAIM));
       assertThat(claim.messages())
           .extracting(ClaimedMessage::id)
@@ -485,7 +484,8 @@ abstract class StoreContract {
     try (Connection holder = fx.connect()) {
       holder.setAutoCommit(false);
       DSLContext tx = fx.open(holder);
-      Claim claim = store.lockPage(tx, new ClaimPage(0, id, now.plusSeconds(1), 10, now, CLAIM));
+      Claim.Locked claim =
+          store.lockPage(tx, new ClaimPage(0, id, now.plusSeconds(1), 10, now, CLAIM));
       store.stampLocked(tx, claim, List.of(id));
       holder.rollback();
     }
@@ -498,15 +498,13 @@ abstract class StoreContract {
   }
 
   @Test
-  void lockedCompletionRefusesStampedClaimsAndForeignIds() {
+  void lockedCompletionRefusesForeignIds() {
+    // A stamped claim cannot be given to deleteLocked or stampLocked at all: they take a
+    // Claim.Locked.
     Instant now = now();
     long id = store.enqueue(dsl, unordered());
     long other = store.enqueue(dsl, unordered());
-    Claim stamped = store.claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
-    assertThatThrownBy(() -> store.deleteLocked(dsl, stamped, List.of(id)))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("locked-only");
-    Claim locked =
+    Claim.Locked locked =
         dsl.transactionResult(
             c ->
                 store.lockPage(

@@ -346,16 +346,17 @@ public final class DeliveryEngine implements AutoCloseable {
 
     List<Long> acceptedIds = outcome.accepted().stream().map(ClaimedMessage::id).toList();
     int deleted;
-    if (claim.lockedOnly()) {
+    if (claim instanceof Claim.Locked locked) {
       // The rows are held by this transaction's locks: sent rows go by id; the others get the
       // claim's stamp first, so the fenced writes below find them as they would a stamped claim.
       List<Long> unsent = new ArrayList<>();
       outcome.exhausted().forEach(m -> unsent.add(m.id()));
       outcome.failed().forEach(f -> unsent.add(f.message().id()));
       outcome.notAttempted().forEach(m -> unsent.add(m.id()));
-      store.stampLocked(tx, claim, unsent);
-      deleted = store.deleteLocked(tx, claim, acceptedIds);
+      store.stampLocked(tx, locked, unsent);
+      deleted = store.deleteLocked(tx, locked, acceptedIds);
     } else {
+      // A Claim.Stamped: its rows carry the token.
       deleted = store.deleteFenced(tx, token, acceptedIds);
     }
     if (deleted < acceptedIds.size()) {

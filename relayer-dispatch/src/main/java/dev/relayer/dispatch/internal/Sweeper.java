@@ -124,7 +124,7 @@ public final class Sweeper {
       sent += sendCommitted(dsl, step.committed());
     }
     for (ClaimedMessage suspect : step.suspects()) {
-      Claim alone = claimAlone(dsl, suspect.id());
+      Claim.Stamped alone = claimAlone(dsl, suspect.id());
       if (alone == null) {
         break; // the lease is gone
       }
@@ -174,7 +174,7 @@ public final class Sweeper {
       from = 0;
     }
     Instant now = engine.clock().instant();
-    Claim claim =
+    Claim.Locked claim =
         store.lockPage(
             t,
             new ClaimPage(
@@ -196,14 +196,14 @@ public final class Sweeper {
     suspects.sort(
         Comparator.comparingInt(ClaimedMessage::attempts).thenComparingLong(ClaimedMessage::id));
     long last = claim.messages().get(claim.messages().size() - 1).id();
-    Claim page = new Claim(claim.token(), claim.expiresAt(), others, true);
+    Claim.Locked page = new Claim.Locked(claim.token(), claim.expiresAt(), others);
     if (carefulPage) {
       List<Long> ids = others.stream().map(ClaimedMessage::id).toList();
       store.stampLocked(t, page, ids);
       List<ClaimedMessage> charged = engine.markTakenOver(t, page.token(), others);
       store.renewLease(t, lease());
-      Claim committed =
-          charged.isEmpty() ? null : new Claim(page.token(), page.expiresAt(), charged);
+      Claim.@Nullable Stamped committed =
+          charged.isEmpty() ? null : new Claim.Stamped(page.token(), page.expiresAt(), charged);
       return Step.carefulPage(last, end, others.size(), committed, suspects);
     }
     int sent = 0;
@@ -223,7 +223,7 @@ public final class Sweeper {
    * flight; {@code null} when the lease is no longer this owner's, an empty claim when the row is
    * gone or no longer claimable.
    */
-  private Claim claimAlone(DSLContext dsl, long id) {
+  private Claim.@Nullable Stamped claimAlone(DSLContext dsl, long id) {
     RelayerStore store = engine.store();
     return dsl.transactionResult(
         tx -> {
@@ -231,7 +231,7 @@ public final class Sweeper {
           if (!store.startLeasedPass(t, lease()).acquired()) {
             return null;
           }
-          Claim claim =
+          Claim.Stamped claim =
               store.claimByIds(
                   t,
                   new ClaimByIds(List.of(id), engine.clock().instant(), settings.claimDuration()));
@@ -241,7 +241,7 @@ public final class Sweeper {
   }
 
   /** Sends a claim that is already committed and completes it in a transaction of its own. */
-  private int sendCommitted(DSLContext dsl, Claim claim) {
+  private int sendCommitted(DSLContext dsl, Claim.Stamped claim) {
     if (claim.isEmpty()) {
       return 0;
     }
@@ -287,7 +287,7 @@ public final class Sweeper {
       int claimed,
       int sent,
       List<Consumer<RelayerEventListener>> events,
-      @Nullable Claim committed,
+      Claim.@Nullable Stamped committed,
       List<ClaimedMessage> suspects) {
     static final Step NOT_LEADER = new Step(false, false, 0, -1, 0, 0, List.of(), null, List.of());
 
@@ -307,7 +307,7 @@ public final class Sweeper {
         long cursor,
         long upTo,
         int claimed,
-        @Nullable Claim committed,
+        Claim.@Nullable Stamped committed,
         List<ClaimedMessage> suspects) {
       return new Step(true, true, cursor, upTo, claimed, 0, List.of(), committed, suspects);
     }

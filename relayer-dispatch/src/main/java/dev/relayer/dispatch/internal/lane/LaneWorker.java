@@ -230,7 +230,7 @@ public final class LaneWorker {
       for (int claims = 1; ; claims++) {
         long look = clock.getAsLong();
         int maxKeys = maxKeys(active);
-        Claim claim = claim(t, active, maxKeys);
+        Claim.Stamped claim = claim(t, active, maxKeys);
         Map<Integer, Set<String>> keys = keysByLane(claim.messages());
         boolean cut = keys.values().stream().mapToInt(Set::size).sum() >= maxKeys;
         for (Integer lane : List.copyOf(active)) {
@@ -295,7 +295,7 @@ public final class LaneWorker {
      * flight (its sender stopped during the send) so that they are not sent with others; their
      * lanes get careful steps after the commit, and leave {@code active}.
      */
-    private Claim withoutSuspects(DSLContext t, Claim claim, Set<Integer> active) {
+    private Claim.Stamped withoutSuspects(DSLContext t, Claim.Stamped claim, Set<Integer> active) {
       Set<String> suspectKeys = new HashSet<>();
       Set<String> seen = new HashSet<>();
       for (ClaimedMessage m : claim.messages()) {
@@ -318,7 +318,7 @@ public final class LaneWorker {
         }
       }
       engine.store().unclaim(t, claim.token(), givenBack);
-      return new Claim(claim.token(), claim.expiresAt(), kept);
+      return new Claim.Stamped(claim.token(), claim.expiresAt(), kept);
     }
 
     /** Adds a sent claim's outcome to the tallies of {@code lanes}, the lanes of its rows. */
@@ -359,7 +359,7 @@ public final class LaneWorker {
     }
 
     /** Claims the next rows of {@code lanes}: heads, and their runs on batch-order transports. */
-    private Claim claim(DSLContext t, Set<Integer> lanes, int maxKeys) {
+    private Claim.Stamped claim(DSLContext t, Set<Integer> lanes, int maxKeys) {
       Set<String> batching = engine.batchOrderTransports();
       int followers = batching.isEmpty() ? 0 : settings.rowsPerKey() - 1;
       return engine
@@ -438,14 +438,14 @@ public final class LaneWorker {
     for (int step = 0; step < settings.claimsPerPass() + settings.keysPerPass(); step++) {
       boolean groupStep = careful.containsKey(lane);
       boolean[] headsLeft = {false};
-      Claim claim =
+      Claim.Stamped claim =
           dsl.transactionResult(
               tx -> {
                 DSLContext t = tx.dsl();
                 if (!store.startLeasedPass(t, lease(lane)).acquired()) {
                   return null;
                 }
-                Claim heads =
+                Claim.Stamped heads =
                     store.claimLane(
                         t,
                         new LaneClaim(
@@ -476,7 +476,7 @@ public final class LaneWorker {
                   sending = chosen;
                 }
                 store.renewLease(t, lease(lane));
-                return new Claim(heads.token(), heads.expiresAt(), sending);
+                return new Claim.Stamped(heads.token(), heads.expiresAt(), sending);
               });
       if (claim == null || claim.isEmpty()) {
         // Nothing left to send carefully: the lane's other heads, if any, go in its next pass.
