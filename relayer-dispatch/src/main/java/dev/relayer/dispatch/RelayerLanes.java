@@ -1,10 +1,9 @@
 package dev.relayer.dispatch;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.dispatch.internal.BackgroundWork;
 import dev.relayer.dispatch.internal.DeliveryEngine;
-import dev.relayer.dispatch.internal.Durations;
 import dev.relayer.dispatch.internal.LeaseTracker;
-import dev.relayer.dispatch.internal.NamedThreads;
 import dev.relayer.dispatch.internal.lane.LaneBalancer;
 import dev.relayer.dispatch.internal.lane.LanePassLoop;
 import dev.relayer.dispatch.internal.lane.LaneScheduler;
@@ -12,18 +11,11 @@ import dev.relayer.dispatch.internal.lane.LaneScheduler.Reason;
 import dev.relayer.dispatch.internal.lane.LaneWakeupListener;
 import dev.relayer.dispatch.internal.lane.LaneWorker;
 import dev.relayer.store.RelayerStore;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -82,14 +74,7 @@ public final class RelayerLanes implements AutoCloseable {
   private final Consumer<Set<Integer>> localWakeup;
   private final Supplier<Set<Integer>> servedLanes;
   private final LanePassLoop passes;
-  private final CountDownLatch stopSignal = new CountDownLatch(1);
-  private final Object lifecycle = new Object();
-  private final List<NamedThreads> threads = new CopyOnWriteArrayList<>();
-  private @Nullable ExecutorService workers;
-  private @Nullable ExecutorService balancing;
-  private @Nullable ExecutorService listening;
-  private boolean closed;
-  private volatile boolean running;
+  private final BackgroundWork work;
 
   private RelayerLanes(Builder builder) {
     this.dispatcher = builder.dispatcher;
@@ -134,6 +119,7 @@ public final class RelayerLanes implements AutoCloseable {
     this.servedLanes = balancer::heldLanes;
     this.passes =
         new LanePassLoop(store.displayName(), laneCount, scheduler, worker, dsl, engine.clock());
+    this.work = new BackgroundWork(store.displayName(), "lane passes", log);
   }
 
   /** A builder for the lanes of {@code dispatcher}'s store, sending through its transports. */
@@ -163,40 +149,25 @@ public final class RelayerLanes implements AutoCloseable {
    * and nothing starts.
    */
   public void start() {
-    synchronized (lifecycle) {
-      if (running || closed) {
-        return;
-      }
-      store.verifySchema(dsl);
-      running = true;
-      log.info(
-          "Relayer lanes starting: store={} owner={} laneCount={} channel={} {}",
-          store.displayName(),
-          owner,
-          store.options().laneCount(),
-          options.listen() ? store.laneChannel() : "(poll only)",
-          options.describe());
-      warnAboutRowsOutsideLanes();
-      dispatcher.onLaneWrites(localWakeup);
-      dispatcher.addLocalLanes(servedLanes);
-      balancing = Executors.newSingleThreadExecutor(named("lane-balance"));
-      balancing.execute(this::balance);
-      if (options.listen()) {
-        listening = Executors.newSingleThreadExecutor(named("lane-listen"));
-        listening.execute(listener);
-      }
-      workers = Executors.newFixedThreadPool(options.threads(), named("lane"));
-      for (int i = 0; i < options.threads(); i++) {
-        workers.execute(() -> passes.run(() -> running));
-      }
-    }
-  }
-
-  /** A thread factory for {@code component} whose threads {@link #close()} waits to end. */
-  private NamedThreads named(String component) {
-    NamedThreads made = new NamedThreads(store.displayName(), component);
-    threads.add(made);
-    return made;
+    work.start(
+        threads -> {
+          store.verifySchema(dsl);
+          log.info(
+              "Relayer lanes starting: store={} owner={} laneCount={} channel={} {}",
+              store.displayName(),
+              owner,
+              store.options().laneCount(),
+              options.listen() ? store.laneChannel() : "(poll only)",
+              options.describe());
+          warnAboutRowsOutsideLanes();
+          dispatcher.onLaneWrites(localWakeup);
+          dispatcher.addLocalLanes(servedLanes);
+          threads.helper("lane-balance", () -> work.every(this::balance, options.renewInterval()));
+          if (options.listen()) {
+            threads.helper("lane-listen", listener);
+          }
+          threads.work("lane", options.threads(), () -> passes.run(work::running));
+        });
   }
 
   private void warnAboutRowsOutsideLanes() {
@@ -215,21 +186,12 @@ public final class RelayerLanes implements AutoCloseable {
     }
   }
 
+  /** One heartbeat and assignment round of the balancing thread. */
   private void balance() {
-    while (running) {
-      try {
-        balancer.tick(dsl);
-      } catch (Throwable e) {
-        log.warn("store={} lane balancing failed; will retry", store.displayName(), e);
-      }
-      try {
-        if (stopSignal.await(options.renewInterval().toMillis(), TimeUnit.MILLISECONDS)) {
-          return;
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
+    try {
+      balancer.tick(dsl);
+    } catch (Throwable e) {
+      log.warn("store={} lane balancing failed; will retry", store.displayName(), e);
     }
   }
 
@@ -314,58 +276,19 @@ public final class RelayerLanes implements AutoCloseable {
    */
   @Override
   public void close() {
-    ExecutorService currentWorkers;
-    List<ExecutorService> helpers = new ArrayList<>();
-    synchronized (lifecycle) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      running = false;
-      currentWorkers = workers;
-      if (balancing != null) {
-        helpers.add(balancing);
-      }
-      if (listening != null) {
-        helpers.add(listening);
-      }
+    if (!work.stop()) {
+      return;
     }
-    stopSignal.countDown();
     scheduler.stop();
     listener.stop();
     dispatcher.removeLaneWrites(localWakeup);
     dispatcher.removeLocalLanes(servedLanes);
-    if (currentWorkers == null) {
+    if (!work.drain(options.shutdownTimeout())) {
       // Never started; leases taken by passOnce() are still given up.
       if (!balancer.heldLanes().isEmpty()) {
         balancer.releaseAll(dsl);
       }
       return;
-    }
-    helpers.forEach(ExecutorService::shutdown);
-    currentWorkers.shutdown();
-    try {
-      if (!currentWorkers.awaitTermination(
-          options.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-        log.warn(
-            "store={} lane passes still running after {}; interrupting",
-            store.displayName(),
-            Durations.format(options.shutdownTimeout()));
-        currentWorkers.shutdownNow();
-        currentWorkers.awaitTermination(5, TimeUnit.SECONDS);
-      }
-      for (ExecutorService helper : helpers) {
-        if (!helper.awaitTermination(5, TimeUnit.SECONDS)) {
-          helper.shutdownNow();
-        }
-      }
-      for (NamedThreads made : threads) {
-        made.awaitExit(Duration.ofSeconds(5));
-      }
-    } catch (InterruptedException e) {
-      currentWorkers.shutdownNow();
-      helpers.forEach(ExecutorService::shutdownNow);
-      Thread.currentThread().interrupt();
     }
     balancer.releaseAll(dsl);
     log.info("Relayer lanes stopped: store={} owner={}", store.displayName(), owner);

@@ -1,11 +1,11 @@
 package dev.relayer.dispatch;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.dispatch.internal.BackgroundWork;
 import dev.relayer.dispatch.internal.Cleanup;
 import dev.relayer.dispatch.internal.DeliveryEngine;
 import dev.relayer.dispatch.internal.Durations;
 import dev.relayer.dispatch.internal.LeaseTracker;
-import dev.relayer.dispatch.internal.NamedThreads;
 import dev.relayer.dispatch.internal.OperatorLog;
 import dev.relayer.dispatch.internal.PassFailureWatch;
 import dev.relayer.dispatch.internal.Sweeper;
@@ -20,13 +20,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.jooq.DSLContext;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,12 +52,7 @@ public final class RelayerMaintenance implements AutoCloseable {
   private final LeaseTracker leases;
   private final Sweeper sweeper;
   private final Cleanup cleanup;
-  private final NamedThreads threads;
-  private final Object lifecycle = new Object();
-  private @Nullable ExecutorService loop;
-  private boolean closed;
-  private volatile boolean running;
-  private final CountDownLatch stopSignal = new CountDownLatch(1);
+  private final BackgroundWork work;
   private Instant nextCleanup = Instant.MIN;
 
   private RelayerMaintenance(
@@ -90,7 +81,7 @@ public final class RelayerMaintenance implements AutoCloseable {
                 options.claimDuration(),
                 options.leaseDuration()),
             leases);
-    this.threads = new NamedThreads(store.displayName(), "maintenance");
+    this.work = new BackgroundWork(store.displayName(), "maintenance pass", log);
     this.cleanup =
         new Cleanup(
             store,
@@ -170,54 +161,41 @@ public final class RelayerMaintenance implements AutoCloseable {
    * dev.relayer.api.SchemaMismatchException} naming the missing object, and nothing starts.
    */
   public void start() {
-    synchronized (lifecycle) {
-      if (loop != null || closed) {
-        return;
-      }
-      store.verifySchema(dsl);
-      running = true;
-      log.info(
-          "Relayer maintenance starting: store={} owner={} {}",
-          store.displayName(),
-          owner,
-          options.describe());
-      loop = Executors.newSingleThreadExecutor(threads);
-      loop.execute(this::runLoop);
-    }
+    work.start(
+        threads -> {
+          store.verifySchema(dsl);
+          log.info(
+              "Relayer maintenance starting: store={} owner={} {}",
+              store.displayName(),
+              owner,
+              options.describe());
+          threads.work(
+              "maintenance", 1, () -> work.repeat(this::passFoundBacklog, options.sweepInterval()));
+        });
   }
 
-  private void runLoop() {
-    while (running) {
-      boolean backlog = false;
-      try {
-        SweepResult result = sweep();
-        if (result.sent() > 0) {
-          log.info(
-              "store={} sweeper sent={} claimed={}",
-              store.displayName(),
-              result.sent(),
-              result.claimed());
-        }
-        cleanupIfDue();
-        failures.worked();
-        backlog = result.claimed() == options.batchSize() && result.sent() == result.claimed();
-      } catch (Throwable e) {
-        log.debug("store={} maintenance pass failed", store.displayName(), e);
-        failures.failed(e);
+  /**
+   * One pass of the loop: a sweep, then cleanup when it is due. Whether it found a backlog: a full
+   * page, all of it sent, so that more is probably waiting and the next pass goes on at once. A
+   * partial page, a failed send or an error waits {@code sweepInterval}.
+   */
+  private boolean passFoundBacklog() {
+    try {
+      SweepResult result = sweep();
+      if (result.sent() > 0) {
+        log.info(
+            "store={} sweeper sent={} claimed={}",
+            store.displayName(),
+            result.sent(),
+            result.claimed());
       }
-      if (backlog) {
-        // A full page, all of it sent: more is probably waiting, so go on at once. A partial
-        // page, a failed send or an error waits the interval.
-        continue;
-      }
-      try {
-        if (stopSignal.await(options.sweepInterval().toMillis(), TimeUnit.MILLISECONDS)) {
-          return;
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
+      cleanupIfDue();
+      failures.worked();
+      return result.claimed() == options.batchSize() && result.sent() == result.claimed();
+    } catch (Throwable e) {
+      log.debug("store={} maintenance pass failed", store.displayName(), e);
+      failures.failed(e);
+      return false;
     }
   }
 
@@ -226,7 +204,7 @@ public final class RelayerMaintenance implements AutoCloseable {
     if (now.isBefore(nextCleanup)) {
       return;
     }
-    CleanupResult result = clean(now, () -> !running, this::awaitUnlessStopped);
+    CleanupResult result = clean(now, () -> !work.running(), this::awaitUnlessStopped);
     // A run that ended on its budget with rows left goes on after the next sweep pass; one that
     // drained (or did not lead) waits the interval.
     nextCleanup = result.leader() && !result.drained() ? now : now.plus(options.cleanupInterval());
@@ -280,12 +258,7 @@ public final class RelayerMaintenance implements AutoCloseable {
 
   /** A pause of the loop's cleanup: ends early, and ends the run, when the loop is stopped. */
   private boolean awaitUnlessStopped(Duration pause) {
-    try {
-      return !stopSignal.await(pause.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+    return !work.awaitStop(pause);
   }
 
   /** A pause of {@link #cleanupOnce()}: ends the run only when the thread is interrupted. */
@@ -307,34 +280,10 @@ public final class RelayerMaintenance implements AutoCloseable {
   /** Stops the loop, waits for a running pass (bounded), releases held leases. Safe twice. */
   @Override
   public void close() {
-    ExecutorService current;
-    synchronized (lifecycle) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      running = false;
-      current = loop;
+    if (!work.stop()) {
+      return;
     }
-    stopSignal.countDown();
-    if (current != null) {
-      current.shutdown();
-      try {
-        if (!current.awaitTermination(
-            options.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-          log.warn(
-              "store={} maintenance pass still running after {}; interrupting",
-              store.displayName(),
-              Durations.format(options.shutdownTimeout()));
-          current.shutdownNow();
-          current.awaitTermination(5, TimeUnit.SECONDS);
-        }
-        threads.awaitExit(Duration.ofSeconds(5));
-      } catch (InterruptedException e) {
-        current.shutdownNow();
-        Thread.currentThread().interrupt();
-      }
-    }
+    work.drain(options.shutdownTimeout());
     // The first release that fails ends the releases: the database did not answer, and another
     // try would wait out the pool's connection timeout again. What is left expires on its own.
     List<String> held = new ArrayList<>(leases.held());

@@ -159,7 +159,9 @@
  * Every component is {@link java.lang.AutoCloseable} with an idempotent {@code start()}; {@code
  * close()} is safe before start and twice, stops taking work, waits up to its {@code
  * shutdownTimeout} for in-flight work, then releases the leases it holds. Threads are named {@code
- * relayer-<store>-<component>-N}, are daemons, and are owned and stopped by the library.
+ * relayer-<store>-<component>-N}, are daemons, and are owned and stopped by the library. That start
+ * and stop is written once, in {@code internal.BackgroundWork}: a stop signal the loops watch, then
+ * a drain bounded by {@code shutdownTimeout}, after which work still running is interrupted.
  */
 @NullMarked
 package dev.relayer.dispatch;

@@ -11,12 +11,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,10 +31,8 @@ public final class DirectDispatcher {
   private final Duration claimDuration;
   private final int claimBatchSize;
   private final int workers;
-  private final NamedThreads threads;
   private final BlockingQueue<Long> queue;
-  private @Nullable ExecutorService pool;
-  private volatile boolean running;
+  private final BackgroundWork work;
 
   public DirectDispatcher(
       DeliveryEngine engine,
@@ -52,7 +47,7 @@ public final class DirectDispatcher {
     this.claimBatchSize = claimBatchSize;
     this.workers = workers;
     this.queue = new ArrayBlockingQueue<>(queueCapacity);
-    this.threads = new NamedThreads(engine.store().displayName(), "direct");
+    this.work = new BackgroundWork(engine.store().displayName(), "direct dispatch", log);
   }
 
   /** Queues ids without blocking; returns how many were dropped because the queue was full. */
@@ -77,42 +72,24 @@ public final class DirectDispatcher {
     return queue.size();
   }
 
-  public synchronized void start() {
-    if (pool != null) {
-      return;
-    }
-    running = true;
-    pool = Executors.newFixedThreadPool(workers, threads);
-    for (int i = 0; i < workers; i++) {
-      pool.execute(this::work);
+  /** Starts the worker threads; idempotent, and does nothing after {@link #stop}. */
+  public void start() {
+    work.start(threads -> threads.work("direct", workers, this::takeBatches));
+  }
+
+  /**
+   * Stops taking work, waits up to {@code timeout} for in-flight batches, then interrupts; safe
+   * before start and twice.
+   */
+  public void stop(Duration timeout) {
+    if (work.stop()) {
+      work.drain(timeout);
     }
   }
 
-  /** Stops taking work, waits up to {@code timeout} for in-flight batches, then interrupts. */
-  public synchronized void stop(Duration timeout) {
-    running = false;
-    if (pool == null) {
-      return;
-    }
-    pool.shutdown();
-    try {
-      if (!pool.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        log.warn(
-            "store={} direct dispatch did not finish within {}; interrupting",
-            engine.store().displayName(),
-            Durations.format(timeout));
-        pool.shutdownNow();
-        pool.awaitTermination(5, TimeUnit.SECONDS);
-      }
-      threads.awaitExit(Duration.ofSeconds(5));
-    } catch (InterruptedException e) {
-      pool.shutdownNow();
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private void work() {
-    while (running) {
+  /** The body of a worker thread: takes batches of queued ids and dispatches them until stopped. */
+  private void takeBatches() {
+    while (work.running()) {
       try {
         Long first = queue.poll(100, TimeUnit.MILLISECONDS);
         if (first == null) {
