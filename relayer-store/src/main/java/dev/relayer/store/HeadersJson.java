@@ -1,5 +1,6 @@
 package dev.relayer.store;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jooq.JSONB;
@@ -30,7 +31,9 @@ final class HeadersJson {
 
   static void quote(StringBuilder json, String value) {
     json.append('"');
-    for (int i = 0; i < value.length(); i++) {
+    int plain = plainPrefix(value);
+    json.append(value, 0, plain);
+    for (int i = plain; i < value.length(); i++) {
       char c = value.charAt(i);
       switch (c) {
         case '"' -> json.append("\\\"");
@@ -50,38 +53,76 @@ final class HeadersJson {
     json.append('"');
   }
 
+  /** How many of {@code value}'s first characters need no escape. */
+  private static int plainPrefix(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '"' || c == '\\' || c < 0x20) {
+        return i;
+      }
+    }
+    return value.length();
+  }
+
   static Map<String, String> read(@Nullable JSONB jsonb) {
     return read(jsonb == null ? null : jsonb.data());
   }
 
-  /** The headers of the text of a JSON object; empty for {@code null}. */
+  /**
+   * The headers of the text of a JSON object, as an immutable map (so that {@link
+   * dev.relayer.api.spi.OutgoingMessage} takes it without a copy); empty for {@code null}. A name
+   * given twice keeps its last value. This runs once for every row claimed, so it slices names and
+   * values out of the text and collects them into the map once.
+   */
   static Map<String, String> read(@Nullable String json) {
-    Map<String, String> headers = new LinkedHashMap<>();
     if (json == null) {
-      return headers;
+      return Map.of();
     }
     Parser parser = new Parser(json);
     parser.skipSpace();
     parser.expect('{');
     parser.skipSpace();
     if (parser.peek() == '}') {
-      return headers;
+      return Map.of();
     }
+    String[] fields = new String[8];
+    int count = 0;
     while (true) {
+      if (count == fields.length) {
+        fields = Arrays.copyOf(fields, count * 2);
+      }
       parser.skipSpace();
-      String name = parser.string();
+      fields[count++] = parser.string();
       parser.skipSpace();
       parser.expect(':');
       parser.skipSpace();
-      headers.put(name, parser.string());
+      fields[count++] = parser.string();
       parser.skipSpace();
       char next = parser.next();
       if (next == '}') {
-        return headers;
+        return immutable(fields, count);
       }
       if (next != ',') {
         throw parser.error("expected ',' or '}'");
       }
+    }
+  }
+
+  /** The map of {@code count} strings given as name, value, name, value…; last value wins. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, String> immutable(String[] fields, int count) {
+    Map.Entry<String, String>[] entries = new Map.Entry[count / 2];
+    for (int i = 0; i < count; i += 2) {
+      entries[i / 2] = Map.entry(fields[i], fields[i + 1]);
+    }
+    try {
+      return Map.ofEntries(entries);
+    } catch (IllegalArgumentException duplicateName) {
+      Map<String, String> lastWins = new LinkedHashMap<>();
+      for (Map.Entry<String, String> entry : entries) {
+        lastWins.put(entry.getKey(), entry.getValue());
+      }
+      return Map.copyOf(lastWins);
     }
   }
 
@@ -118,9 +159,26 @@ final class HeadersJson {
       }
     }
 
+    /** A string: sliced out of the text when it has no escape, decoded when it has. */
     String string() {
       expect('"');
-      StringBuilder value = new StringBuilder();
+      int start = at;
+      for (int i = start; i < text.length(); i++) {
+        char c = text.charAt(i);
+        if (c == '"') {
+          at = i + 1;
+          return text.substring(start, i);
+        }
+        if (c == '\\') {
+          at = i;
+          return escaped(new StringBuilder(i - start + 16).append(text, start, i));
+        }
+      }
+      at = text.length();
+      throw error("unexpected end");
+    }
+
+    private String escaped(StringBuilder value) {
       while (true) {
         char c = next();
         if (c == '"') {

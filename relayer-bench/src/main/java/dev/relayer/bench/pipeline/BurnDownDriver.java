@@ -17,7 +17,10 @@ public final class BurnDownDriver {
           + " heap occupancy after a garbage collection during the burn-down (the JVM runs"
           + " with `-Xmx1g` under `bench/run`), including a collection forced at the end while the system"
           + " still runs. *Commits per message* counts `Connection.commit()` calls on the"
-          + " system's pool (with `synchronous_commit = on` each waits for a WAL flush).";
+          + " system's pool (with `synchronous_commit = on` each waits for a WAL flush)."
+          + " *CPU per message* is the CPU time spent while the clock ran over the rows delivered:"
+          + " the JVM's (every thread, the harness's included) and the machine's (every process,"
+          + " PostgreSQL's included, from `/proc/stat`).";
 
   private BurnDownDriver() {}
 
@@ -57,6 +60,7 @@ public final class BurnDownDriver {
     long timeout = context.options().timeout().toNanos();
     try (HeapWatcher heap = HeapWatcher.start()) {
       long start = System.nanoTime();
+      CpuTime.Reading cpu0 = CpuTime.Reading.now();
       system.startDraining();
       long from = baseline;
       if (untimedRows > 0 && probe.awaitDelivered(baseline + untimedRows, timeout) >= 0) {
@@ -65,10 +69,12 @@ public final class BurnDownDriver {
         if (seen < baseline + rows) {
           from = seen;
           start = System.nanoTime();
+          cpu0 = CpuTime.Reading.now();
           commits0 = context.database().commits();
         }
       }
       long end = probe.awaitDelivered(baseline + rows, timeout);
+      CpuTime.Reading cpu = CpuTime.Reading.now().since(cpu0);
       long delivered = probe.deliveredCount() - baseline;
       double seconds;
       if (end < 0) {
@@ -83,7 +89,8 @@ public final class BurnDownDriver {
       }
       long commits = context.database().commits() - commits0;
       long counted = Math.min(delivered, rows) - (from - baseline);
-      return new Timing(counted, delivered - (from - baseline), seconds, commits, heap.finish());
+      return new Timing(
+          counted, delivered - (from - baseline), seconds, commits, heap.finish(), cpu);
     }
   }
 
@@ -95,11 +102,18 @@ public final class BurnDownDriver {
    * @param seconds time the clock ran, until the last row was seen
    * @param commits commits on the database's pools meanwhile
    * @param heapMiB heap after GC, max, in MiB
+   * @param cpu CPU time spent while the clock ran: this JVM's and the machine's
    */
-  public record Timing(long timed, long delivered, double seconds, long commits, double heapMiB) {
+  public record Timing(
+      long timed,
+      long delivered,
+      double seconds,
+      long commits,
+      double heapMiB,
+      CpuTime.Reading cpu) {
 
     /** No burn-down yet: what {@link #plus} starts from. */
-    public static final Timing NONE = new Timing(0, 0, 0, 0, 0);
+    public static final Timing NONE = new Timing(0, 0, 0, 0, 0, new CpuTime.Reading(0, 0));
 
     /** This burn-down and {@code other} together: counts and times added, the higher heap. */
     public Timing plus(Timing other) {
@@ -108,10 +122,14 @@ public final class BurnDownDriver {
           delivered + other.delivered,
           seconds + other.seconds,
           commits + other.commits,
-          Math.max(heapMiB, other.heapMiB));
+          Math.max(heapMiB, other.heapMiB),
+          cpu.plus(other.cpu));
     }
 
-    /** Records {@code <key>.msgs}, {@code .commits} and {@code .heap}. */
+    /**
+     * Records {@code <key>.msgs}, {@code .commits}, {@code .heap} and, where the clocks tell, the
+     * CPU time per message delivered: {@code .cpu.jvm} and {@code .cpu.machine}.
+     */
     public void record(ScenarioContext context, String key, String label) {
       context.record(key + ".msgs", label, "msgs/s", timed / seconds);
       context.record(
@@ -120,6 +138,17 @@ public final class BurnDownDriver {
           "commits",
           delivered == 0 ? Double.NaN : (double) commits / delivered);
       context.record(key + ".heap", label + ": heap after GC, max", "MiB", heapMiB);
+      if (delivered > 0 && cpu.jvm() >= 0) {
+        context.record(
+            key + ".cpu.jvm", label + ": JVM CPU per message", "µs", cpu.jvm() / 1e3 / delivered);
+      }
+      if (delivered > 0 && cpu.machine() >= 0) {
+        context.record(
+            key + ".cpu.machine",
+            label + ": machine CPU per message",
+            "µs",
+            cpu.machine() / 1e3 / delivered);
+      }
     }
   }
 }

@@ -63,7 +63,8 @@ public final class ObservabilityScenario implements Scenario {
         + " first in the first; the burn-downs run twice each, in the order A B B A). Each measures its capacity; then both run at 25, 50 and 75% of the"
         + " *plain* capacity, so that their latencies are compared at the same offered rates."
         + " *Added p50* is the observed commit-to-send p50 at 50% load minus the plain one of the"
-        + " same repetition.";
+        + " same repetition. Each variant's burn-down figures, CPU per message included, add up"
+        + " its two burn-downs.";
   }
 
   @Override
@@ -78,7 +79,17 @@ public final class ObservabilityScenario implements Scenario {
             "observed direct burn-down / plain direct burn-down",
             ID + ".observed.direct.msgs",
             ID + ".plain.direct.msgs",
-            "≥ 0.97"));
+            "≥ 0.97"),
+        new Ratio(
+            "observed / plain machine CPU per message, direct burn-downs",
+            ID + ".observed.direct.cpu.machine",
+            ID + ".plain.direct.cpu.machine",
+            "—"),
+        new Ratio(
+            "observed / plain JVM CPU per message, direct burn-downs",
+            ID + ".observed.direct.cpu.jvm",
+            ID + ".plain.direct.cpu.jvm",
+            "—"));
   }
 
   @Override
