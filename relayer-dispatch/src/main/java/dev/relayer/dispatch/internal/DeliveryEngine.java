@@ -1,13 +1,8 @@
 package dev.relayer.dispatch.internal;
 
-import dev.relayer.api.InvalidInputException;
-import dev.relayer.api.spi.OutgoingMessage;
-import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
-import dev.relayer.api.spi.TransportBatch;
 import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
-import dev.relayer.dispatch.spi.SendBatch;
 import dev.relayer.store.Claim;
 import dev.relayer.store.ClaimedMessage;
 import dev.relayer.store.DeadLetter;
@@ -17,29 +12,19 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The claim → send → complete path shared by direct dispatch, the sweeper and lane workers: groups
- * claimed rows by transport and destination, splits them by the transport's native batch limit,
- * sends each batch with a bounded wait, and writes the outcome with fenced statements.
+ * The claim → send → complete path shared by direct dispatch, the sweeper and lane workers: the
+ * {@link Sender} sends the claimed rows (by route, in native batches, each call bounded by the send
+ * timeout); this writes the outcome with fenced statements ({@link #complete}) and charges rows a
+ * pass took over ({@link #markTakenOver}).
  */
 public final class DeliveryEngine implements AutoCloseable {
 
@@ -53,32 +38,14 @@ public final class DeliveryEngine implements AutoCloseable {
    */
   public static final int UNTRACED_SEND = 1;
 
-  /**
-   * Reason stored for rows the transport rejected for good ({@link SendResult#rejected(String)}, or
-   * an {@link InvalidInputException} thrown from its {@code send}).
-   */
-  public static final String REJECTED = "rejected";
-
-  /** Reason of a failure that is retried. */
-  static final String SEND_FAILED = "send-failed";
-
-  /** Reason of a failure that is retried: the transport call did not return in time. */
-  static final String TIMED_OUT = "timed-out";
-
-  /** Reason stored for rows naming a transport that is not registered. */
-  public static final String UNKNOWN_TRANSPORT = "unknown-transport";
-
   private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
 
   private final RelayerStore store;
-  private final Map<String, Transport> transports;
-  private final Duration sendTimeout;
+  private final Sender sender;
   private final int maxAttempts;
   private final Backoff backoff;
   private final Clock clock;
   private final Events events;
-  private final ExecutorService senders;
-  private final TransportWatch sends;
   private final HandoffWatch handoffs;
 
   public DeliveryEngine(
@@ -88,14 +55,16 @@ public final class DeliveryEngine implements AutoCloseable {
       Clock clock,
       Events events) {
     this.store = store;
-    this.transports = Map.copyOf(transports);
-    this.sendTimeout = settings.sendTimeout();
+    this.sender =
+        new Sender(
+            new Sender.Settings(
+                store.displayName(), transports, settings.sendTimeout(), settings.maxAttempts()),
+            clock,
+            events);
     this.maxAttempts = settings.maxAttempts();
     this.backoff = settings.backoff();
     this.clock = clock;
     this.events = events;
-    this.senders = Executors.newCachedThreadPool(new NamedThreads(store.displayName(), "send"));
-    this.sends = new TransportWatch(store.displayName(), clock, OperatorLog.to(log));
     this.handoffs = new HandoffWatch(store.displayName(), clock, OperatorLog.to(log));
   }
 
@@ -114,40 +83,19 @@ public final class DeliveryEngine implements AutoCloseable {
     return events;
   }
 
+  /** Sends claimed rows to their transports. */
+  public Sender sender() {
+    return sender;
+  }
+
   /** Per-transport send counts over the last minute, and the failing/recovered log lines. */
   public TransportWatch sends() {
-    return sends;
+    return sender.sends();
   }
 
   /** Dropped hand-offs and rows the sweeper delivered without one. */
   public HandoffWatch handoffs() {
     return handoffs;
-  }
-
-  public int maxAttempts() {
-    return maxAttempts;
-  }
-
-  /** How long one transport call may take. */
-  public Duration sendTimeout() {
-    return sendTimeout;
-  }
-
-  /** Names of the registered transports that preserve a batch's order. */
-  public Set<String> batchOrderTransports() {
-    Set<String> names = new TreeSet<>();
-    transports.forEach(
-        (name, transport) -> {
-          if (transport.preservesBatchOrder()) {
-            names.add(name);
-          }
-        });
-    return names;
-  }
-
-  /** Whether a transport of this name is registered. */
-  public boolean hasTransport(String name) {
-    return transports.containsKey(name);
   }
 
   /**
@@ -174,161 +122,9 @@ public final class DeliveryEngine implements AutoCloseable {
     return now;
   }
 
-  /** The registered transport of this name, or {@code null}. */
-  public @Nullable Transport transport(String name) {
-    return transports.get(name);
-  }
-
-  /**
-   * Sends the claimed rows (no database work). Rows that used more than {@code maxAttempts} claims
-   * are not sent. Stops starting new batches once the claim is about to lapse.
-   */
+  /** Sends the claimed rows (no database work); see {@link Sender}. */
   public SendOutcome send(Claim claim) {
-    List<ClaimedMessage> accepted = new ArrayList<>();
-    List<SendOutcome.Failure> failed = new ArrayList<>();
-    List<ClaimedMessage> exhausted = new ArrayList<>();
-    List<ClaimedMessage> notAttempted = new ArrayList<>();
-    Map<String, List<ClaimedMessage>> groups = new LinkedHashMap<>();
-    for (ClaimedMessage message : claim.messages()) {
-      if (message.attempts() > maxAttempts) {
-        exhausted.add(message);
-      } else {
-        groups
-            .computeIfAbsent(
-                message.transport() + '\u0000' + message.destination(), k -> new ArrayList<>())
-            .add(message);
-      }
-    }
-    Instant lastStart = claim.expiresAt().minus(sendTimeout);
-    for (List<ClaimedMessage> group : groups.values()) {
-      ClaimedMessage first = group.get(0);
-      Transport transport = transports.get(first.transport());
-      if (transport == null) {
-        String error = "unknown transport '" + first.transport() + "'";
-        group.forEach(m -> failed.add(new SendOutcome.Failure(m, UNKNOWN_TRANSPORT, error)));
-        continue;
-      }
-      int limit = Math.max(1, transport.maxBatchSize());
-      for (int from = 0; from < group.size(); from += limit) {
-        List<ClaimedMessage> chunk = group.subList(from, Math.min(group.size(), from + limit));
-        if (clock.instant().isAfter(lastStart)) {
-          notAttempted.addAll(chunk);
-          continue;
-        }
-        sendChunk(transport, first.destination(), chunk, accepted, failed);
-      }
-    }
-    return sends.recorded(new SendOutcome(accepted, failed, exhausted, notAttempted));
-  }
-
-  /** Sends rows as given, one native batch, and reports per row; for ordered lanes. */
-  public SendOutcome sendInOrder(
-      Transport transport, String destination, List<ClaimedMessage> rows) {
-    List<ClaimedMessage> accepted = new ArrayList<>();
-    List<SendOutcome.Failure> failed = new ArrayList<>();
-    sendChunk(transport, destination, rows, accepted, failed);
-    return sends.recorded(new SendOutcome(accepted, failed, List.of(), List.of()));
-  }
-
-  private void sendChunk(
-      Transport transport,
-      String destination,
-      List<ClaimedMessage> chunk,
-      List<ClaimedMessage> accepted,
-      List<SendOutcome.Failure> failed) {
-    if (!events.active()) {
-      callTransport(transport, destination, chunk, accepted, failed);
-      return;
-    }
-    int acceptedBefore = accepted.size();
-    long started = System.nanoTime();
-    boolean timedOut = callTransport(transport, destination, chunk, accepted, failed);
-    Duration took = Duration.ofNanos(System.nanoTime() - started);
-    int acceptedNow = accepted.size() - acceptedBefore;
-    SendBatch.Outcome result;
-    if (timedOut) {
-      result = SendBatch.Outcome.TIMEOUT;
-    } else if (acceptedNow == chunk.size()) {
-      result = SendBatch.Outcome.SUCCESS;
-    } else {
-      result = acceptedNow == 0 ? SendBatch.Outcome.FAILURE : SendBatch.Outcome.PARTIAL;
-    }
-    SendBatch batch =
-        new SendBatch(transport.name(), destination, chunk.size(), acceptedNow, result, took);
-    events.emit(l -> l.batchSent(batch));
-  }
-
-  /** Sends one native batch and sorts its rows into accepted and failed; true when it timed out. */
-  private boolean callTransport(
-      Transport transport,
-      String destination,
-      List<ClaimedMessage> chunk,
-      List<ClaimedMessage> accepted,
-      List<SendOutcome.Failure> failed) {
-    List<OutgoingMessage> outgoing = new ArrayList<>(chunk.size());
-    for (ClaimedMessage m : chunk) {
-      outgoing.add(
-          new OutgoingMessage(
-              m.messageId(),
-              m.messageType(),
-              m.headers(),
-              m.body(),
-              m.orderingKey(),
-              m.tenantId()));
-    }
-    TransportBatch batch = new TransportBatch(destination, outgoing, sendTimeout);
-    List<SendResult> results;
-    Future<List<SendResult>> call = senders.submit(() -> transport.send(batch));
-    try {
-      results = call.get(sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      call.cancel(true);
-      String error =
-          "send to '" + destination + "' timed out after " + Durations.format(sendTimeout);
-      chunk.forEach(m -> failed.add(new SendOutcome.Failure(m, TIMED_OUT, error)));
-      return true;
-    } catch (ExecutionException e) {
-      Throwable cause = Objects.requireNonNull(e.getCause());
-      String reason = cause instanceof InvalidInputException ? REJECTED : SEND_FAILED;
-      chunk.forEach(
-          m -> failed.add(new SendOutcome.Failure(m, reason, SendResult.describe(cause))));
-      return false;
-    } catch (InterruptedException e) {
-      call.cancel(true);
-      Thread.currentThread().interrupt();
-      failAll(chunk, "send interrupted by shutdown", failed);
-      return false;
-    }
-    if (results == null || results.size() != chunk.size()) {
-      failAll(
-          chunk,
-          "transport '"
-              + transport.name()
-              + "' returned "
-              + (results == null ? "no" : results.size())
-              + " results for "
-              + chunk.size()
-              + " messages",
-          failed);
-      return false;
-    }
-    for (int i = 0; i < chunk.size(); i++) {
-      SendResult result = results.get(i);
-      // A result's error is null exactly when it was accepted.
-      String error = result == null ? "transport returned no result" : result.error();
-      if (error == null) {
-        accepted.add(chunk.get(i));
-      } else {
-        String reason = result != null && result.isPermanent() ? REJECTED : SEND_FAILED;
-        failed.add(new SendOutcome.Failure(chunk.get(i), reason, error));
-      }
-    }
-    return false;
-  }
-
-  private static void failAll(
-      List<ClaimedMessage> chunk, String error, List<SendOutcome.Failure> failed) {
-    chunk.forEach(m -> failed.add(new SendOutcome.Failure(m, SEND_FAILED, error)));
+    return sender.send(claim);
   }
 
   /**
@@ -389,10 +185,12 @@ public final class DeliveryEngine implements AutoCloseable {
         emitted.add(l -> l.sendFailed(event, failure.kind(), failure.error()));
       }
       if (failure.permanent()) {
-        bury(tx, token, m, REJECTED, failure.error(), now, component, emitted);
+        bury(tx, token, m, Sender.REJECTED, failure.error(), now, component, emitted);
       } else if (m.attempts() >= maxAttempts) {
         String reason =
-            UNKNOWN_TRANSPORT.equals(failure.reason()) ? UNKNOWN_TRANSPORT : MAX_ATTEMPTS;
+            Sender.UNKNOWN_TRANSPORT.equals(failure.reason())
+                ? Sender.UNKNOWN_TRANSPORT
+                : MAX_ATTEMPTS;
         bury(tx, token, m, reason, failure.error(), now, component, emitted);
       } else {
         Instant retryAt = now.plus(backoff.delayAfter(m.attempts()));
@@ -468,8 +266,9 @@ public final class DeliveryEngine implements AutoCloseable {
     collected.forEach(events::emit);
   }
 
+  /** Closes the {@link Sender}. */
   @Override
   public void close() {
-    senders.shutdownNow();
+    sender.close();
   }
 }

@@ -16,16 +16,16 @@ public record SendOutcome(
     List<ClaimedMessage> notAttempted) {
 
   /**
-   * A row whose send failed; {@code reason} is {@link DeliveryEngine#REJECTED} when the transport
-   * rejected it for good, {@link DeliveryEngine#UNKNOWN_TRANSPORT} when no transport of its name is
-   * registered, {@code timed-out} when the transport call did not return within the send timeout,
-   * otherwise {@code send-failed}.
+   * A row whose send failed; {@code reason} is {@link Sender#REJECTED} when the transport rejected
+   * it for good, {@link Sender#UNKNOWN_TRANSPORT} when no transport of its name is registered,
+   * {@code timed-out} when the transport call did not return within the send timeout, otherwise
+   * {@code send-failed}.
    */
   public record Failure(ClaimedMessage message, String reason, String error) {
 
     /** Whether the row must not be retried: it goes dead (an ordered head: parks) at once. */
     public boolean permanent() {
-      return DeliveryEngine.REJECTED.equals(reason);
+      return Sender.REJECTED.equals(reason);
     }
 
     /** The failure as listeners see it classified. */
@@ -33,7 +33,7 @@ public record SendOutcome(
       if (permanent()) {
         return FailureKind.PERMANENT;
       }
-      return DeliveryEngine.TIMED_OUT.equals(reason) ? FailureKind.TIMEOUT : FailureKind.TRANSIENT;
+      return Sender.TIMED_OUT.equals(reason) ? FailureKind.TIMEOUT : FailureKind.TRANSIENT;
     }
   }
 

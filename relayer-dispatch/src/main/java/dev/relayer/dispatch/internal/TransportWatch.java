@@ -68,15 +68,15 @@ public final class TransportWatch {
   }
 
   /**
-   * Records what one {@link DeliveryEngine} send did, per transport, and returns it: accepted and
-   * failed messages; rows naming an unregistered transport, and rows not attempted, are not sends.
+   * Records what one {@link Sender} send did, per transport, and returns it: accepted and failed
+   * messages; rows naming an unregistered transport, and rows not attempted, are not sends.
    */
   public SendOutcome recorded(SendOutcome outcome) {
     Map<String, int[]> counts = new TreeMap<>();
     Map<String, SendOutcome.Failure> firstFailure = new TreeMap<>();
     outcome.accepted().forEach(m -> counts.computeIfAbsent(m.transport(), t -> new int[2])[0]++);
     for (SendOutcome.Failure f : outcome.failed()) {
-      if (DeliveryEngine.UNKNOWN_TRANSPORT.equals(f.reason())) {
+      if (Sender.UNKNOWN_TRANSPORT.equals(f.reason())) {
         continue;
       }
       counts.computeIfAbsent(f.message().transport(), t -> new int[2])[1]++;

@@ -104,7 +104,7 @@ public final class LaneWorker {
     this.engine = engine;
     this.settings = settings;
     this.leases = leases;
-    this.sender = new OrderedSender(engine);
+    this.sender = new OrderedSender(engine.sender());
   }
 
   /** The lease of {@code lane}. */
@@ -252,7 +252,7 @@ public final class LaneWorker {
         if (claim.isEmpty()) {
           break;
         }
-        SendOutcome sent = sender.send(claim, claim.expiresAt().minus(engine.sendTimeout()));
+        SendOutcome sent = sender.send(claim);
         events.addAll(engine.complete(t, claim, sent, "lane"));
         store.unclaim(
             t, claim.token(), sent.notAttempted().stream().map(ClaimedMessage::id).toList());
@@ -360,7 +360,7 @@ public final class LaneWorker {
 
     /** Claims the next rows of {@code lanes}: heads, and their runs on batch-order transports. */
     private Claim.Stamped claim(DSLContext t, Set<Integer> lanes, int maxKeys) {
-      Set<String> batching = engine.batchOrderTransports();
+      Set<String> batching = engine.sender().batchOrderTransports();
       int followers = batching.isEmpty() ? 0 : settings.rowsPerKey() - 1;
       return engine
           .store()
@@ -484,7 +484,7 @@ public final class LaneWorker {
         tally.more = headsLeft[0];
         return;
       }
-      SendOutcome sent = sender.send(claim, claim.expiresAt().minus(engine.sendTimeout()));
+      SendOutcome sent = sender.send(claim);
       events.addAll(
           dsl.transactionResult(
               tx -> {

@@ -1,8 +1,8 @@
 package dev.relayer.dispatch.internal.lane;
 
 import dev.relayer.api.spi.Transport;
-import dev.relayer.dispatch.internal.DeliveryEngine;
 import dev.relayer.dispatch.internal.SendOutcome;
+import dev.relayer.dispatch.internal.Sender;
 import dev.relayer.store.Claim;
 import dev.relayer.store.ClaimedMessage;
 import java.time.Instant;
@@ -35,15 +35,16 @@ import java.util.Set;
  * <p>A failure blocks its key for the rest of the pass: the key's later rows are not attempted and
  * are given back without spending an attempt. Only the first failed row of a key counts as a failed
  * attempt. A head that used more than {@code maxAttempts} claims is reported exhausted and not
- * sent; a head naming an unknown transport fails. No new batch starts once {@code lastStart} has
- * passed.
+ * sent; a head naming an unknown transport fails. No new batch starts once the claim's {@linkplain
+ * Sender#lastStart last start} has passed. Each batch is one {@link Sender#sendBatch} call, which
+ * bounds it by the send timeout and sorts its results.
  */
 final class OrderedSender {
 
-  private final DeliveryEngine engine;
+  private final Sender sender;
 
-  OrderedSender(DeliveryEngine engine) {
-    this.engine = engine;
+  OrderedSender(Sender sender) {
+    this.sender = sender;
   }
 
   private static final class Run {
@@ -71,7 +72,8 @@ final class OrderedSender {
     }
   }
 
-  SendOutcome send(Claim claim, Instant lastStart) {
+  SendOutcome send(Claim claim) {
+    Instant lastStart = sender.lastStart(claim);
     Map<String, List<ClaimedMessage>> byKey = new LinkedHashMap<>();
     for (ClaimedMessage m : claim.messages()) {
       byKey.computeIfAbsent(m.orderingKey(), k -> new ArrayList<>()).add(m);
@@ -81,15 +83,13 @@ final class OrderedSender {
     for (List<ClaimedMessage> rows : byKey.values()) {
       ClaimedMessage head = rows.get(0);
       List<ClaimedMessage> rest = rows.subList(1, rows.size());
-      if (head.attempts() > engine.maxAttempts()) {
+      if (head.attempts() > sender.maxAttempts()) {
         outcome.exhausted.add(head);
         outcome.notAttempted.addAll(rest);
-      } else if (!engine.hasTransport(head.transport())) {
+      } else if (sender.transport(head.transport()) == null) {
         outcome.failed.add(
             new SendOutcome.Failure(
-                head,
-                DeliveryEngine.UNKNOWN_TRANSPORT,
-                "unknown transport '" + head.transport() + "'"));
+                head, Sender.UNKNOWN_TRANSPORT, "unknown transport '" + head.transport() + "'"));
         outcome.notAttempted.addAll(rest);
       } else {
         groups
@@ -107,7 +107,7 @@ final class OrderedSender {
   private void sendGroup(List<Run> runs, Instant lastStart, Outcome outcome) {
     ClaimedMessage first = runs.get(0).rows.peekFirst();
     // Rows naming an unknown transport were failed before grouping.
-    Transport transport = Objects.requireNonNull(engine.transport(first.transport()));
+    Transport transport = Objects.requireNonNull(sender.transport(first.transport()));
     String destination = first.destination();
     boolean preserving = transport.preservesBatchOrder();
     int limit = Math.max(1, transport.maxBatchSize());
@@ -116,7 +116,7 @@ final class OrderedSender {
       if (batch.isEmpty()) {
         return;
       }
-      if (engine.clock().instant().isAfter(lastStart)) {
+      if (sender.passed(lastStart)) {
         outcome.notAttempted.addAll(batch);
         for (Run run : runs) {
           outcome.notAttempted.addAll(run.rows);
@@ -124,7 +124,7 @@ final class OrderedSender {
         }
         return;
       }
-      SendOutcome sent = engine.sendInOrder(transport, destination, batch);
+      SendOutcome sent = sender.sendBatch(transport, destination, batch);
       classify(batch, sent, preserving, outcome);
     }
   }
