@@ -41,6 +41,8 @@ import java.util.OptionalInt;
  *     reported as such
  * @param pin how long the {@code pin} scenario holds its snapshot during its steady state
  * @param pinBucket length of one bucket of the {@code pin} scenario's figures
+ * @param observe what the {@code observability} scenario's observed Relayer has: {@code both}
+ *     meters and spans, {@code metrics} only or {@code tracing} only
  * @param out where the Markdown report is written
  * @param docs a Markdown file whose results section (between the markers) is replaced by the report
  * @param pgbench pgbench executable, overriding the lookup
@@ -75,6 +77,7 @@ public record BenchOptions(
     Duration timeout,
     Duration pin,
     Duration pinBucket,
+    String observe,
     Path out,
     Optional<Path> docs,
     Optional<Path> pgbench,
@@ -134,6 +137,8 @@ public record BenchOptions(
           "  --timeout S               longest burn-down before it is cut short (600 / 60)",
           "  --pin S                   pin: how long the snapshot is held in steady state (600 / 3)",
           "  --pin-bucket S            pin: length of one bucket of its figures (60 / 1)",
+          "  --observe WHAT            observability: what the observed Relayer has, both,",
+          "                            metrics or tracing (both)",
           "  --external                run on RELAYER_PG_URL's server, not a private cluster",
           "  --out FILE                report file (benchmarks.md)",
           "  --docs FILE               also replace the results section of FILE",
@@ -206,6 +211,7 @@ public record BenchOptions(
             o.seconds("--timeout", quick ? 60.0 : 600.0),
             o.seconds("--pin", quick ? 3.0 : 600.0),
             o.seconds("--pin-bucket", quick ? 1.0 : 60.0),
+            o.choice("--observe", "both", List.of("both", "metrics", "tracing")),
             Path.of(values.getOrDefault("--out", "benchmarks.md")),
             Optional.ofNullable(values.get("--docs")).map(Path::of),
             Optional.ofNullable(values.get("--pgbench")).map(Path::of),
@@ -244,6 +250,18 @@ public record BenchOptions(
     private String take(String name) {
       unused.remove(name);
       return values.get(name);
+    }
+
+    String choice(String name, String fallback, List<String> allowed) {
+      String raw = take(name);
+      if (raw == null) {
+        return fallback;
+      }
+      if (!allowed.contains(raw)) {
+        throw new IllegalArgumentException(
+            name + " must be one of " + String.join(", ", allowed) + ", got '" + raw + "'");
+      }
+      return raw;
     }
 
     int integer(String name, int fallback, int min) {

@@ -18,6 +18,7 @@ import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.lateral;
 import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.name;
+import static org.jooq.impl.DSL.notExists;
 import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.partitionBy;
 import static org.jooq.impl.DSL.rowNumber;
@@ -129,6 +130,8 @@ final class OutboxLaneQueries {
    * {@code heads}: per key of the lanes {@code :lanes}, its head — the lowest pending id — skipping
    * keys with a parked row (a parked row is always its key's head). A key is one lane's: should
    * rows of one key sit in two lanes (written under two lane counts), each lane has its own head.
+   * It reads every pending row of a lane; the parked-key check runs once per key ({@code HAVING}),
+   * not once per row, so that a lane with a backlog of many rows a key does not pay it per row.
    */
   private static CommonTableExpression<Record3<Integer, String, Long>> heads() {
     Table<?> wanted = wantedLanes();
@@ -140,13 +143,15 @@ final class OutboxLaneQueries {
                     .from(O)
                     .where(O.LANE.eq(lane))
                     .and(O.STATUS.eq(inline(PENDING)))
-                    .andNotExists(
-                        selectOne()
-                            .from(parked)
-                            .where(parked.LANE.eq(lane))
-                            .and(parked.STATUS.eq(inline(PARKED)))
-                            .and(parked.ORDERING_KEY.eq(O.ORDERING_KEY)))
-                    .groupBy(O.ORDERING_KEY))
+                    .groupBy(O.ORDERING_KEY)
+                    // Once per key, not per pending row: a lane behind holds many rows a key.
+                    .having(
+                        notExists(
+                            selectOne()
+                                .from(parked)
+                                .where(parked.LANE.eq(lane))
+                                .and(parked.STATUS.eq(inline(PARKED)))
+                                .and(parked.ORDERING_KEY.eq(O.ORDERING_KEY)))))
             .as("key_heads");
     return name("heads")
         .fields("lane", "ordering_key", "head_id")

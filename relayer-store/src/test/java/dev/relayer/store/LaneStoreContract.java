@@ -117,6 +117,28 @@ abstract class LaneStoreContract {
   // ---------------------------------------------------------------------------------------------
 
   @Test
+  void laneClaimChecksParkedKeysOncePerKeyNotOncePerPendingRow() {
+    int rowsPerKey = 40;
+    List<Long> heads = new ArrayList<>();
+    for (int k = 0; k < 3; k++) {
+      heads.add(enqueue(keys.get(k), rowsPerKey).get(0));
+    }
+    dsl.transaction(
+        tx -> {
+          Claim claim = store.claimLane(tx.dsl(), heads(10));
+          long parkedIndexScans =
+              tx.dsl()
+                  .fetchSingle(
+                      "SELECT pg_stat_get_xact_numscans(to_regclass({0}))",
+                      store.names().qualified("outbox_parked_idx"))
+                  .into(Long.class);
+          assertThat(ids(claim)).containsExactlyElementsOf(heads);
+          // Per row, 120 rows would have meant 120 scans of the parked-key index.
+          assertThat(parkedIndexScans).as("scans of the parked-key index").isLessThanOrEqualTo(3);
+        });
+  }
+
+  @Test
   void laneClaimTakesOneHeadPerKeyOldestHeadsFirst() {
     List<Long> a = enqueue(keys.get(0), 3);
     List<Long> b = enqueue(keys.get(1), 2);

@@ -115,6 +115,15 @@ public final class ObservabilityScenario implements Scenario {
   private static void runAll(ScenarioContext context, long rows) throws Exception {
     ScenarioDatabase db = context.database();
     db.installRelayerSchema();
+    String observe = context.options().observe();
+    if (!observe.equals("both")) {
+      context.note(
+          "observed here: "
+              + (observe.equals("metrics") ? "the meters only" : "the spans only")
+              + " (--observe "
+              + observe
+              + ")");
+    }
     DataSource pool = db.pool("relayer", context.options().poolSize());
     AtomicLong exported = new AtomicLong();
     SdkTracerProvider tracerProvider =

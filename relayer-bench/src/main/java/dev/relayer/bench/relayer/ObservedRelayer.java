@@ -54,14 +54,17 @@ final class ObservedRelayer implements ProducingSystem, DirectFeeder.Target, Aut
     this.tracer = openTelemetry.getTracer("relayer-bench");
     // The payload's headers carry a fixed traceparent of the same size as a real one; traced, the
     // message goes without it, so that the enqueue writes the current span's.
+    // --observe picks meters, spans or both for the observed Relayer.
+    boolean traced = registry.isPresent() && !options.observe().equals("metrics");
+    boolean metered = registry.isPresent() && !options.observe().equals("tracing");
     Map<String, String> payload = new LinkedHashMap<>(Payload.headers());
-    if (registry.isPresent()) {
+    if (traced) {
       payload.remove("traceparent");
     }
     this.headers = Map.copyOf(payload);
     Transport transport = new ProbeTransport(probe, 1000);
     Optional<RelayerTracing> tracing =
-        registry.map(r -> RelayerTracing.builder(openTelemetry).build());
+        traced ? Optional.of(RelayerTracing.builder(openTelemetry).build()) : Optional.empty();
     Relayer.Builder builder =
         Relayer.builder(pool)
             .transport(tracing.map(t -> t.transport(transport)).orElse(transport))
@@ -74,7 +77,8 @@ final class ObservedRelayer implements ProducingSystem, DirectFeeder.Target, Aut
     }
     this.relayer = builder.build();
     tracing.ifPresent(t -> t.install(relayer.store()));
-    this.metrics = registry.map(r -> RelayerMetrics.builder(relayer, r).build());
+    this.metrics =
+        registry.filter(r -> metered).map(r -> RelayerMetrics.builder(relayer, r).build());
     // The probe's listener comes first, so the commit is timed before Relayer's hand-off.
     this.app =
         DSL.using(
