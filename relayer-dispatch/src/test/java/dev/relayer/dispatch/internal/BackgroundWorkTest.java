@@ -39,6 +39,31 @@ class BackgroundWorkTest {
   }
 
   /** Records the thread that runs it, then runs {@code body}. */
+  /**
+   * Starts one work thread that takes no notice of the stop signal and waits until it runs; returns
+   * what becomes true when it is interrupted.
+   */
+  private AtomicBoolean startWorkThatIgnoresTheStopSignal() throws InterruptedException {
+    CountDownLatch working = new CountDownLatch(1);
+    AtomicBoolean interrupted = new AtomicBoolean();
+    work.start(
+        threads ->
+            threads.work(
+                "w",
+                1,
+                seen(
+                    () -> {
+                      working.countDown();
+                      try {
+                        new CountDownLatch(1).await();
+                      } catch (InterruptedException e) {
+                        interrupted.set(true);
+                      }
+                    })));
+    assertThat(working.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    return interrupted;
+  }
+
   private Runnable seen(Runnable body) {
     return () -> {
       seen.add(Thread.currentThread());
@@ -144,24 +169,7 @@ class BackgroundWorkTest {
 
   @Test
   void closeInterruptsWorkThatDoesNotFinishAndReturns() throws Exception {
-    CountDownLatch working = new CountDownLatch(1);
-    AtomicBoolean interrupted = new AtomicBoolean();
-    work.start(
-        threads ->
-            threads.work(
-                "w",
-                1,
-                seen(
-                    () -> {
-                      working.countDown();
-                      try {
-                        // Work that takes no notice of the stop signal.
-                        new CountDownLatch(1).await();
-                      } catch (InterruptedException e) {
-                        interrupted.set(true);
-                      }
-                    })));
-    assertThat(working.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    AtomicBoolean interrupted = startWorkThatIgnoresTheStopSignal();
 
     long started = System.nanoTime();
     work.stop();
@@ -208,23 +216,7 @@ class BackgroundWorkTest {
 
   @Test
   void aCloserInterruptedWhileItWaitsInterruptsTheWorkAndKeepsItsFlag() throws Exception {
-    CountDownLatch working = new CountDownLatch(1);
-    AtomicBoolean workInterrupted = new AtomicBoolean();
-    work.start(
-        threads ->
-            threads.work(
-                "w",
-                1,
-                seen(
-                    () -> {
-                      working.countDown();
-                      try {
-                        new CountDownLatch(1).await();
-                      } catch (InterruptedException e) {
-                        workInterrupted.set(true);
-                      }
-                    })));
-    assertThat(working.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    AtomicBoolean workInterrupted = startWorkThatIgnoresTheStopSignal();
     AtomicBoolean closerKeptFlag = new AtomicBoolean();
     CountDownLatch closing = new CountDownLatch(1);
     Thread closer =
