@@ -42,7 +42,6 @@ public final class DeliveryEngine implements AutoCloseable {
 
   private final RelayerStore store;
   private final Sender sender;
-  private final int maxAttempts;
   private final Backoff backoff;
   private final Clock clock;
   private final Events events;
@@ -61,7 +60,6 @@ public final class DeliveryEngine implements AutoCloseable {
                 store.displayName(), transports, settings.sendTimeout(), settings.maxAttempts()),
             clock,
             events);
-    this.maxAttempts = settings.maxAttempts();
     this.backoff = settings.backoff();
     this.clock = clock;
     this.events = events;
@@ -186,7 +184,7 @@ public final class DeliveryEngine implements AutoCloseable {
       }
       if (failure.permanent()) {
         bury(tx, token, m, Sender.REJECTED, failure.error(), now, component, emitted);
-      } else if (m.attempts() >= maxAttempts) {
+      } else if (m.attempts() >= sender.maxAttempts()) {
         String reason =
             Sender.UNKNOWN_TRANSPORT.equals(failure.reason())
                 ? Sender.UNKNOWN_TRANSPORT
