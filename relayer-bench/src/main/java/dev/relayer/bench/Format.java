@@ -31,6 +31,11 @@ public final class Format {
     return String.format(Locale.ROOT, "%.3f", value);
   }
 
+  /** {@code text} cut to {@code max} characters, an ellipsis marking a cut. */
+  public static String truncate(String text, int max) {
+    return text.length() <= max ? text : text.substring(0, max - 1) + "…";
+  }
+
   /** A ratio such as {@code 0.84×}. */
   public static String ratio(double value) {
     return String.format(Locale.ROOT, "%.2f×", value);

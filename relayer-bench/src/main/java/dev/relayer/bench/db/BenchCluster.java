@@ -36,6 +36,10 @@ public final class BenchCluster {
     s.put("max_wal_size", "1GB");
     s.put("checkpoint_timeout", "5min");
     s.put("track_counts", "on");
+    // Loaded for the statement costs some scenarios report; tracking is off unless a scenario
+    // turns it on for its own database (StatementCosts).
+    s.put("shared_preload_libraries", "pg_stat_statements");
+    s.put("pg_stat_statements.track", "none");
     s.put("autovacuum", "on");
     s.put("autovacuum_max_workers", "3");
     s.put("autovacuum_naptime", "1min");

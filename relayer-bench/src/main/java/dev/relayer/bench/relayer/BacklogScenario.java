@@ -6,11 +6,15 @@ import dev.relayer.bench.Scenario;
 import dev.relayer.bench.ScenarioContext;
 import dev.relayer.bench.db.OutboxRows;
 import dev.relayer.bench.db.ScenarioDatabase;
+import dev.relayer.bench.db.StatementCosts;
 import dev.relayer.bench.pipeline.BurnDownDriver;
 import dev.relayer.bench.report.Ratio;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -55,7 +59,12 @@ public final class BacklogScenario implements Scenario {
         + " round and path the clock starts when the first tenth of the round's rows has been"
         + " delivered (starting the system and its first claims are left out, alike for every"
         + " size); a size's rate is the rows delivered after that over the sum of the rounds'"
-        + " times. The cost per message must not grow with the rows waiting behind it.";
+        + " times. The cost per message must not grow with the rows waiting behind it. Where"
+        + " the server has `pg_stat_statements` loaded (the harness's cluster does), each size"
+        + " and path also gets the server's shared buffer accesses and execution time per message"
+        + " over all the path's statements (rounds added up, their untimed first tenth included),"
+        + " the three statements with the most buffer accesses, and the B-tree levels of the"
+        + " outbox's indexes after loading (`pageinspect`).";
   }
 
   @Override
@@ -95,6 +104,10 @@ public final class BacklogScenario implements Scenario {
     ScenarioDatabase db = context.database();
     BenchOptions o = context.options();
     db.installRelayerSchema();
+    Optional<String> noStatements = StatementCosts.enable(db);
+    noStatements.ifPresent(
+        why -> context.note("pg_stat_statements is not available, so no statement costs: " + why));
+    boolean costs = noStatements.isEmpty();
     DataSource pool = db.pool("relayer", o.poolSize());
     for (long size : o.backlogSizes()) {
       long perRound = Math.max(1, Math.min(o.backlogRows(), size / 2));
@@ -103,23 +116,47 @@ public final class BacklogScenario implements Scenario {
       String waiting = Format.number(size) + " waiting";
       BurnDownDriver.Timing direct = BurnDownDriver.Timing.NONE;
       BurnDownDriver.Timing sweeper = BurnDownDriver.Timing.NONE;
+      List<StatementCosts.Cost> directCosts = List.of();
+      List<StatementCosts.Cost> sweeperCosts = List.of();
+      Map<String, Integer> levels = Map.of();
       for (long round = 0; round < rounds; round++) {
         db.execute("TRUNCATE " + OutboxRows.TABLE);
         OutboxRows.insertPending(db, size);
         IdRange range = IdRange.of(db);
+        if (costs && round == 0) {
+          levels = StatementCosts.outboxIndexLevels(db);
+        }
         // Direct first: it claims exactly the ids it is fed (the highest). The sweeper, which
         // keeps walking the table until it is stopped, then starts from the lowest ids.
+        if (costs) {
+          StatementCosts.reset(db);
+        }
         direct =
             direct.plus(
                 BurnDownScenario.timeDirect(
                     context, pool, range, perRound, untimed, "direct, " + waiting));
+        if (costs) {
+          directCosts = StatementCosts.plus(directCosts, StatementCosts.read(db));
+          StatementCosts.reset(db);
+        }
         sweeper =
             sweeper.plus(
                 BurnDownScenario.timeSweeper(
                     context, pool, perRound, untimed, "sweeper, " + waiting));
+        if (costs) {
+          sweeperCosts = StatementCosts.plus(sweeperCosts, StatementCosts.read(db));
+        }
       }
       direct.record(context, key(size) + ".direct", "direct, " + waiting);
       sweeper.record(context, key(size) + ".sweeper", "sweeper, " + waiting);
+      if (costs) {
+        long drained = perRound * rounds;
+        recordCosts(context, key(size) + ".direct", "direct, " + waiting, directCosts, drained);
+        recordCosts(context, key(size) + ".sweeper", "sweeper, " + waiting, sweeperCosts, drained);
+        if (!levels.isEmpty()) {
+          context.note(waiting + ": B-tree levels above the leaves " + levels);
+        }
+      }
       if (rounds > 1) {
         context.note(
             waiting
@@ -130,6 +167,40 @@ public final class BacklogScenario implements Scenario {
                 + " rows per path (half the backlog each), each on a freshly loaded table");
       }
     }
+  }
+
+  /**
+   * Records the server's shared buffer accesses and execution time per message drained, over every
+   * statement of the path, and notes the three statements with the most buffer accesses.
+   */
+  private static void recordCosts(
+      ScenarioContext context,
+      String key,
+      String label,
+      List<StatementCosts.Cost> costs,
+      long drained) {
+    long blocks = costs.stream().mapToLong(StatementCosts.Cost::blocks).sum();
+    double millis = costs.stream().mapToDouble(StatementCosts.Cost::millis).sum();
+    context.record(
+        key + ".blocks",
+        label + ": buffer accesses per message",
+        "blocks",
+        (double) blocks / drained);
+    context.record(
+        key + ".exec", label + ": server execution per message", "µs", millis * 1e3 / drained);
+    StringBuilder top = new StringBuilder(label + ", per message drained:");
+    for (StatementCosts.Cost cost : costs.subList(0, Math.min(3, costs.size()))) {
+      top.append(
+          String.format(
+              Locale.ROOT,
+              " `%s` %.2f blocks, %.2f reads, %.1f µs (%s calls);",
+              Format.truncate(cost.query(), 90),
+              (double) cost.blocks() / drained,
+              (double) cost.reads() / drained,
+              cost.millis() * 1e3 / drained,
+              String.format(Locale.ROOT, "%,d", cost.calls())));
+    }
+    context.note(top.toString());
   }
 
   private static String key(long size) {

@@ -37,6 +37,8 @@ public record MachineInfo(Map<String, String> rows) {
           "effective_cache_size",
           "max_connections",
           "track_counts",
+          "shared_preload_libraries",
+          "pg_stat_statements.track",
           "autovacuum",
           "autovacuum_max_workers",
           "autovacuum_naptime",
