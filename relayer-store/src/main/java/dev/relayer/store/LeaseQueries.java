@@ -18,6 +18,7 @@ import dev.relayer.jooq.generated.tables.records.RelayerLeasesRecord;
 import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -29,6 +30,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
+import org.jooq.Converter;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Param;
@@ -54,8 +56,18 @@ final class LeaseQueries {
   private static final Param<String> NAME = param("name", String.class);
   private static final Param<String[]> NAMES = param("names", String[].class);
   private static final Param<String> OWNER = param("owner", String.class);
-  private static final Param<DayToSecond> DURATION =
-      param("duration", SQLDataType.INTERVALDAYTOSECOND);
+
+  /** A lease's duration, bound as a {@link Duration} (ISO 8601 text, which PostgreSQL reads). */
+  private static final Param<Duration> DURATION =
+      param(
+          "duration",
+          SQLDataType.INTERVALDAYTOSECOND.asConvertedDataType(
+              Converter.ofNullable(
+                  DayToSecond.class,
+                  Duration.class,
+                  DayToSecond::toDuration,
+                  DayToSecond::valueOf)));
+
   private static final Field<OffsetDateTime> EXPIRY = clock().plus(DURATION);
 
   private final StoreJdbc jdbc;
@@ -169,24 +181,20 @@ final class LeaseQueries {
   }
 
   /** The values of the lease statements' parameters for {@code request}. */
-  static Map<String, Object> values(LeaseRequest request) {
-    Map<String, Object> values = values(List.of(request));
-    values.put(NAME.getParamName(), request.name());
-    return values;
+  static Binds binds(LeaseRequest request) {
+    return binds(List.of(request)).set(NAME, request.name());
   }
 
   /**
    * The values of the statements on several leases at once ({@link #renewal}, the keep of {@link
    * #startPassAndTryAcquire}) for {@code requests}, which share one owner and duration.
    */
-  static Map<String, Object> values(List<LeaseRequest> requests) {
+  static Binds binds(List<LeaseRequest> requests) {
     LeaseRequest first = requests.get(0);
-    Map<String, Object> values = new HashMap<>();
-    values.put(
-        NAMES.getParamName(), requests.stream().map(LeaseRequest::name).toArray(String[]::new));
-    values.put(OWNER.getParamName(), first.owner());
-    values.put(DURATION.getParamName(), first.duration());
-    return values;
+    return new Binds()
+        .set(NAMES, requests.stream().map(LeaseRequest::name).toArray(String[]::new))
+        .set(OWNER, first.owner())
+        .set(DURATION, first.duration());
   }
 
   /**
@@ -195,19 +203,19 @@ final class LeaseQueries {
    * lasts until the caller's transaction ends.
    */
   LeaseOutcome tryAcquire(DSLContext dsl, LeaseRequest request) {
-    Map<String, Object> values = values(request);
+    Binds binds = binds(request);
     // The usual case in one statement: the row exists, no other transaction holds it, and this
     // owner holds the lease or it has expired.
     Optional<LeaseOutcome.Acquired> kept =
         jdbc.first(
             dsl,
             keep,
-            values,
+            binds,
             row ->
                 new LeaseOutcome.Acquired(
                     row.getObject(2, OffsetDateTime.class).toInstant(),
                     row.getBoolean(3) ? LeaseOutcome.How.TAKEN_OVER : LeaseOutcome.How.KEPT));
-    return tryAcquire(dsl, request, values, kept);
+    return tryAcquire(dsl, request, binds, kept);
   }
 
   /**
@@ -217,7 +225,7 @@ final class LeaseQueries {
    */
   List<LeaseOutcome> startPassAndTryAcquire(DSLContext dsl, List<LeaseRequest> requests) {
     Kept kept =
-        jdbc.first(dsl, startPassAndKeep, values(requests), LeaseQueries::kept).orElseThrow();
+        jdbc.first(dsl, startPassAndKeep, binds(requests), LeaseQueries::kept).orElseThrow();
     // The rest in name order: inserting a missing lease row waits for another transaction's
     // insert of the same name, and two passes that insert in one order cannot deadlock.
     Map<String, LeaseOutcome> outcomes = new HashMap<>();
@@ -238,7 +246,7 @@ final class LeaseQueries {
         .forEach(
             request ->
                 outcomes.put(
-                    request.name(), tryAcquire(dsl, request, values(request), Optional.empty())));
+                    request.name(), tryAcquire(dsl, request, binds(request), Optional.empty())));
     return requests.stream().map(request -> outcomes.get(request.name())).toList();
   }
 
@@ -270,25 +278,22 @@ final class LeaseQueries {
 
   /** The rest of {@link #tryAcquire} once the one-statement keep found {@code kept}. */
   private LeaseOutcome tryAcquire(
-      DSLContext dsl,
-      LeaseRequest request,
-      Map<String, Object> values,
-      Optional<LeaseOutcome.Acquired> kept) {
+      DSLContext dsl, LeaseRequest request, Binds binds, Optional<LeaseOutcome.Acquired> kept) {
     if (kept.isPresent()) {
       return kept.get();
     }
-    Optional<Locked> current = lockRow(dsl, values);
+    Optional<Locked> current = lockRow(dsl, binds);
     if (current.isEmpty()) {
       // Either the row does not exist yet, or another pass holds its lock. A plain read tells which
       // without waiting: it sees the last committed version of a locked row.
-      if (exists(dsl, values)) {
+      if (exists(dsl, binds)) {
         return new LeaseOutcome.Busy();
       }
-      Optional<OffsetDateTime> inserted = expiry(dsl, insert, values);
+      Optional<OffsetDateTime> inserted = expiry(dsl, insert, binds);
       if (inserted.isPresent()) {
         return new LeaseOutcome.Acquired(inserted.get().toInstant(), LeaseOutcome.How.CREATED);
       }
-      current = lockRow(dsl, values);
+      current = lockRow(dsl, binds);
       if (current.isEmpty()) {
         return new LeaseOutcome.Busy();
       }
@@ -298,42 +303,41 @@ final class LeaseQueries {
       return new LeaseOutcome.HeldByOther(row.owner(), row.expiresAt().toInstant());
     }
     return new LeaseOutcome.Acquired(
-        expiry(dsl, takeOver, values).orElseThrow().toInstant(),
+        expiry(dsl, takeOver, binds).orElseThrow().toInstant(),
         request.owner().equals(row.owner()) ? LeaseOutcome.How.KEPT : LeaseOutcome.How.TAKEN_OVER);
   }
 
   private record Locked(String owner, OffsetDateTime expiresAt, boolean expired) {}
 
   /** Locks the lease row for this transaction, or finds nothing if it is absent or locked. */
-  private Optional<Locked> lockRow(DSLContext dsl, Map<String, Object> values) {
+  private Optional<Locked> lockRow(DSLContext dsl, Binds binds) {
     return jdbc.first(
         dsl,
         lockRow,
-        values,
+        binds,
         row ->
             new Locked(
                 row.getString(1), row.getObject(2, OffsetDateTime.class), row.getBoolean(3)));
   }
 
-  private boolean exists(DSLContext dsl, Map<String, Object> values) {
-    return jdbc.first(dsl, exists, values, row -> true).isPresent();
+  private boolean exists(DSLContext dsl, Binds binds) {
+    return jdbc.first(dsl, exists, binds, row -> true).isPresent();
   }
 
   /** Runs a statement returning {@code expires_at} of at most one row. */
   private Optional<OffsetDateTime> expiry(
-      DSLContext dsl, RenderedStatement statement, Map<String, Object> values) {
-    return jdbc.first(dsl, statement, values, row -> row.getObject(1, OffsetDateTime.class));
+      DSLContext dsl, RenderedStatement statement, Binds binds) {
+    return jdbc.first(dsl, statement, binds, row -> row.getObject(1, OffsetDateTime.class));
   }
 
   /** Restarts the lease's expiry from now; false when the owner no longer holds it. */
   boolean renew(DSLContext dsl, LeaseRequest request) {
-    return jdbc.update(dsl, renew, values(request)) == 1;
+    return jdbc.update(dsl, renew, binds(request)) == 1;
   }
 
   /** Gives the lease up; false when the owner did not hold it. */
   boolean release(DSLContext dsl, String name, String owner) {
-    return jdbc.update(dsl, release, Map.of(NAME.getParamName(), name, OWNER.getParamName(), owner))
-        == 1;
+    return jdbc.update(dsl, release, new Binds().set(NAME, name).set(OWNER, owner)) == 1;
   }
 
   Optional<LeaseState> find(DSLContext dsl, String name) {
@@ -355,7 +359,7 @@ final class LeaseQueries {
     return jdbc.list(
         dsl,
         statement,
-        Map.of(NAME.getParamName(), name),
+        new Binds().set(NAME, name),
         row ->
             new LeaseState(
                 row.getString(1),

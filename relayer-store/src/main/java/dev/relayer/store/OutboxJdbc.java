@@ -20,7 +20,6 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -30,6 +29,7 @@ import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.JSONB;
 import org.jooq.Param;
 import org.jooq.Query;
 import org.jooq.Record;
@@ -105,7 +105,7 @@ final class OutboxJdbc {
   private final Map<LockedInsert, RenderedStatement> lockedInserts = new ConcurrentHashMap<>();
 
   /** {@code pg_advisory_xact_lock(namespace, hash)} per key. */
-  private final StoreJdbc.Calls keyLocks;
+  private final StoreJdbc.Calls<Integer, Integer> keyLocks;
 
   OutboxJdbc(StoreJdbc jdbc) {
     this.jdbc = jdbc;
@@ -255,12 +255,8 @@ final class OutboxJdbc {
   }
 
   /** The values of {@link #NOW}, {@link #TOKEN} and {@link #EXPIRES_AT} of a claim. */
-  static Map<String, Object> claimValues(Instant now, UUID token, Instant expiresAt) {
-    Map<String, Object> values = new HashMap<>();
-    values.put(NOW.getParamName(), utc(now));
-    values.put(TOKEN.getParamName(), token);
-    values.put(EXPIRES_AT.getParamName(), utc(expiresAt));
-    return values;
+  static Binds claimBinds(Instant now, UUID token, Instant expiresAt) {
+    return new Binds().set(NOW, utc(now)).set(TOKEN, token).set(EXPIRES_AT, utc(expiresAt));
   }
 
   /**
@@ -308,36 +304,61 @@ final class OutboxJdbc {
       return new InsertShape(ordered, scheduled, tenants, messages.size());
     }
 
-    List<Field<?>> columns() {
-      List<Field<?>> columns =
+    List<Cells<?>> columns() {
+      List<Cells<?>> columns =
           new ArrayList<>(
-              List.of(O.MESSAGE_ID, O.TRANSPORT, O.DESTINATION, O.MESSAGE_TYPE, O.HEADERS, O.BODY));
+              List.of(MESSAGE_IDS, TRANSPORTS, DESTINATIONS, MESSAGE_TYPES, HEADERS, BODIES));
       if (ordered) {
-        columns.add(O.ORDERING_KEY);
-        columns.add(O.LANE);
+        columns.add(ORDERING_KEYS);
+        columns.add(LANES);
       }
       if (scheduled) {
-        columns.add(O.DELIVER_AT);
+        columns.add(DELIVER_ATS);
       }
       if (tenants) {
-        columns.add(O.TENANT_ID);
+        columns.add(TENANT_IDS);
       }
       return columns;
     }
   }
 
-  /** The variable of row {@code row}, column {@code column} of an insert. */
-  private static String cell(int row, Field<?> column) {
-    return "r" + row + "_" + column.getName();
+  /**
+   * The variables of one column of a multi-row insert, {@code r<row>_<column>}, one per row up to
+   * {@link #ROWS_PER_INSERT}, made once.
+   */
+  private record Cells<T>(Field<T> column, List<Param<T>> rows) {
+
+    static <T> Cells<T> of(Field<T> column) {
+      List<Param<T>> rows = new ArrayList<>(ROWS_PER_INSERT);
+      for (int row = 0; row < ROWS_PER_INSERT; row++) {
+        rows.add(param("r" + row + "_" + column.getName(), column.getDataType()));
+      }
+      return new Cells<>(column, List.copyOf(rows));
+    }
+
+    Param<T> row(int row) {
+      return rows.get(row);
+    }
   }
 
+  private static final Cells<UUID> MESSAGE_IDS = Cells.of(O.MESSAGE_ID);
+  private static final Cells<String> TRANSPORTS = Cells.of(O.TRANSPORT);
+  private static final Cells<String> DESTINATIONS = Cells.of(O.DESTINATION);
+  private static final Cells<String> MESSAGE_TYPES = Cells.of(O.MESSAGE_TYPE);
+  private static final Cells<JSONB> HEADERS = Cells.of(O.HEADERS);
+  private static final Cells<byte[]> BODIES = Cells.of(O.BODY);
+  private static final Cells<String> ORDERING_KEYS = Cells.of(O.ORDERING_KEY);
+  private static final Cells<Integer> LANES = Cells.of(O.LANE);
+  private static final Cells<OffsetDateTime> DELIVER_ATS = Cells.of(O.DELIVER_AT);
+  private static final Cells<String> TENANT_IDS = Cells.of(O.TENANT_ID);
+
   private RenderedStatement renderInsert(InsertShape shape) {
-    List<Field<?>> columns = shape.columns();
-    var insert = DSL.insertInto(O).columns(columns);
+    List<Cells<?>> columns = shape.columns();
+    var insert = DSL.insertInto(O).columns(columns.stream().map(Cells::column).toList());
     for (int row = 0; row < shape.rows(); row++) {
       List<Field<?>> cells = new ArrayList<>(columns.size());
-      for (Field<?> column : columns) {
-        cells.add(param(cell(row, column), column.getDataType()));
+      for (Cells<?> column : columns) {
+        cells.add(column.row(row));
       }
       insert = insert.values(cells);
     }
@@ -374,8 +395,8 @@ final class OutboxJdbc {
     }
     List<Integer> hashes = keyHashes(keys);
     InsertShape shape = InsertShape.of(messages);
-    Map<String, Object> values = insertValues(shape, messages, laneCount);
-    keyLocks.put(values, namespace, hashes);
+    Binds binds = insertBinds(shape, messages, laneCount);
+    keyLocks.put(binds, namespace, hashes);
     RenderedStatement statement =
         lockedInserts.computeIfAbsent(
             new LockedInsert(shape, hashes.size()),
@@ -383,7 +404,7 @@ final class OutboxJdbc {
                 keyLocks
                     .statement(k.locks())
                     .then(inserts.computeIfAbsent(k.shape(), this::renderInsert)));
-    return sortedIds(jdbc.listLast(dsl, statement, values, row -> row.getLong(1)));
+    return sortedIds(jdbc.listLast(dsl, statement, binds, row -> row.getLong(1)));
   }
 
   /** The key of an insert that first takes {@code locks} key locks. */
@@ -404,13 +425,10 @@ final class OutboxJdbc {
 
   private List<Long> insertRows(DSLContext dsl, List<NewMessage> messages, int laneCount) {
     InsertShape shape = InsertShape.of(messages);
-    Map<String, Object> values = insertValues(shape, messages, laneCount);
+    Binds binds = insertBinds(shape, messages, laneCount);
     return sortedIds(
         jdbc.list(
-            dsl,
-            inserts.computeIfAbsent(shape, this::renderInsert),
-            values,
-            row -> row.getLong(1)));
+            dsl, inserts.computeIfAbsent(shape, this::renderInsert), binds, row -> row.getLong(1)));
   }
 
   /** Identity values are drawn in VALUES order, so ascending ids are the input order. */
@@ -421,49 +439,49 @@ final class OutboxJdbc {
   }
 
   /** The values of {@link #renderInsert}'s variables for {@code messages}. */
-  private static Map<String, Object> insertValues(
-      InsertShape shape, List<NewMessage> messages, int laneCount) {
-    Map<String, Object> values = new HashMap<>();
+  private static Binds insertBinds(InsertShape shape, List<NewMessage> messages, int laneCount) {
+    Binds binds = new Binds();
     for (int row = 0; row < messages.size(); row++) {
       NewMessage m = messages.get(row);
-      values.put(cell(row, O.MESSAGE_ID), m.messageId());
-      values.put(cell(row, O.TRANSPORT), m.transport());
-      values.put(cell(row, O.DESTINATION), m.destination());
-      values.put(cell(row, O.MESSAGE_TYPE), m.messageType());
-      values.put(cell(row, O.HEADERS), HeadersJson.write(m.headers()));
-      values.put(cell(row, O.BODY), m.body());
+      binds
+          .set(MESSAGE_IDS.row(row), m.messageId())
+          .set(TRANSPORTS.row(row), m.transport())
+          .set(DESTINATIONS.row(row), m.destination())
+          .set(MESSAGE_TYPES.row(row), m.messageType())
+          .set(HEADERS.row(row), HeadersJson.write(m.headers()))
+          .set(BODIES.row(row), m.body());
       if (shape.ordered()) {
-        values.put(cell(row, O.ORDERING_KEY), m.orderingKey());
-        values.put(
-            cell(row, O.LANE),
-            m.orderingKey() == null ? null : Lanes.laneOf(m.orderingKey(), laneCount));
+        String key = m.orderingKey();
+        binds
+            .set(ORDERING_KEYS.row(row), key)
+            .set(LANES.row(row), key == null ? null : Lanes.laneOf(key, laneCount));
       }
       if (shape.scheduled()) {
-        values.put(cell(row, O.DELIVER_AT), utc(m.deliverAt()));
+        binds.set(DELIVER_ATS.row(row), utc(m.deliverAt()));
       }
       if (shape.tenants()) {
-        values.put(cell(row, O.TENANT_ID), m.tenantId());
+        binds.set(TENANT_IDS.row(row), m.tenantId());
       }
     }
-    return values;
+    return binds;
   }
 
   Claim.Stamped claimByIds(DSLContext dsl, ClaimByIds request) {
     UUID token = UUID.randomUUID();
     Instant expiresAt = request.now().plus(request.claimDuration());
-    Map<String, Object> values = claimValues(request.now(), token, expiresAt);
-    values.put(IDS.getParamName(), request.ids().toArray(Long[]::new));
-    values.put(LIMIT.getParamName(), request.ids().size());
-    values.put(IN_FLIGHT.getParamName(), RelayerStore.IN_FLIGHT);
-    return new Claim.Stamped(token, expiresAt, claimed(jdbc, dsl, claimByIds, values, 0));
+    Binds binds =
+        claimBinds(request.now(), token, expiresAt)
+            .set(IDS, request.ids().toArray(Long[]::new))
+            .set(LIMIT, request.ids().size())
+            .set(IN_FLIGHT, RelayerStore.IN_FLIGHT);
+    return new Claim.Stamped(token, expiresAt, claimed(jdbc, dsl, claimByIds, binds, 0));
   }
 
   Claim.Stamped claimPage(DSLContext dsl, ClaimPage request) {
     UUID token = UUID.randomUUID();
     Instant expiresAt = request.now().plus(request.claimDuration());
-    Map<String, Object> values = claimValues(request.now(), token, expiresAt);
-    putPage(values, request);
-    return new Claim.Stamped(token, expiresAt, claimed(jdbc, dsl, claimPage, values, 0));
+    Binds binds = pageBinds(claimBinds(request.now(), token, expiresAt), request);
+    return new Claim.Stamped(token, expiresAt, claimed(jdbc, dsl, claimPage, binds, 0));
   }
 
   /**
@@ -471,18 +489,17 @@ final class OutboxJdbc {
    * written.
    */
   Claim.Locked lockPage(DSLContext dsl, ClaimPage request) {
-    Map<String, Object> values = new HashMap<>();
-    values.put(NOW.getParamName(), utc(request.now()));
-    putPage(values, request);
-    List<ClaimedMessage> locked = claimed(jdbc, dsl, lockPage, values, 1);
+    Binds binds = pageBinds(new Binds().set(NOW, utc(request.now())), request);
+    List<ClaimedMessage> locked = claimed(jdbc, dsl, lockPage, binds, 1);
     return new Claim.Locked(UUID.randomUUID(), request.now().plus(request.claimDuration()), locked);
   }
 
-  private static void putPage(Map<String, Object> values, ClaimPage request) {
-    values.put(AFTER_ID.getParamName(), request.afterId());
-    values.put(UP_TO_ID.getParamName(), request.upToId());
-    values.put(CREATED_BEFORE.getParamName(), utc(request.createdBefore()));
-    values.put(LIMIT.getParamName(), request.limit());
+  private static Binds pageBinds(Binds binds, ClaimPage request) {
+    return binds
+        .set(AFTER_ID, request.afterId())
+        .set(UP_TO_ID, request.upToId())
+        .set(CREATED_BEFORE, utc(request.createdBefore()))
+        .set(LIMIT, request.limit());
   }
 
   int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
@@ -503,9 +520,7 @@ final class OutboxJdbc {
       return 0;
     }
     return jdbc.update(
-        dsl,
-        statement,
-        Map.of(IDS.getParamName(), ids.toArray(Long[]::new), TOKEN.getParamName(), token));
+        dsl, statement, new Binds().set(IDS, ids.toArray(Long[]::new)).set(TOKEN, token));
   }
 
   /** Marks rows still under {@code token} in flight ({@link RelayerStore#IN_FLIGHT}). */
@@ -516,15 +531,11 @@ final class OutboxJdbc {
     return jdbc.update(
         dsl,
         markInFlight,
-        Map.of(
-            IDS.getParamName(),
-            ids.toArray(Long[]::new),
-            TOKEN.getParamName(),
-            token,
-            IN_FLIGHT.getParamName(),
-            RelayerStore.IN_FLIGHT,
-            EXTRA_ATTEMPTS.getParamName(),
-            extraAttempts));
+        new Binds()
+            .set(IDS, ids.toArray(Long[]::new))
+            .set(TOKEN, token)
+            .set(IN_FLIGHT, RelayerStore.IN_FLIGHT)
+            .set(EXTRA_ATTEMPTS, extraAttempts));
   }
 
   /**
@@ -549,22 +560,14 @@ final class OutboxJdbc {
     return jdbc.update(
         dsl,
         recordFailures,
-        Map.of(
-            IDS.getParamName(),
-            ids,
-            ERRORS.getParamName(),
-            errors,
-            RETRY_ATS.getParamName(),
-            retryAts,
-            TOKEN.getParamName(),
-            token));
+        new Binds().set(IDS, ids).set(ERRORS, errors).set(RETRY_ATS, retryAts).set(TOKEN, token));
   }
 
   int deleteLocked(DSLContext dsl, Collection<Long> ids) {
     if (ids.isEmpty()) {
       return 0;
     }
-    return jdbc.update(dsl, deleteLocked, Map.of(IDS.getParamName(), ids.toArray(Long[]::new)));
+    return jdbc.update(dsl, deleteLocked, new Binds().set(IDS, ids.toArray(Long[]::new)));
   }
 
   private static @Nullable Instant instantOrNull(@Nullable OffsetDateTime value) {
@@ -576,17 +579,13 @@ final class OutboxJdbc {
    * {@code extraAttempts} added, in id order.
    */
   static List<ClaimedMessage> claimed(
-      StoreJdbc jdbc,
-      DSLContext dsl,
-      RenderedStatement statement,
-      Map<String, ?> values,
-      int extraAttempts) {
+      StoreJdbc jdbc, DSLContext dsl, RenderedStatement statement, Binds binds, int extraAttempts) {
     List<ClaimedMessage> claimed =
         new ArrayList<>(
             jdbc.list(
                 dsl,
                 statement,
-                values,
+                binds,
                 r ->
                     new ClaimedMessage(
                         r.getLong(1),

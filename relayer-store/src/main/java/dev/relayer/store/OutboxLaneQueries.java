@@ -82,7 +82,7 @@ final class OutboxLaneQueries {
   private final RenderedStatement outsideLanes;
 
   /** {@code pg_notify(channel, payload)} per payload of {@link Lanes#payloads}. */
-  private final StoreJdbc.Calls notifications;
+  private final StoreJdbc.Calls<String, String> notifications;
 
   OutboxLaneQueries(StoreJdbc jdbc) {
     this.jdbc = jdbc;
@@ -342,15 +342,17 @@ final class OutboxLaneQueries {
     UUID token = UUID.randomUUID();
     Instant expiresAt = request.now().plus(request.claimDuration());
     boolean runs = request.followers() > 0 && !request.batchingTransports().isEmpty();
-    Map<String, Object> values = OutboxJdbc.claimValues(request.now(), token, expiresAt);
-    values.put(LANES.getParamName(), lanes(request.lanes()));
-    values.put(LIMIT.getParamName(), request.maxKeys());
+    Binds binds =
+        OutboxJdbc.claimBinds(request.now(), token, expiresAt)
+            .set(LANES, lanes(request.lanes()))
+            .set(LIMIT, request.maxKeys());
     if (runs) {
-      values.put(TRANSPORTS.getParamName(), request.batchingTransports().toArray(String[]::new));
-      values.put(ROWS_PER_RUN.getParamName(), 1 + request.followers());
+      binds
+          .set(TRANSPORTS, request.batchingTransports().toArray(String[]::new))
+          .set(ROWS_PER_RUN, 1 + request.followers());
     }
     return new Claim.Stamped(
-        token, expiresAt, OutboxJdbc.claimed(jdbc, dsl, runs ? claimRuns : claimHeads, values, 0));
+        token, expiresAt, OutboxJdbc.claimed(jdbc, dsl, runs ? claimRuns : claimHeads, binds, 0));
   }
 
   /**
@@ -362,7 +364,7 @@ final class OutboxLaneQueries {
         jdbc.list(
             dsl,
             lanesWithDueHead,
-            Map.of(LANES.getParamName(), lanes(lanes), NOW.getParamName(), utc(now)),
+            new Binds().set(LANES, lanes(lanes)).set(NOW, utc(now)),
             row -> row.getInt(1)));
   }
 
@@ -381,8 +383,7 @@ final class OutboxLaneQueries {
    * claim_expires_at}); a lane with no such row is absent.
    */
   Map<Integer, Instant> nextDue(DSLContext dsl, Set<Integer> lanes, Instant now) {
-    return dueByLane(
-        dsl, nextDue, Map.of(LANES.getParamName(), lanes(lanes), NOW.getParamName(), utc(now)));
+    return dueByLane(dsl, nextDue, new Binds().set(LANES, lanes(lanes)).set(NOW, utc(now)));
   }
 
   /**
@@ -391,21 +392,19 @@ final class OutboxLaneQueries {
    */
   Map<Integer, Instant> renewLeasesAndFindNextDue(
       DSLContext dsl, List<LeaseRequest> leases, Set<Integer> lanes, Instant now) {
-    Map<String, Object> values = LeaseQueries.values(leases);
-    values.put(LANES.getParamName(), lanes(lanes));
-    values.put(NOW.getParamName(), utc(now));
-    return dueByLane(dsl, renewAndNextDue, values);
+    Binds binds = LeaseQueries.binds(leases).set(LANES, lanes(lanes)).set(NOW, utc(now));
+    return dueByLane(dsl, renewAndNextDue, binds);
   }
 
   /** Reads rows of (lane, next due or null); a lane with nothing waiting for time is left out. */
   private Map<Integer, Instant> dueByLane(
-      DSLContext dsl, RenderedStatement statement, Map<String, ?> values) {
+      DSLContext dsl, RenderedStatement statement, Binds binds) {
     Map<Integer, Instant> due = new HashMap<>();
     for (LaneDue row :
         jdbc.list(
             dsl,
             statement,
-            values,
+            binds,
             row -> new LaneDue(row.getInt(1), row.getObject(2, OffsetDateTime.class)))) {
       if (row.at() != null) {
         due.put(row.lane(), row.at().toInstant());
@@ -422,8 +421,7 @@ final class OutboxLaneQueries {
 
   /** How many ordered rows sit in lanes at or above {@code laneCount}, which no owner serves. */
   long outsideLanes(DSLContext dsl, int laneCount) {
-    return jdbc.first(
-            dsl, outsideLanes, Map.of(LANE.getParamName(), laneCount), row -> row.getLong(1))
+    return jdbc.first(dsl, outsideLanes, new Binds().set(LANE, laneCount), row -> row.getLong(1))
         .orElseThrow();
   }
 

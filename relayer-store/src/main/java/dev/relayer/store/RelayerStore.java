@@ -69,6 +69,7 @@ public final class RelayerStore {
   private final StoreJdbc jdbc;
   private final RenderedStatement commitWithoutFlushWait;
   private final LeaseQueries leases;
+  private final InboxQueries inbox;
   private final RetentionDelete deadRetention;
   private final RetentionDelete inboxRetention;
   private final int advisoryNamespace;
@@ -86,6 +87,7 @@ public final class RelayerStore {
     this.outbox = new OutboxJdbc(jdbc);
     this.laneQueries = new OutboxLaneQueries(jdbc);
     this.leases = new LeaseQueries(jdbc);
+    this.inbox = new InboxQueries(jdbc);
     this.deadRetention =
         new RetentionDelete(jdbc, RELAYER_OUTBOX_DEAD, RELAYER_OUTBOX_DEAD.FAILED_AT);
     this.inboxRetention = new RetentionDelete(jdbc, RELAYER_INBOX, RELAYER_INBOX.PROCESSED_AT);
@@ -303,7 +305,7 @@ public final class RelayerStore {
    * transaction that writes the messages.
    */
   public void commitWithoutFlushWait(DSLContext tx) {
-    jdbc.call(tx, commitWithoutFlushWait, Map.of());
+    jdbc.call(tx, commitWithoutFlushWait, new Binds());
   }
 
   /**
@@ -879,7 +881,7 @@ public final class RelayerStore {
     if (NewMessage.NIL.equals(messageId)) {
       throw new InvalidInputException("messageId must not be the nil UUID");
     }
-    InboxOutcome outcome = InboxQueries.tryRecord(mapping.map(dsl), consumer, messageId);
+    InboxOutcome outcome = inbox.tryRecord(dsl, consumer, messageId);
     for (StoreEventListener listener : eventListeners) {
       listener.inboxRecorded(consumer, outcome);
     }

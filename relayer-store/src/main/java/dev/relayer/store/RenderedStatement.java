@@ -17,8 +17,8 @@ import org.jooq.Query;
 /**
  * A statement written as typed jOOQ DSL over the generated tables, rendered once for a store's
  * schema and prefix, and bound anew on every run. Its variables are named parameters ({@code
- * DSL.param(name, type)}) whose values each run supplies by name; its other bind values are
- * constants of the statement.
+ * DSL.param(name, type)}) whose values each run sets through the same parameters ({@link Binds});
+ * its other bind values are constants of the statement.
  *
  * <p>jOOQ renders named parameters as {@code :name} and unnamed ones as {@code :index}; rendering
  * replaces each by a JDBC {@code ?} outside quoted identifiers and string literals, and records
@@ -34,6 +34,9 @@ final class RenderedStatement {
   /** Per placeholder: the constant's value when it is not a variable. */
   private final Object[] constants;
 
+  /** Per placeholder: the variable's Java type, or {@code null} for a constant. */
+  private final Class<?>[] types;
+
   /** Per placeholder: its {@link java.sql.Types} code, for binding a null. */
   private final int[] sqlTypes;
 
@@ -41,20 +44,31 @@ final class RenderedStatement {
   private final int statements;
 
   private RenderedStatement(
-      String sql, List<String> variables, List<Object> constants, List<Integer> sqlTypes) {
+      String sql,
+      List<String> variables,
+      List<Object> constants,
+      List<Class<?>> types,
+      List<Integer> sqlTypes) {
     this(
         sql,
         variables.toArray(String[]::new),
         constants.toArray(),
+        types.toArray(Class<?>[]::new),
         sqlTypes.stream().mapToInt(Integer::intValue).toArray(),
         1);
   }
 
   private RenderedStatement(
-      String sql, String[] variables, Object[] constants, int[] sqlTypes, int statements) {
+      String sql,
+      String[] variables,
+      Object[] constants,
+      Class<?>[] types,
+      int[] sqlTypes,
+      int statements) {
     this.sql = sql;
     this.variables = variables;
     this.constants = constants;
+    this.types = types;
     this.sqlTypes = sqlTypes;
     this.statements = statements;
   }
@@ -70,6 +84,7 @@ final class RenderedStatement {
         sql + ";\n" + next.sql,
         concat(variables, next.variables),
         concat(constants, next.constants),
+        concat(types, next.types),
         IntStream.concat(Arrays.stream(sqlTypes), Arrays.stream(next.sqlTypes)).toArray(),
         statements + next.statements);
   }
@@ -87,6 +102,7 @@ final class RenderedStatement {
     StringBuilder sql = new StringBuilder(named.length());
     List<String> variables = new ArrayList<>();
     List<Object> constants = new ArrayList<>();
+    List<Class<?>> types = new ArrayList<>();
     List<Integer> sqlTypes = new ArrayList<>();
     int i = 0;
     while (i < named.length()) {
@@ -111,6 +127,7 @@ final class RenderedStatement {
         boolean constant = Character.isDigit(name.charAt(0));
         variables.add(constant ? null : name);
         constants.add(constant ? param.getValue() : null);
+        types.add(constant ? null : param.getType());
         sqlTypes.add(param.getDataType().getSQLType());
         sql.append('?');
         i = end;
@@ -119,7 +136,7 @@ final class RenderedStatement {
         i++;
       }
     }
-    return new RenderedStatement(sql.toString(), variables, constants, sqlTypes);
+    return new RenderedStatement(sql.toString(), variables, constants, types, sqlTypes);
   }
 
   /** The index of the quote closing the one at {@code start}; a doubled quote is an escape. */
@@ -154,18 +171,48 @@ final class RenderedStatement {
   }
 
   /**
-   * Sets every placeholder: variables from {@code values} by name, constants as rendered. Values
-   * may be strings, numbers, {@link java.util.UUID}, {@link java.time.OffsetDateTime}, byte arrays,
-   * {@link JSONB}, {@link Duration} (for an interval) and arrays of {@code Long}, {@code Integer},
-   * {@code String} or {@code OffsetDateTime}.
+   * The value of every placeholder, in order: a variable's from {@code binds}, a constant's as
+   * rendered. Throws {@link IllegalArgumentException} naming the variable when {@code binds} has no
+   * value for it, or has one set through a parameter of another type.
    */
-  void bind(PreparedStatement statement, Map<String, ?> values) throws SQLException {
+  Object[] values(Binds binds) {
+    Object[] values = new Object[variables.length];
     for (int i = 0; i < variables.length; i++) {
       String name = variables[i];
-      if (name != null && !values.containsKey(name)) {
+      if (name == null) {
+        values[i] = constants[i];
+        continue;
+      }
+      Binds.Bound bound = binds.get(name);
+      if (bound == null) {
         throw new IllegalArgumentException("No value for :" + name + " in " + sql);
       }
-      Object value = name == null ? constants[i] : values.get(name);
+      if (bound.type() != types[i]) {
+        throw new IllegalArgumentException(
+            ":"
+                + name
+                + " has type "
+                + types[i].getSimpleName()
+                + " in "
+                + sql
+                + ", but its value was set as "
+                + bound.type().getSimpleName());
+      }
+      values[i] = bound.value();
+    }
+    return values;
+  }
+
+  /**
+   * Sets every placeholder to its {@linkplain #values value}. Values may be strings, numbers,
+   * {@link java.util.UUID}, {@link java.time.OffsetDateTime}, byte arrays, {@link JSONB}, {@link
+   * Duration} (for an interval) and arrays of {@code Long}, {@code Integer}, {@code String} or
+   * {@code OffsetDateTime}.
+   */
+  void bind(PreparedStatement statement, Binds binds) throws SQLException {
+    Object[] values = values(binds);
+    for (int i = 0; i < values.length; i++) {
+      Object value = values[i];
       if (value == null) {
         statement.setNull(i + 1, sqlTypes[i]);
       } else {

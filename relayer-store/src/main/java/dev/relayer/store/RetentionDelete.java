@@ -12,8 +12,6 @@ import static org.jooq.impl.DSL.select;
 
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Optional;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -108,28 +106,26 @@ final class RetentionDelete {
   }
 
   Purged run(DSLContext dsl, PurgeBatch batch) {
-    Map<String, Object> values = new HashMap<>();
-    values.put(OLDER_THAN.getParamName(), utc(batch.olderThan()));
-    values.put(LIMIT.getParamName(), batch.limit());
+    Binds binds = new Binds().set(OLDER_THAN, utc(batch.olderThan())).set(LIMIT, batch.limit());
     Optional<OffsetDateTime> from = batch.from().map(OutboxQueries::utc);
-    from.ifPresent(f -> values.put(FROM.getParamName(), f));
+    from.ifPresent(f -> binds.set(FROM, f));
     Optional<OffsetDateTime> edge =
         jdbc.first(
             dsl,
             from.isPresent() ? edgeFrom : edgeOfFirst,
-            values,
+            binds,
             row -> row.getObject(1, OffsetDateTime.class));
     Optional<Instant> next = edge.map(OffsetDateTime::toInstant);
     if (edge.isEmpty() || from.isEmpty() || edge.get().isAfter(from.get())) {
-      values.put(BELOW.getParamName(), edge.orElseGet(() -> utc(batch.olderThan())));
-      int deleted = jdbc.update(dsl, from.isPresent() ? deleteFrom : deleteFirst, values);
+      binds.set(BELOW, edge.orElseGet(() -> utc(batch.olderThan())));
+      int deleted = jdbc.update(dsl, from.isPresent() ? deleteFrom : deleteFirst, binds);
       if (deleted > 0 || edge.isEmpty()) {
         return new Purged(deleted, next);
       }
     }
     // More than the limit share the edge's timestamp, and nothing lies before it: the limit of
     // those, by address. The next batch starts at the same timestamp.
-    values.put(FROM.getParamName(), edge.get());
-    return new Purged(jdbc.update(dsl, deleteTies, values), next);
+    binds.set(FROM, edge.get());
+    return new Purged(jdbc.update(dsl, deleteTies, binds), next);
   }
 }

@@ -5,7 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,11 +26,14 @@ import org.jspecify.annotations.Nullable;
  * path translates it ({@link StoreDsl#translate}).
  *
  * <p>The statements every message or every pass runs go this way (see {@link OutboxJdbc}, {@link
- * OutboxLaneQueries}, {@link LeaseQueries}): they are written as typed jOOQ DSL like every other
- * statement, but jOOQ builds, renders and binds a query on every execution, which measured as most
- * of the CPU those paths spent (see {@code docs/benchmarks.md}). Rendered once, a statement's text
- * is also the same on every run, so the driver keeps it prepared on the server. The caller's jOOQ
- * execute listeners do not see these statements.
+ * OutboxLaneQueries}, {@link LeaseQueries}, {@link InboxQueries}, {@link RetentionDelete}): they
+ * are written as typed jOOQ DSL like every other statement, but jOOQ builds, renders and binds a
+ * query on every execution, which measured as most of the CPU those paths spent (see {@code
+ * docs/benchmarks.md}). Rendered once, a statement's text is also the same on every run, so the
+ * driver keeps it prepared on the server. The caller's jOOQ execute listeners do not see these
+ * statements. Their variables are bound through the jOOQ parameters they were written with ({@link
+ * Binds}), so a value of the wrong type does not compile and a variable left without a value is
+ * refused by name before anything reaches the server.
  */
 final class StoreJdbc {
 
@@ -54,14 +56,13 @@ final class StoreJdbc {
     @Nullable T execute(PreparedStatement statement) throws SQLException;
   }
 
-  /** Prepares {@code statement} on the caller's connection, binds {@code values}, runs it. */
-  <T> T run(
-      DSLContext dsl, RenderedStatement statement, Map<String, ?> values, Execution<T> execution) {
+  /** Prepares {@code statement} on the caller's connection, binds {@code binds}, runs it. */
+  <T> T run(DSLContext dsl, RenderedStatement statement, Binds binds, Execution<T> execution) {
     String sql = statement.sql();
     return dsl.connectionResult(
         connection -> {
           try (PreparedStatement prepared = connection.prepareStatement(sql)) {
-            statement.bind(prepared, values);
+            statement.bind(prepared, binds);
             return execution.execute(prepared);
           } catch (SQLException e) {
             throw mapping.translate(sql, e);
@@ -112,11 +113,11 @@ final class StoreJdbc {
   }
 
   /** Runs a query; returns every row, read by {@code row}. */
-  <T> List<T> list(DSLContext dsl, RenderedStatement statement, Map<String, ?> values, Row<T> row) {
+  <T> List<T> list(DSLContext dsl, RenderedStatement statement, Binds binds, Row<T> row) {
     return run(
         dsl,
         statement,
-        values,
+        binds,
         prepared -> {
           try (ResultSet result = prepared.executeQuery()) {
             return rows(result, row);
@@ -128,12 +129,11 @@ final class StoreJdbc {
    * Runs a statement made of several ({@link RenderedStatement#then}) in one round trip; returns
    * every row of the last one's result, read by {@code row}.
    */
-  <T> List<T> listLast(
-      DSLContext dsl, RenderedStatement statement, Map<String, ?> values, Row<T> row) {
+  <T> List<T> listLast(DSLContext dsl, RenderedStatement statement, Binds binds, Row<T> row) {
     return run(
         dsl,
         statement,
-        values,
+        binds,
         prepared -> {
           prepared.execute();
           for (int i = 1; i < statement.statements(); i++) {
@@ -157,12 +157,11 @@ final class StoreJdbc {
    * Runs a query; returns its first row, read by {@code row}, or empty when there is none or it
    * reads as {@code null}.
    */
-  <T> Optional<T> first(
-      DSLContext dsl, RenderedStatement statement, Map<String, ?> values, Row<T> row) {
+  <T> Optional<T> first(DSLContext dsl, RenderedStatement statement, Binds binds, Row<T> row) {
     return run(
         dsl,
         statement,
-        values,
+        binds,
         prepared -> {
           try (ResultSet result = prepared.executeQuery()) {
             return result.next() ? Optional.ofNullable(row.read(result)) : Optional.empty();
@@ -171,16 +170,16 @@ final class StoreJdbc {
   }
 
   /** Runs a statement that returns no rows; returns its update count. */
-  int update(DSLContext dsl, RenderedStatement statement, Map<String, ?> values) {
-    return run(dsl, statement, values, PreparedStatement::executeUpdate);
+  int update(DSLContext dsl, RenderedStatement statement, Binds binds) {
+    return run(dsl, statement, binds, PreparedStatement::executeUpdate);
   }
 
   /** Runs a query for its effects only (for example a {@code SELECT} of function calls). */
-  void call(DSLContext dsl, RenderedStatement statement, Map<String, ?> values) {
+  void call(DSLContext dsl, RenderedStatement statement, Binds binds) {
     run(
         dsl,
         statement,
-        values,
+        binds,
         prepared -> {
           prepared.executeQuery().close();
           return null;
@@ -188,8 +187,8 @@ final class StoreJdbc {
   }
 
   /** {@code SELECT function(first, arg0), function(first, arg1), …}; see {@link Calls}. */
-  Calls calls(String function, Class<?> firstType, Class<?> argType) {
-    return new Calls(function, firstType, argType);
+  <F, A> Calls<F, A> calls(String function, Class<F> firstType, Class<A> argType) {
+    return new Calls<>(function, firstType, argType);
   }
 
   /**
@@ -197,49 +196,57 @@ final class StoreJdbc {
    * argument, in order (PostgreSQL evaluates a select list left to right); rendered once per number
    * of calls, on first use.
    */
-  final class Calls {
+  final class Calls<F, A> {
     private final String function;
-    private final Class<?> firstType;
-    private final Class<?> argType;
-    private final Map<Integer, RenderedStatement> byCount = new ConcurrentHashMap<>();
+    private final Param<F> first;
+    private final Class<A> argType;
+    private final Map<Integer, Rendered<A>> byCount = new ConcurrentHashMap<>();
 
-    private Calls(String function, Class<?> firstType, Class<?> argType) {
+    /** The statement of some number of calls, and the variables of their arguments in order. */
+    private record Rendered<A>(RenderedStatement statement, List<Param<A>> args) {}
+
+    private Calls(String function, Class<F> firstType, Class<A> argType) {
       this.function = function;
-      this.firstType = firstType;
+      this.first = DSL.param("first", firstType);
       this.argType = argType;
     }
 
-    void run(DSLContext dsl, Object first, List<?> args) {
+    void run(DSLContext dsl, F first, List<A> args) {
       if (args.isEmpty()) {
         return;
       }
-      Map<String, Object> values = new HashMap<>();
-      put(values, first, args);
-      call(dsl, statement(args.size()), values);
+      Binds binds = new Binds();
+      put(binds, first, args);
+      call(dsl, statement(args.size()), binds);
     }
 
     /** The statement of {@code count} calls, its variables {@code first}, {@code arg0}, …. */
     RenderedStatement statement(int count) {
+      return rendered(count).statement();
+    }
+
+    /** Sets the values of {@link #statement}'s variables for these arguments in {@code binds}. */
+    void put(Binds binds, F first, List<A> args) {
+      binds.set(this.first, first);
+      List<Param<A>> params = rendered(args.size()).args();
+      for (int i = 0; i < args.size(); i++) {
+        binds.set(params.get(i), args.get(i));
+      }
+    }
+
+    private Rendered<A> rendered(int count) {
       return byCount.computeIfAbsent(count, this::render);
     }
 
-    /**
-     * Puts the values of {@link #statement}'s variables for these arguments into {@code values}.
-     */
-    void put(Map<String, Object> values, Object first, List<?> args) {
-      values.put("first", first);
-      for (int i = 0; i < args.size(); i++) {
-        values.put("arg" + i, args.get(i));
-      }
-    }
-
-    private RenderedStatement render(int count) {
-      Param<?> shared = DSL.param("first", firstType);
+    private Rendered<A> render(int count) {
+      List<Param<A>> args = new ArrayList<>(count);
       List<SelectField<?>> calls = new ArrayList<>(count);
       for (int i = 0; i < count; i++) {
-        calls.add(DSL.function(function, SQLDataType.OTHER, shared, DSL.param("arg" + i, argType)));
+        Param<A> arg = DSL.param("arg" + i, argType);
+        args.add(arg);
+        calls.add(DSL.function(function, SQLDataType.OTHER, first, arg));
       }
-      return StoreJdbc.this.render(DSL.select(calls));
+      return new Rendered<>(StoreJdbc.this.render(DSL.select(calls)), List.copyOf(args));
     }
   }
 }

@@ -97,33 +97,44 @@ public final class Sweeper {
    */
   public synchronized SweepResult pass(DSLContext dsl) {
     Step step = dsl.transactionResult(tx -> page(tx.dsl()));
-    if (step == Step.NEWLY_ACQUIRED) {
+    if (step instanceof Step.Acquired) {
       // The lease row now names this owner: a crash from here on leaves a lease that expires
       // under its name, which the next leader sees.
       step = dsl.transactionResult(tx -> page(tx.dsl()));
     }
-    leases.observe(LEASE, settings.owner(), step.leader());
-    if (!step.leader()) {
-      cursor = 0;
-      upTo = -1;
+    boolean leader = !(step instanceof Step.NotLeader);
+    leases.observe(LEASE, settings.owner(), leader);
+    if (step instanceof Step.SentPage page) {
       careful = false;
-      return new SweepResult(false, 0, 0, false);
+      cursor = page.cursor();
+      upTo = page.upTo();
+      engine.emit(page.events());
+      return sendSuspects(dsl, page.claimed(), page.sent(), page.suspects());
     }
-    careful = step.careful() && !step.wrapped();
-    if (step.wrapped()) {
-      cursor = 0;
-      upTo = -1;
-    } else {
-      cursor = step.cursor();
-      upTo = step.upTo();
+    if (step instanceof Step.CarefulPage page) {
+      careful = true;
+      cursor = page.cursor();
+      upTo = page.upTo();
+      Claim.@Nullable Stamped committed = page.committed();
+      int sent = committed == null ? 0 : sendCommitted(dsl, committed);
+      return sendSuspects(dsl, page.claimed(), sent, page.suspects());
     }
-    engine.emit(step.events());
-    int claimed = step.claimed();
-    int sent = step.sent();
-    if (step.committed() != null) {
-      sent += sendCommitted(dsl, step.committed());
-    }
-    for (ClaimedMessage suspect : step.suspects()) {
+    // Not the leader, or the traversal wrapped (an Acquired step here means the lease was lost
+    // and taken again between the two transactions: start over as after a wrap).
+    careful = false;
+    cursor = 0;
+    upTo = -1;
+    return new SweepResult(leader, 0, 0, leader);
+  }
+
+  /**
+   * After a page's transaction: claims, sends and completes each of {@code suspects} alone, in
+   * order, while the lease stays this owner's; returns the pass's result with the page's {@code
+   * claimed} and {@code sent} rows.
+   */
+  private SweepResult sendSuspects(
+      DSLContext dsl, int claimed, int sent, List<ClaimedMessage> suspects) {
+    for (ClaimedMessage suspect : suspects) {
       Claim.Stamped alone = claimAlone(dsl, suspect.id());
       if (alone == null) {
         break; // the lease is gone
@@ -131,7 +142,7 @@ public final class Sweeper {
       claimed += alone.messages().size();
       sent += sendCommitted(dsl, alone);
     }
-    return new SweepResult(true, claimed, sent, step.wrapped());
+    return new SweepResult(true, claimed, sent, false);
   }
 
   /**
@@ -143,7 +154,7 @@ public final class Sweeper {
     RelayerStore store = engine.store();
     LeaseOutcome outcome = store.startLeasedPass(t, lease());
     if (!outcome.acquired()) {
-      return Step.NOT_LEADER;
+      return new Step.NotLeader();
     }
     boolean inherited = leases.inherited(LEASE, outcome);
     if (outcome.newlyAcquired() || inherited) {
@@ -159,7 +170,7 @@ public final class Sweeper {
       }
       cursor = 0;
       upTo = -1;
-      return Step.NEWLY_ACQUIRED;
+      return new Step.Acquired();
     }
     boolean carefulPage = careful;
     long end = upTo;
@@ -168,7 +179,7 @@ public final class Sweeper {
       OptionalLong highest = store.highestPendingUnorderedId(t);
       if (highest.isEmpty()) {
         store.renewLease(t, lease());
-        return Step.wrapped(carefulPage);
+        return new Step.Wrapped();
       }
       end = highest.getAsLong();
       from = 0;
@@ -186,7 +197,7 @@ public final class Sweeper {
                 settings.claimDuration()));
     if (claim.isEmpty()) {
       store.renewLease(t, lease());
-      return Step.wrapped(carefulPage);
+      return new Step.Wrapped();
     }
     List<ClaimedMessage> suspects = new ArrayList<>();
     List<ClaimedMessage> others = new ArrayList<>();
@@ -204,7 +215,7 @@ public final class Sweeper {
       store.renewLease(t, lease());
       Claim.@Nullable Stamped committed =
           charged.isEmpty() ? null : new Claim.Stamped(page.token(), page.expiresAt(), charged);
-      return Step.carefulPage(last, end, others.size(), committed, suspects);
+      return new Step.CarefulPage(last, end, others.size(), committed, suspects);
     }
     int sent = 0;
     List<Consumer<RelayerEventListener>> events = List.of();
@@ -215,7 +226,7 @@ public final class Sweeper {
       sent = outcomes.accepted().size();
     }
     store.renewLease(t, lease());
-    return Step.sentPage(last, end, others.size(), sent, events, suspects);
+    return new Step.SentPage(last, end, others.size(), sent, events, suspects);
   }
 
   /**
@@ -272,59 +283,46 @@ public final class Sweeper {
     return count;
   }
 
-  /**
-   * What the pass transaction did.
-   *
-   * @param committed a careful page's claim, stamped and marked in that transaction, to send after
-   *     it committed; {@code null} when there is none
-   * @param suspects rows marked in flight that the page left alone, in the order to send them
-   */
-  private record Step(
-      boolean leader,
-      boolean careful,
-      long cursor,
-      long upTo,
-      int claimed,
-      int sent,
-      List<Consumer<RelayerEventListener>> events,
-      Claim.@Nullable Stamped committed,
-      List<ClaimedMessage> suspects) {
-    static final Step NOT_LEADER = new Step(false, false, 0, -1, 0, 0, List.of(), null, List.of());
+  /** What the pass transaction did. */
+  private sealed interface Step {
+
+    /** The lease is another owner's: nothing was claimed. */
+    record NotLeader() implements Step {}
 
     /** The lease was created or taken over; the pass commits that before it claims anything. */
-    static final Step NEWLY_ACQUIRED =
-        new Step(true, false, 0, -1, 0, 0, List.of(), null, List.of());
+    record Acquired() implements Step {}
 
-    static Step wrapped(boolean careful) {
-      return new Step(true, careful, 0, -1, 0, 0, List.of(), null, List.of());
-    }
+    /** Nothing more to claim up to the traversal's end: the next page starts from the lowest id. */
+    record Wrapped() implements Step {}
 
     /**
-     * A careful page up to id {@code cursor}: {@code claimed} rows stamped and marked in the pass
-     * transaction, {@code committed} (those to send, or null) sent after its commit.
+     * A page up to id {@code cursor} of a traversal ending at {@code upTo}: {@code claimed} rows
+     * sent and completed in the pass transaction, {@code sent} of them accepted.
+     *
+     * @param suspects rows marked in flight that the page left alone, in the order to send them
      */
-    static Step carefulPage(
-        long cursor,
-        long upTo,
-        int claimed,
-        Claim.@Nullable Stamped committed,
-        List<ClaimedMessage> suspects) {
-      return new Step(true, true, cursor, upTo, claimed, 0, List.of(), committed, suspects);
-    }
-
-    /** A page up to id {@code cursor} sent and completed in the pass transaction. */
-    static Step sentPage(
+    record SentPage(
         long cursor,
         long upTo,
         int claimed,
         int sent,
         List<Consumer<RelayerEventListener>> events,
-        List<ClaimedMessage> suspects) {
-      return new Step(true, false, cursor, upTo, claimed, sent, events, null, suspects);
-    }
+        List<ClaimedMessage> suspects)
+        implements Step {}
 
-    boolean wrapped() {
-      return upTo < 0;
-    }
+    /**
+     * A careful page up to id {@code cursor}: {@code claimed} rows stamped and marked in the pass
+     * transaction, to be sent after it committed.
+     *
+     * @param committed the claim to send, or {@code null} when no row is left to send
+     * @param suspects rows marked in flight that the page left alone, in the order to send them
+     */
+    record CarefulPage(
+        long cursor,
+        long upTo,
+        int claimed,
+        Claim.@Nullable Stamped committed,
+        List<ClaimedMessage> suspects)
+        implements Step {}
   }
 }
