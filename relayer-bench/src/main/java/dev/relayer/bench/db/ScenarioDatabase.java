@@ -85,6 +85,23 @@ public final class ScenarioDatabase implements AutoCloseable {
     }
   }
 
+  /** Reads one row of a result. */
+  @FunctionalInterface
+  public interface RowReader {
+    void read(ResultSet row) throws SQLException;
+  }
+
+  /** Runs a query on a connection of its own and hands every row to {@code reader}, in order. */
+  public void forEachRow(String sql, RowReader reader) throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        reader.read(rs);
+      }
+    }
+  }
+
   /** Creates Relayer's tables with the project's own DDL (default schema and prefix). */
   public void installRelayerSchema() throws SQLException {
     execute(

@@ -1,9 +1,6 @@
 package dev.relayer.bench.db;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -71,25 +68,19 @@ public final class StatementCosts {
   /** The totals of {@code database}'s statements since the last reset, most blocks first. */
   public static List<Cost> read(ScenarioDatabase database) throws SQLException {
     List<Cost> costs = new ArrayList<>();
-    try (Connection c = database.connect();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT query, calls, shared_blks_hit + shared_blks_read, shared_blks_read,"
-                    + " total_exec_time FROM pg_stat_statements"
-                    + " WHERE dbid = (SELECT oid FROM pg_database WHERE datname ="
-                    + " current_database())"
-                    + " AND query NOT LIKE '%pg_stat_statements%'")) {
-      while (rs.next()) {
-        costs.add(
-            new Cost(
-                rs.getString(1).replaceAll("\\s+", " ").trim(),
-                rs.getLong(2),
-                rs.getLong(3),
-                rs.getLong(4),
-                rs.getDouble(5)));
-      }
-    }
+    database.forEachRow(
+        "SELECT query, calls, shared_blks_hit + shared_blks_read, shared_blks_read,"
+            + " total_exec_time FROM pg_stat_statements"
+            + " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            + " AND query NOT LIKE '%pg_stat_statements%'",
+        rs ->
+            costs.add(
+                new Cost(
+                    rs.getString(1).replaceAll("\\s+", " ").trim(),
+                    rs.getLong(2),
+                    rs.getLong(3),
+                    rs.getLong(4),
+                    rs.getDouble(5))));
     costs.sort(Comparator.comparingLong(Cost::blocks).reversed());
     return costs;
   }
@@ -117,20 +108,14 @@ public final class StatementCosts {
     Map<String, Integer> levels = new LinkedHashMap<>();
     try {
       database.execute("CREATE EXTENSION IF NOT EXISTS pageinspect");
-      try (Connection c = database.connect();
-          Statement s = c.createStatement();
-          ResultSet rs =
-              s.executeQuery(
-                  "SELECT c.relname, (bt_metap(c.relname::text)).level FROM pg_index i"
-                      + " JOIN pg_class c ON c.oid = i.indexrelid"
-                      + " JOIN pg_am a ON a.oid = c.relam AND a.amname = 'btree'"
-                      + " WHERE i.indrelid = '"
-                      + OutboxRows.TABLE
-                      + "'::regclass ORDER BY c.relname")) {
-        while (rs.next()) {
-          levels.put(rs.getString(1), rs.getInt(2));
-        }
-      }
+      database.forEachRow(
+          "SELECT c.relname, (bt_metap(c.relname::text)).level FROM pg_index i"
+              + " JOIN pg_class c ON c.oid = i.indexrelid"
+              + " JOIN pg_am a ON a.oid = c.relam AND a.amname = 'btree'"
+              + " WHERE i.indrelid = '"
+              + OutboxRows.TABLE
+              + "'::regclass ORDER BY c.relname",
+          rs -> levels.put(rs.getString(1), rs.getInt(2)));
     } catch (SQLException e) {
       return Map.of();
     }
