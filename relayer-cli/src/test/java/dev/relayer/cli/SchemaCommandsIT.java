@@ -9,6 +9,7 @@ import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
+import dev.relayer.store.pass.Passes;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import java.net.URLEncoder;
@@ -134,7 +135,9 @@ class SchemaCommandsIT {
         ErrorFingerprint.of("no exchange"));
     assertThat(store.tryRecordInbox(dsl, "billing-consumer", UUID.randomUUID()))
         .isEqualTo(InboxOutcome.FIRST);
-    store.tryAcquireLease(dsl, new LeaseRequest("sweeper", "instance-1", Duration.ofMinutes(5)));
+    Passes.of(store)
+        .leases()
+        .tryAcquire(dsl, new LeaseRequest("sweeper", "instance-1", Duration.ofMinutes(5)));
   }
 
   /** Every row of the four tables of version 1, as text, table by table. */

@@ -10,6 +10,7 @@ import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
+import dev.relayer.store.pass.Passes;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import java.io.IOException;
@@ -178,8 +179,10 @@ class StatusReportIT {
     LeaseOutcome sweeper =
         dsl.transactionResult(
             tx ->
-                store.tryAcquireLease(
-                    tx.dsl(), new LeaseRequest("sweeper", "host-a/41", Duration.ofMinutes(5))));
+                Passes.of(store)
+                    .leases()
+                    .tryAcquire(
+                        tx.dsl(), new LeaseRequest("sweeper", "host-a/41", Duration.ofMinutes(5))));
     assertThat(sweeper).isInstanceOf(LeaseOutcome.Acquired.class);
     dsl.execute(
         "insert into "

@@ -11,6 +11,7 @@ import dev.relayer.dispatch.internal.SendabilityCheck;
 import dev.relayer.dispatch.internal.lane.LaneNotifier;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.pass.Passes;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -74,6 +75,7 @@ public final class RelayerDispatcher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RelayerDispatcher.class);
 
   private final RelayerStore store;
+  private final Passes passes;
   private final DSLContext dsl;
   private final DispatchOptions options;
   private final List<String> transportNames;
@@ -90,6 +92,7 @@ public final class RelayerDispatcher implements AutoCloseable {
 
   private RelayerDispatcher(Builder builder) {
     this.store = builder.store;
+    this.passes = Passes.of(store);
     this.dsl = builder.dsl;
     this.options = builder.options;
     this.transportNames = List.copyOf(builder.transports.keySet());
@@ -214,11 +217,7 @@ public final class RelayerDispatcher implements AutoCloseable {
    * loses a wake-up, which polling covers.
    */
   private void sendLaneNotifications(Set<Integer> lanes) {
-    dsl.transaction(
-        tx -> {
-          store.commitWithoutFlushWait(tx.dsl());
-          store.notifyLanes(tx.dsl(), lanes);
-        });
+    dsl.transaction(tx -> passes.notifyLanesWithoutFlushWait(tx.dsl(), lanes));
   }
 
   private Set<Integer> lanesServedHere() {

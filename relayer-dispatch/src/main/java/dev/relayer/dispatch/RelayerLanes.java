@@ -11,6 +11,7 @@ import dev.relayer.dispatch.internal.lane.LaneScheduler.Reason;
 import dev.relayer.dispatch.internal.lane.LaneWakeupListener;
 import dev.relayer.dispatch.internal.lane.LaneWorker;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.pass.Passes;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -172,7 +173,7 @@ public final class RelayerLanes implements AutoCloseable {
 
   private void warnAboutRowsOutsideLanes() {
     try {
-      long outside = store.orderedRowsOutsideLanes(dsl);
+      long outside = Passes.of(store).orderedRowsOutsideLanes(dsl);
       if (outside > 0) {
         log.error(
             "store={} {} ordered rows sit in lanes at or above laneCount={}: they were written"

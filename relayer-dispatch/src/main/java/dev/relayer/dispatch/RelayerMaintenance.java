@@ -12,6 +12,7 @@ import dev.relayer.dispatch.internal.Sweeper;
 import dev.relayer.dispatch.spi.PassKind;
 import dev.relayer.schema.SchemaNames;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.pass.Passes;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -291,7 +292,7 @@ public final class RelayerMaintenance implements AutoCloseable {
       try {
         String name = held.get(i);
         // Its own transaction: a pool whose connections do not auto-commit would roll it back.
-        dsl.transaction(tx -> store.releaseLease(tx.dsl(), name, owner));
+        dsl.transaction(tx -> Passes.of(store).leases().release(tx.dsl(), name, owner));
         leases.observe(name, owner, false);
       } catch (RuntimeException e) {
         log.warn(

@@ -16,6 +16,7 @@ import dev.relayer.store.NewAuditEntry;
 import dev.relayer.store.ParkedKey;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.ReplayedRow;
+import dev.relayer.store.pass.Passes;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -92,6 +93,7 @@ public final class RelayerOperator {
   private static final Logger log = LoggerFactory.getLogger(RelayerOperator.class);
 
   private final RelayerStore store;
+  private final Passes passes;
   private final DSLContext dsl;
   private final Clock clock;
   private final Consumer<List<Long>> handoff;
@@ -104,6 +106,7 @@ public final class RelayerOperator {
       Consumer<List<Long>> handoff,
       String operatorName) {
     this.store = store;
+    this.passes = Passes.of(store);
     this.dsl = dsl;
     this.clock = clock;
     this.handoff = handoff;
@@ -220,7 +223,7 @@ public final class RelayerOperator {
                 store.recordAudit(
                     tx.dsl(),
                     NewAuditEntry.parkedKey(AuditOperation.PARKED_RETRY, operatorName, key, 1));
-                store.notifyLanes(tx.dsl(), Set.of(lane));
+                passes.notifyLanes(tx.dsl(), Set.of(lane));
                 return parked;
               }
               return Optional.empty();
@@ -256,7 +259,7 @@ public final class RelayerOperator {
                 store.recordAudit(
                     tx.dsl(),
                     NewAuditEntry.parkedKey(AuditOperation.PARKED_SKIP, operatorName, key, 1));
-                store.notifyLanes(tx.dsl(), Set.of(lane));
+                passes.notifyLanes(tx.dsl(), Set.of(lane));
                 return parked;
               }
               return Optional.empty();
@@ -306,7 +309,7 @@ public final class RelayerOperator {
                 // Keys parked between the listing and the release: wake the whole scope.
                 lanes.addAll(lane == null ? allLanes() : Set.of(lane));
               }
-              store.notifyLanes(tx.dsl(), lanes);
+              passes.notifyLanes(tx.dsl(), lanes);
               return new Released(count, parked);
             });
     log.info(
@@ -401,7 +404,7 @@ public final class RelayerOperator {
                   audit.record(tx.dsl(), moved.rows().size());
                   Set<Integer> lanes = new TreeSet<>();
                   moved.rows().forEach(r -> Optional.ofNullable(r.lane()).ifPresent(lanes::add));
-                  store.notifyLanes(tx.dsl(), lanes);
+                  passes.notifyLanes(tx.dsl(), lanes);
                   return moved;
                 });
         audit.committed();

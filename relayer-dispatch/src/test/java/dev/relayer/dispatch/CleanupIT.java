@@ -188,8 +188,11 @@ class CleanupIT {
     deadRows(5, old);
     fx.dsl.transaction(
         tx ->
-            fx.store.tryAcquireLease(
-                tx.dsl(), new LeaseRequest(Cleanup.LEASE, "someone-else", Duration.ofMinutes(5))));
+            fx.passes
+                .leases()
+                .tryAcquire(
+                    tx.dsl(),
+                    new LeaseRequest(Cleanup.LEASE, "someone-else", Duration.ofMinutes(5))));
 
     CleanupResult run = maintenance(DispatchFixture.fastMaintenance()).cleanupOnce();
 

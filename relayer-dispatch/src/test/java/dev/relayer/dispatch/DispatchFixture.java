@@ -1,12 +1,23 @@
 package dev.relayer.dispatch;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.Claim;
+import dev.relayer.store.ClaimByIds;
+import dev.relayer.store.FailedSend;
+import dev.relayer.store.LaneClaim;
 import dev.relayer.store.Lanes;
+import dev.relayer.store.LeaseOutcome;
+import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
+import dev.relayer.store.pass.Completion;
+import dev.relayer.store.pass.LanePass;
+import dev.relayer.store.pass.Passes;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import dev.relayer.transport.memory.InMemoryTransport;
@@ -18,6 +29,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -29,6 +41,7 @@ final class DispatchFixture implements AutoCloseable {
   final HikariDataSource pool;
   final DSLContext dsl;
   final RelayerStore store;
+  final Passes passes;
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
   DispatchFixture() {
@@ -45,6 +58,7 @@ final class DispatchFixture implements AutoCloseable {
     pool = new HikariDataSource(config);
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
     store = RelayerStore.create(StoreOptions.defaults());
+    passes = Passes.of(store);
   }
 
   /** The database's {@code created_at} of outbox row {@code id}. */
@@ -153,6 +167,64 @@ final class DispatchFixture implements AutoCloseable {
       statement.execute("LISTEN " + store.laneChannel());
     }
     return listener;
+  }
+
+  /**
+   * Claims rows by id as direct dispatch does (a claim that commits before its send), on {@code
+   * dsl}: to leave rows under a claim, or to write an outcome for them with {@link #bury} or {@link
+   * #retryLater}.
+   */
+  Claim.Stamped claimByIds(DSLContext dsl, ClaimByIds request) {
+    return passes.direct(dsl).claimByIds(request);
+  }
+
+  /**
+   * Writes, as a completion does, that the claim's rows are not to be retried: an unordered row
+   * moves to the dead table, an ordered one is parked. Returns what was written.
+   */
+  Completion.Written bury(DSLContext dsl, Claim claim, String reason, String error, Instant at) {
+    List<Completion.Burial> burials =
+        claim.messages().stream().map(m -> new Completion.Burial(m, reason, error)).toList();
+    return passes.direct(dsl).complete(claim, new Completion(List.of(), List.of(), burials, at));
+  }
+
+  /** Writes, as a completion does, that the claim's rows failed and wait until {@code retryAt}. */
+  void retryLater(DSLContext dsl, Claim claim, String error, Instant retryAt) {
+    List<FailedSend> failures =
+        claim.messages().stream().map(m -> new FailedSend(m.id(), error, retryAt)).toList();
+    passes.direct(dsl).complete(claim, new Completion(List.of(), failures, List.of(), retryAt));
+  }
+
+  /**
+   * Parks the head of {@code key} as a lane pass does when the head runs out of attempts: in one
+   * transaction under the lane's lease, taken by an owner of its own and given up afterwards.
+   */
+  void parkHead(String key, String error, Instant at) {
+    int lane = Lanes.laneOf(key, store.options().laneCount());
+    LeaseRequest lease = new LeaseRequest("lane/" + lane, "fixture", Duration.ofMinutes(1));
+    dsl.transaction(
+        tx -> {
+          LanePass pass = passes.lanes(tx.dsl(), List.of(lane), l -> lease);
+          Claim.Stamped heads =
+              pass.claim(
+                  new LaneClaim(
+                      Set.of(lane), 1, 0, Set.of(), Instant.now(), Duration.ofMinutes(1)));
+          List<Completion.Burial> burials =
+              heads.messages().stream()
+                  .map(m -> new Completion.Burial(m, "max-attempts", error))
+                  .toList();
+          assertThat(
+                  pass.complete(heads, new Completion(List.of(), List.of(), burials, at)).parked())
+              .as("the head of %s parked", key)
+              .hasSize(1);
+          pass.end();
+        });
+    dsl.transaction(tx -> passes.leases().release(tx.dsl(), lease.name(), lease.owner()));
+  }
+
+  /** Takes {@code lease} in a transaction of its own, as another instance would. */
+  LeaseOutcome holdLease(LeaseRequest lease) {
+    return dsl.transactionResult(tx -> passes.leases().tryAcquire(tx.dsl(), lease));
   }
 
   int outboxCount() {

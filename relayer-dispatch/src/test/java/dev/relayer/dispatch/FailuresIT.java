@@ -163,7 +163,7 @@ class FailuresIT {
     // Three claims that lapsed without an outcome (PoisonMessageIT makes real senders die).
     long id = fx.dsl.transactionResult(tx -> fx.store.enqueue(tx.dsl(), message("killer")));
     for (int i = 0; i < 3; i++) {
-      fx.store.claimByIds(
+      fx.claimByIds(
           fx.dsl,
           new dev.relayer.store.ClaimByIds(
               List.of(id),

@@ -11,8 +11,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
-import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,36 +39,23 @@ class HealthIT {
   private void seedRowsThatAreNeverEligibleAtNow() {
     var dsl = fx.dsl;
     long live = fx.store.enqueue(dsl, message("live-claim"));
-    fx.store.claimByIds(
-        dsl, new ClaimByIds(List.of(live), now.minusSeconds(1), Duration.ofSeconds(30)));
+    fx.claimByIds(dsl, new ClaimByIds(List.of(live), now.minusSeconds(1), Duration.ofSeconds(30)));
     fx.store.enqueue(dsl, withDeliverAt(now.plusMillis(1)));
-    long parked =
-        fx.store.enqueue(
-            dsl,
-            NewMessage.builder()
-                .transport("memory")
-                .destination("d")
-                .messageType("T")
-                .body(new byte[1])
-                .orderingKey("k")
-                .build());
-    UUID token = UUID.randomUUID();
-    dsl.update(DSL.table(DSL.name("public", "relayer_outbox")))
-        .set(DSL.field(DSL.name("claim_token"), UUID.class), token)
-        .set(
-            DSL.field(DSL.name("claim_expires_at"), java.time.OffsetDateTime.class),
-            java.time.OffsetDateTime.now().plusMinutes(1))
-        .where(DSL.field(DSL.name("id"), Long.class).eq(parked))
-        .execute();
-    fx.store.park(dsl, token, parked, "boom", now);
+    fx.store.enqueue(
+        dsl,
+        NewMessage.builder()
+            .transport("memory")
+            .destination("d")
+            .messageType("T")
+            .body(new byte[1])
+            .orderingKey("k")
+            .build());
+    fx.parkHead("k", "boom", now);
     long dead = fx.store.enqueue(dsl, message("dead"));
     var claim =
-        fx.store.claimByIds(
+        fx.claimByIds(
             dsl, new ClaimByIds(List.of(dead), now.minusSeconds(1), Duration.ofSeconds(30)));
-    fx.store.moveToDead(
-        dsl,
-        claim.token(),
-        new dev.relayer.store.DeadLetter(List.of(dead), "max-attempts", "e", now));
+    fx.bury(dsl, claim, "max-attempts", "e", now);
   }
 
   private static NewMessage withDeliverAt(Instant at) {
@@ -99,8 +84,8 @@ class HealthIT {
       }
     }
     Duration claim = Duration.ofSeconds(30);
-    fx.store.claimByIds(fx.dsl, new ClaimByIds(claimEndsNow, now.minus(claim), claim));
-    fx.store.claimByIds(
+    fx.claimByIds(fx.dsl, new ClaimByIds(claimEndsNow, now.minus(claim), claim));
+    fx.claimByIds(
         fx.dsl, new ClaimByIds(claimEndedBefore, now.minus(claim).minusSeconds(1), claim));
   }
 

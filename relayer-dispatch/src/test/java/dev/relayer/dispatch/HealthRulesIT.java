@@ -4,7 +4,6 @@ import static dev.relayer.dispatch.DispatchFixture.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relayer.store.ClaimByIds;
-import dev.relayer.store.DeadLetter;
 import dev.relayer.store.LeaseRequest;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
@@ -145,12 +144,8 @@ class HealthRulesIT {
     Instant unclaimed = written();
     // Retrying: claimed, failed, held until later.
     long failing = fx.store.enqueue(dsl, message("retry"));
-    var claim =
-        fx.store.claimByIds(dsl, new ClaimByIds(List.of(failing), now, Duration.ofSeconds(5)));
-    fx.store.recordFailures(
-        dsl,
-        claim.token(),
-        List.of(new dev.relayer.store.FailedSend(failing, "boom", now.plusSeconds(3600))));
+    var claim = fx.claimByIds(dsl, new ClaimByIds(List.of(failing), now, Duration.ofSeconds(5)));
+    fx.retryLater(dsl, claim, "boom", now.plusSeconds(3600));
     // Parked head at a known instant.
     long head = fx.store.enqueue(dsl, DispatchFixture.ordered("customer-1"));
     dsl.update(DSL.table(DSL.name("public", "relayer_outbox")))
@@ -163,20 +158,23 @@ class HealthRulesIT {
     // Dead rows: exactly one hour old (not recent) and just inside the hour.
     for (Instant failedAt : List.of(now.minus(Duration.ofHours(1)), now.minusSeconds(3599))) {
       long id = fx.store.enqueue(dsl, message("dead"));
-      var c = fx.store.claimByIds(dsl, new ClaimByIds(List.of(id), now, Duration.ofSeconds(5)));
-      fx.store.moveToDead(
-          dsl, c.token(), new DeadLetter(List.of(id), "max-attempts", "e", failedAt));
+      var c = fx.claimByIds(dsl, new ClaimByIds(List.of(id), now, Duration.ofSeconds(5)));
+      fx.bury(dsl, c, "max-attempts", "e", failedAt);
     }
     dsl.transaction(
         tx -> {
-          fx.store.tryAcquireLease(
-              tx.dsl(), new LeaseRequest("sweeper", "a", Duration.ofMinutes(1)));
-          fx.store.tryAcquireLease(
-              tx.dsl(), new LeaseRequest("cleanup", "b", Duration.ofMinutes(1)));
-          fx.store.tryAcquireLease(
-              tx.dsl(), new LeaseRequest("lane/3", "c", Duration.ofMinutes(1)));
-          fx.store.tryAcquireLease(
-              tx.dsl(), new LeaseRequest("instance/c", "c", Duration.ofMinutes(1)));
+          fx.passes
+              .leases()
+              .tryAcquire(tx.dsl(), new LeaseRequest("sweeper", "a", Duration.ofMinutes(1)));
+          fx.passes
+              .leases()
+              .tryAcquire(tx.dsl(), new LeaseRequest("cleanup", "b", Duration.ofMinutes(1)));
+          fx.passes
+              .leases()
+              .tryAcquire(tx.dsl(), new LeaseRequest("lane/3", "c", Duration.ofMinutes(1)));
+          fx.passes
+              .leases()
+              .tryAcquire(tx.dsl(), new LeaseRequest("instance/c", "c", Duration.ofMinutes(1)));
         });
 
     HealthReport young = health.check(dsl, unclaimed.plus(recovery).minusNanos(1000));

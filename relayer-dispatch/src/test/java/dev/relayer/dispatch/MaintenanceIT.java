@@ -135,8 +135,7 @@ class MaintenanceIT {
     // The "dead" sender: claimed and sent, but never completed (the process died before the
     // delete).
     var claim =
-        fx.store.claimByIds(
-            fx.dsl, new ClaimByIds(List.of(id), Instant.now(), Duration.ofSeconds(1)));
+        fx.claimByIds(fx.dsl, new ClaimByIds(List.of(id), Instant.now(), Duration.ofSeconds(1)));
     SendResult accepted =
         memory
             .send(
@@ -301,13 +300,8 @@ class MaintenanceIT {
     for (int i = 0; i < 6; i++) {
       long id = fx.store.enqueue(dsl, message("dead"));
       var claim =
-          fx.store.claimByIds(
-              dsl, new ClaimByIds(List.of(id), Instant.now(), Duration.ofSeconds(5)));
-      fx.store.moveToDead(
-          dsl,
-          claim.token(),
-          new dev.relayer.store.DeadLetter(
-              List.of(id), "max-attempts", "e", i < 5 ? old : Instant.now()));
+          fx.claimByIds(dsl, new ClaimByIds(List.of(id), Instant.now(), Duration.ofSeconds(5)));
+      fx.bury(dsl, claim, "max-attempts", "e", i < 5 ? old : Instant.now());
       fx.store.tryRecordInbox(dsl, "c", UUID.randomUUID());
     }
     dsl.update(inbox)

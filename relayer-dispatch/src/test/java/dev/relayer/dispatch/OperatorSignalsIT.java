@@ -49,7 +49,7 @@ class OperatorSignalsIT {
     fx.store.enqueue(fx.dsl, message("never-handed-off"));
     long claimedBefore = fx.store.enqueue(fx.dsl, message("claimed-before"));
     clock.catchUp(fx.createdAt(claimedBefore));
-    fx.store.claimByIds(
+    fx.claimByIds(
         fx.dsl,
         new ClaimByIds(
             List.of(claimedBefore), clock.instant().minusSeconds(10), Duration.ofSeconds(5)));

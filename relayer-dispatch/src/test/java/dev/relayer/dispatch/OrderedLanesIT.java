@@ -12,6 +12,7 @@ import dev.relayer.store.LaneClaim;
 import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.StoreOptions;
+import dev.relayer.store.pass.LanePass;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.time.Instant;
@@ -120,8 +121,7 @@ class OrderedLanesIT {
     String otherKey = keysInLane(other, 1, StoreOptions.DEFAULT_LANES).get(0);
     String elsewhereKey = keysInLane(elsewhere, 1, StoreOptions.DEFAULT_LANES).get(0);
     LeaseRequest held = new LeaseRequest("lane/" + elsewhere, "another", Duration.ofMinutes(1));
-    assertThat(fx.dsl.transactionResult(tx -> fx.store.tryAcquireLease(tx.dsl(), held)).acquired())
-        .isTrue();
+    assertThat(fx.holdLease(held).acquired()).isTrue();
     List<UUID> a = enqueue(keys.get(0), 2);
     List<UUID> b = enqueue(otherKey, 2);
     enqueue(elsewhereKey, 1);
@@ -252,18 +252,23 @@ class OrderedLanesIT {
     List<UUID> k = enqueue(keys.get(1), 3);
     // What a careful step leaves when its sender dies after committing: the head marked in flight
     // under a claim that then runs out.
+    // The step ran under the lane's lease, which its owner's graceful stop then gave up.
+    LeaseRequest stepLease = new LeaseRequest("lane/" + LANE, "died", Duration.ofMinutes(1));
     List<Long> marked =
         fx.dsl.transactionResult(
             tx -> {
+              LanePass step = fx.passes.lanes(tx.dsl(), List.of(LANE), lane -> stepLease);
               Claim claim =
-                  fx.store.claimLane(
-                      tx.dsl(),
+                  step.claim(
                       new LaneClaim(
                           Set.of(LANE), 1, 0, Set.of(), Instant.now(), Duration.ofMillis(100)));
               List<Long> ids = claim.messages().stream().map(ClaimedMessage::id).toList();
-              fx.store.markInFlight(tx.dsl(), claim.token(), ids);
+              step.markInFlight(claim.token(), ids, 0);
+              step.end();
               return ids;
             });
+    fx.dsl.transaction(
+        tx -> fx.passes.leases().release(tx.dsl(), stepLease.name(), stepLease.owner()));
     assertThat(marked).hasSize(1);
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (fx.dsl.fetchExists(

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relayer.dispatch.Relayer;
 import dev.relayer.store.LeaseRequest;
+import dev.relayer.store.pass.Passes;
 import dev.relayer.testkit.HeldSnapshot;
 import dev.relayer.transport.memory.InMemoryTransport;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -137,9 +138,9 @@ class HealthGaugesIT {
     // Another instance took the cleanup lease once and never renews it (it hung, or its process
     // was frozen): the lease row stays, under its name, until it expires.
     assertThat(
-            relayer
-                .store()
-                .tryAcquireLease(
+            Passes.of(relayer.store())
+                .leases()
+                .tryAcquire(
                     fixture.dsl, new LeaseRequest("cleanup", "instance-b", Duration.ofSeconds(2)))
                 .acquired())
         .isTrue();
@@ -166,10 +167,9 @@ class HealthGaugesIT {
   void aSweeperLeaseHolderThatStopsRenewingLeavesNoSweeperHolder() {
     Relayer writer = fixture.track(Relayer.builder(fixture.pool).build());
     RelayerMetrics metrics = fixture.track(RelayerMetrics.builder(writer, registry).build());
-    writer
-        .store()
-        .tryAcquireLease(
-            fixture.dsl, new LeaseRequest("sweeper", "instance-b", Duration.ofSeconds(1)));
+    Passes.of(writer.store())
+        .leases()
+        .tryAcquire(fixture.dsl, new LeaseRequest("sweeper", "instance-b", Duration.ofSeconds(1)));
 
     metrics.refresh();
     assertThat(lease("sweeper", "other")).isEqualTo(1);

@@ -12,12 +12,11 @@ import java.util.UUID;
  * <p>A claim is one of two kinds, and its type says which:
  *
  * <ul>
- *   <li>{@link Stamped}: the claiming statement wrote the token and expiry on the rows ({@link
- *       RelayerStore#claimByIds}, {@link RelayerStore#claimPage}, {@link RelayerStore#claimLane}),
- *       so the claim holds across transactions until it expires.
- *   <li>{@link Locked}: the rows are held by the claiming transaction's row locks only ({@link
- *       RelayerStore#lockPage}); they carry no token until {@link RelayerStore#stampLocked} writes
- *       it, and the claim is valid only in the transaction that made it.
+ *   <li>{@link Stamped}: the claiming statement wrote the token and expiry on the rows (a claim by
+ *       ids, a lane's heads), so the claim holds across transactions until it expires.
+ *   <li>{@link Locked}: the rows are held by the claiming transaction's row locks only (a sweep
+ *       pass's page); they carry no token until its completion stamps the rows it did not send, and
+ *       the claim is valid only in the transaction that made it.
  * </ul>
  */
 public sealed interface Claim permits Claim.Stamped, Claim.Locked {
@@ -50,12 +49,12 @@ public sealed interface Claim permits Claim.Stamped, Claim.Locked {
   }
 
   /**
-   * A claim whose rows are held by the claiming transaction's row locks, not yet stamped: complete
-   * it in that transaction with {@link RelayerStore#deleteLocked} and {@link
-   * RelayerStore#stampLocked}, after which the token-fenced writes apply to the stamped rows.
+   * A claim whose rows are held by the claiming transaction's row locks, not yet stamped: its
+   * completion, in that transaction, stamps the rows it did not send, after which the token-fenced
+   * writes apply to them.
    *
-   * @param token the fence {@link RelayerStore#stampLocked} writes on the rows
-   * @param expiresAt the expiry {@link RelayerStore#stampLocked} writes on the rows
+   * @param token the fence the completion writes on the rows not sent
+   * @param expiresAt the expiry the completion writes on the rows not sent
    * @param messages the locked rows, in id order; possibly empty
    */
   record Locked(UUID token, Instant expiresAt, List<ClaimedMessage> messages) implements Claim {

@@ -95,6 +95,7 @@ final class OutboxJdbc {
   private final RenderedStatement lockPage;
   private final RenderedStatement deleteFenced;
   private final RenderedStatement deleteLocked;
+  private final RenderedStatement stampLocked;
   private final RenderedStatement markInFlight;
   private final RenderedStatement recordFailures;
 
@@ -119,6 +120,13 @@ final class OutboxJdbc {
     this.deleteFenced =
         jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))).and(O.CLAIM_TOKEN.eq(TOKEN)));
     this.deleteLocked = jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))));
+    this.stampLocked =
+        jdbc.render(
+            update(O)
+                .set(O.CLAIM_TOKEN, TOKEN)
+                .set(O.CLAIM_EXPIRES_AT, EXPIRES_AT)
+                .set(O.ATTEMPTS, O.ATTEMPTS.plus(1))
+                .where(O.ID.eq(any(IDS))));
     this.markInFlight =
         jdbc.render(
             update(O)
@@ -568,6 +576,24 @@ final class OutboxJdbc {
       return 0;
     }
     return jdbc.update(dsl, deleteLocked, new Binds().set(IDS, ids.toArray(Long[]::new)));
+  }
+
+  /**
+   * Stamps rows of a {@linkplain Claim.Locked locked} claim with its token, expiry and their
+   * attempt, as a stamping claim would have; the caller's transaction holds their row locks.
+   * Returns how many, 0 without a round trip when {@code ids} is empty.
+   */
+  int stampLocked(DSLContext dsl, Claim.Locked claim, Collection<Long> ids) {
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    return jdbc.update(
+        dsl,
+        stampLocked,
+        new Binds()
+            .set(IDS, ids.toArray(Long[]::new))
+            .set(TOKEN, claim.token())
+            .set(EXPIRES_AT, utc(claim.expiresAt())));
   }
 
   private static @Nullable Instant instantOrNull(@Nullable OffsetDateTime value) {

@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -40,22 +39,6 @@ final class OutboxQueries {
   /** {@link OutboxJdbc#eligible(RelayerOutbox, Field)} at {@code now}, bound as a value. */
   static Condition eligible(OffsetDateTime now) {
     return OutboxJdbc.eligible(O, DSL.val(now));
-  }
-
-  /**
-   * Stamps rows of a {@linkplain Claim.Locked locked} claim with its token, expiry and their
-   * attempt, as a stamping claim would have; the caller's transaction holds their row locks.
-   */
-  static int stampLocked(DSLContext dsl, Claim.Locked claim, Collection<Long> ids) {
-    if (ids.isEmpty()) {
-      return 0;
-    }
-    return dsl.update(O)
-        .set(O.CLAIM_TOKEN, claim.token())
-        .set(O.CLAIM_EXPIRES_AT, utc(claim.expiresAt()))
-        .set(O.ATTEMPTS, O.ATTEMPTS.plus(1))
-        .where(O.ID.eq(any(ids.toArray(Long[]::new))))
-        .execute();
   }
 
   static OptionalLong highestPendingUnorderedId(DSLContext dsl) {

@@ -5,6 +5,7 @@ import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX_DEAD;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.schema.SchemaNames;
+import dev.relayer.store.pass.StoreAccess;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,11 +38,13 @@ import org.jspecify.annotations.Nullable;
  * clause and return how many rows they changed: fewer than asked means another claimer took the row
  * after this claim expired, which is a lost race, not an error.
  *
- * <p>Ordered lanes: {@link #claimLane} claims the heads of a lane's keys (see {@link LaneClaim}),
- * {@link #unclaim} gives back rows a pass did not send, and {@link #notifyLanes} wakes lanes'
- * owners through {@link #laneChannel()}. An enqueue never notifies: a transaction that issued
- * {@code NOTIFY} takes a database-wide lock at commit, which would serialize the application's
- * commits; the dispatcher announces the lanes after commit instead.
+ * <p>This is the application's face of the store: enqueue, the inbox, parked keys and dead rows,
+ * health reads, the schema checks and the lanes' notification channel ({@link #laneChannel()}). The
+ * statements of Relayer's background passes (claims, completions, leases, retention) are
+ * package-private here and run by {@code relayer-dispatch} through the pass types of {@code
+ * dev.relayer.store.pass}, which keep each protocol's order. An enqueue never notifies: a
+ * transaction that issued {@code NOTIFY} takes a database-wide lock at commit, which would
+ * serialize the application's commits; the dispatcher announces the lanes after commit instead.
  *
  * <p>Thread-safe; create one per schema and prefix and share it.
  */
@@ -53,7 +56,7 @@ public final class RelayerStore {
   /**
    * The {@code last_error} of a row whose claim was committed before its send and whose outcome was
    * never recorded: its sender stopped (most likely died) during the send. Claims that commit
-   * before they send ({@link #claimByIds}, {@link #markInFlight}) write it; every completion
+   * before they send (a claim by ids, a careful pass's marked rows) write it; every completion
    * overwrites it (a failure's error) or removes the row. A row that carries it is suspect: the
    * passes send it alone, with its claim committed first, so that a message that kills its sender
    * spends an attempt on every crash and ends dead or parked after {@code maxAttempts}, and never
@@ -78,6 +81,11 @@ public final class RelayerStore {
   private final List<EnqueueCheck> checks = new CopyOnWriteArrayList<>();
   private final List<StoreEventListener> eventListeners = new CopyOnWriteArrayList<>();
   private final List<HeaderContributor> contributors = new CopyOnWriteArrayList<>();
+  private final StorePassStatements passStatements = new StorePassStatements(this);
+
+  static {
+    StoreAccess.install(store -> store.passStatements);
+  }
 
   private RelayerStore(StoreOptions options) {
     this.options = options;
@@ -304,7 +312,7 @@ public final class RelayerStore {
    * and sent again — a duplicate, which at-least-once delivery allows. Never use it on the
    * transaction that writes the messages.
    */
-  public void commitWithoutFlushWait(DSLContext tx) {
+  void commitWithoutFlushWait(DSLContext tx) {
     jdbc.call(tx, commitWithoutFlushWait, new Binds());
   }
 
@@ -323,7 +331,7 @@ public final class RelayerStore {
    * the table and its dead row versions grow (docs/benchmarks.md, "Ordered lanes after
    * saturation"). The settings end with the transaction.
    */
-  public LeaseOutcome startLeasedPass(DSLContext tx, LeaseRequest lease) {
+  LeaseOutcome startLeasedPass(DSLContext tx, LeaseRequest lease) {
     return startLeasedPass(tx, List.of(Objects.requireNonNull(lease, "lease"))).get(0);
   }
 
@@ -333,7 +341,7 @@ public final class RelayerStore {
    * leases share one owner and one duration and have distinct names; the outcomes come in their
    * order.
    */
-  public List<LeaseOutcome> startLeasedPass(DSLContext tx, List<LeaseRequest> leases) {
+  List<LeaseOutcome> startLeasedPass(DSLContext tx, List<LeaseRequest> leases) {
     return this.leases.startPassAndTryAcquire(tx, sameOwner(leases));
   }
 
@@ -346,7 +354,7 @@ public final class RelayerStore {
    * another transaction has locked. Ordered rows are never claimed here: only their lane owner
    * sends them.
    */
-  public Claim.Stamped claimByIds(DSLContext dsl, ClaimByIds request) {
+  Claim.Stamped claimByIds(DSLContext dsl, ClaimByIds request) {
     Objects.requireNonNull(request, "request");
     if (request.ids().isEmpty()) {
       return new Claim.Stamped(UUID.randomUUID(), request.now(), List.of());
@@ -355,7 +363,7 @@ public final class RelayerStore {
   }
 
   /** Claims the next keyset page of unordered rows; see {@link ClaimPage}. */
-  public Claim.Stamped claimPage(DSLContext dsl, ClaimPage request) {
+  Claim.Stamped claimPage(DSLContext dsl, ClaimPage request) {
     return outbox.claimPage(dsl, Objects.requireNonNull(request, "request"));
   }
 
@@ -368,17 +376,17 @@ public final class RelayerStore {
    * {@link #deleteLocked} for sent rows and, for the others, {@link #stampLocked} followed by the
    * token-fenced writes ({@link #recordFailures}, {@link #moveToDead}).
    */
-  public Claim.Locked lockPage(DSLContext dsl, ClaimPage request) {
+  Claim.Locked lockPage(DSLContext dsl, ClaimPage request) {
     return outbox.lockPage(dsl, Objects.requireNonNull(request, "request"));
   }
 
   /** The highest id of a pending unordered row: the fixed end of a sweep traversal. */
-  public OptionalLong highestPendingUnorderedId(DSLContext dsl) {
+  OptionalLong highestPendingUnorderedId(DSLContext dsl) {
     return OutboxQueries.highestPendingUnorderedId(mapping.map(dsl));
   }
 
   /** Claims the next rows of one or more ordered lanes in one statement; see {@link LaneClaim}. */
-  public Claim.Stamped claimLane(DSLContext dsl, LaneClaim request) {
+  Claim.Stamped claimLane(DSLContext dsl, LaneClaim request) {
     return laneQueries.claim(dsl, Objects.requireNonNull(request, "request"));
   }
 
@@ -386,7 +394,7 @@ public final class RelayerStore {
    * Gives rows claimed under {@code token} back as if never claimed: clears the claim and refunds
    * its attempt. For rows a lane pass claimed but did not send. Returns how many were still held.
    */
-  public int unclaim(DSLContext dsl, UUID token, Collection<Long> ids) {
+  int unclaim(DSLContext dsl, UUID token, Collection<Long> ids) {
     int released = laneQueries.unclaim(dsl, token, ids);
     return checkAtMost("unclaim", released, ids.size());
   }
@@ -395,7 +403,7 @@ public final class RelayerStore {
    * The lanes of {@code lanes} where a claim at {@code now} would find a row, leaving aside rows
    * that other transactions hold: some key of the lane that is not parked has an eligible head.
    */
-  public Set<Integer> lanesWithDueHead(DSLContext dsl, Set<Integer> lanes, Instant now) {
+  Set<Integer> lanesWithDueHead(DSLContext dsl, Set<Integer> lanes, Instant now) {
     return laneQueries.lanesWithDueHead(
         dsl, requireLanes(lanes), Objects.requireNonNull(now, "now"));
   }
@@ -405,7 +413,7 @@ public final class RelayerStore {
    * lane stops being held by its schedule or by a claim or retry hold. A lane where nothing waits
    * for time is absent.
    */
-  public Map<Integer, Instant> nextDueInLanes(DSLContext dsl, Set<Integer> lanes, Instant now) {
+  Map<Integer, Instant> nextDueInLanes(DSLContext dsl, Set<Integer> lanes, Instant now) {
     return laneQueries.nextDue(dsl, requireLanes(lanes), Objects.requireNonNull(now, "now"));
   }
 
@@ -414,7 +422,7 @@ public final class RelayerStore {
    * (one owner and duration) and returns what {@link #nextDueInLanes} would for {@code lanes},
    * which may be empty.
    */
-  public Map<Integer, Instant> renewLeasesAndFindNextDue(
+  Map<Integer, Instant> renewLeasesAndFindNextDue(
       DSLContext dsl, List<LeaseRequest> leases, Set<Integer> lanes, Instant now) {
     return laneQueries.renewLeasesAndFindNextDue(
         dsl,
@@ -457,7 +465,7 @@ public final class RelayerStore {
    * Ordered rows in lanes at or above this store's lane count: written by an instance configured
    * with more lanes. No lane owner of this configuration sends them.
    */
-  public long orderedRowsOutsideLanes(DSLContext dsl) {
+  long orderedRowsOutsideLanes(DSLContext dsl) {
     return laneQueries.outsideLanes(dsl, options.laneCount());
   }
 
@@ -480,7 +488,7 @@ public final class RelayerStore {
    * (every such commit waits for the others), so call it from a short transaction of your own — as
    * the dispatcher's notifier and the operator actions do — never from the application's.
    */
-  public void notifyLanes(DSLContext dsl, Set<Integer> lanes) {
+  void notifyLanes(DSLContext dsl, Set<Integer> lanes) {
     laneQueries.notifyLanes(dsl, laneChannel, Set.copyOf(lanes));
   }
 
@@ -492,7 +500,7 @@ public final class RelayerStore {
    * Deletes sent rows still under {@code token}; returns how many. Fewer than {@code ids} means
    * lost races; more is impossible and throws {@link IllegalStateException}.
    */
-  public int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
+  int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
     int deleted = outbox.deleteFenced(dsl, token, ids);
     return checkAtMost("deleteFenced", deleted, ids.size());
   }
@@ -501,7 +509,7 @@ public final class RelayerStore {
    * Marks rows still under {@code token} in flight ({@link #IN_FLIGHT}), for a claim that commits
    * before its send; returns how many.
    */
-  public int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids) {
+  int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids) {
     return markInFlight(dsl, token, ids, 0);
   }
 
@@ -512,7 +520,7 @@ public final class RelayerStore {
    * Returns how many rows were marked. The caller's {@link ClaimedMessage}s do not change; use
    * {@link ClaimedMessage#withMoreAttempts} to match them.
    */
-  public int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids, int extraAttempts) {
+  int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids, int extraAttempts) {
     if (extraAttempts < 0) {
       throw new IllegalArgumentException("extraAttempts must be >= 0, got " + extraAttempts);
     }
@@ -530,7 +538,7 @@ public final class RelayerStore {
    * them; returns how many. Throws {@link IllegalArgumentException} for ids it does not hold. (A
    * stamped claim's rows are deleted with {@link #deleteFenced}.)
    */
-  public int deleteLocked(DSLContext dsl, Claim.Locked claim, Collection<Long> ids) {
+  int deleteLocked(DSLContext dsl, Claim.Locked claim, Collection<Long> ids) {
     requireLockedRows("deleteLocked", claim, ids);
     int deleted = outbox.deleteLocked(dsl, ids);
     return checkAtMost("deleteLocked", deleted, ids.size());
@@ -541,9 +549,9 @@ public final class RelayerStore {
    * attempt, in the transaction that locked them, so that the token-fenced completion writes apply
    * to them; returns how many. Throws {@link IllegalArgumentException} for ids it does not hold.
    */
-  public int stampLocked(DSLContext dsl, Claim.Locked claim, Collection<Long> ids) {
+  int stampLocked(DSLContext dsl, Claim.Locked claim, Collection<Long> ids) {
     requireLockedRows("stampLocked", claim, ids);
-    int stamped = OutboxQueries.stampLocked(mapping.map(dsl), claim, ids);
+    int stamped = outbox.stampLocked(dsl, claim, ids);
     return checkAtMost("stampLocked", stamped, ids.size());
   }
 
@@ -562,13 +570,13 @@ public final class RelayerStore {
    * Records failed sends still under {@code token}: stores the error and holds each row until its
    * retry instant. Returns how many rows were still held by the token.
    */
-  public int recordFailures(DSLContext dsl, UUID token, List<FailedSend> failures) {
+  int recordFailures(DSLContext dsl, UUID token, List<FailedSend> failures) {
     int updated = outbox.recordFailures(dsl, token, failures);
     return checkAtMost("recordFailures", updated, failures.size());
   }
 
   /** Moves rows still under {@code token} to the dead table in one statement; returns how many. */
-  public int moveToDead(DSLContext dsl, UUID token, DeadLetter letter) {
+  int moveToDead(DSLContext dsl, UUID token, DeadLetter letter) {
     int moved = OutboxDeadQueries.moveClaimed(mapping.map(dsl), token, letter);
     return checkAtMost("moveToDead", moved, letter.ids().size());
   }
@@ -578,7 +586,7 @@ public final class RelayerStore {
   // ---------------------------------------------------------------------------------------------
 
   /** Parks a key's head under {@code token}: the key is held until an operator acts. */
-  public boolean park(DSLContext dsl, UUID token, long id, String error, Instant parkedAt) {
+  boolean park(DSLContext dsl, UUID token, long id, String error, Instant parkedAt) {
     return OutboxQueries.park(mapping.map(dsl), token, id, error, parkedAt);
   }
 
@@ -810,17 +818,17 @@ public final class RelayerStore {
    * owner holds the lease or it has expired, and keeps the lease row locked until the transaction
    * ends, so that two owners never run passes at once. Someone else holding it is a value.
    */
-  public LeaseOutcome tryAcquireLease(DSLContext dsl, LeaseRequest request) {
+  LeaseOutcome tryAcquireLease(DSLContext dsl, LeaseRequest request) {
     return leases.tryAcquire(dsl, request);
   }
 
   /** Restarts the lease's expiry from the database's {@code clock_timestamp()}. */
-  public boolean renewLease(DSLContext dsl, LeaseRequest request) {
+  boolean renewLease(DSLContext dsl, LeaseRequest request) {
     return leases.renew(dsl, request);
   }
 
   /** Gives a lease up (graceful shutdown); false if {@code owner} did not hold it. */
-  public boolean releaseLease(DSLContext dsl, String name, String owner) {
+  boolean releaseLease(DSLContext dsl, String name, String owner) {
     StoreChecks.requireText("lease name", name);
     StoreChecks.requireText("lease owner", owner);
     return leases.release(dsl, name, owner);
@@ -859,12 +867,12 @@ public final class RelayerStore {
    * deleted again by the next). A drain runs batches one after another, passing each result to
    * {@link PurgeBatch#after} until one reports {@linkplain Purged#drained() drained}.
    */
-  public Purged purgeDead(DSLContext dsl, PurgeBatch batch) {
+  Purged purgeDead(DSLContext dsl, PurgeBatch batch) {
     return deadRetention.run(dsl, Objects.requireNonNull(batch, "batch"));
   }
 
   /** {@link #purgeDead} for inbox records, by {@code processed_at}. */
-  public Purged purgeInbox(DSLContext dsl, PurgeBatch batch) {
+  Purged purgeInbox(DSLContext dsl, PurgeBatch batch) {
     return inboxRetention.run(dsl, Objects.requireNonNull(batch, "batch"));
   }
 

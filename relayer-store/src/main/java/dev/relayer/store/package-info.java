@@ -2,6 +2,14 @@
  * {@link dev.relayer.store.RelayerStore}: every SQL statement Relayer runs, as typed jOOQ DSL over
  * the generated tables, on the {@link org.jooq.DSLContext} the caller passes.
  *
+ * <h2>Two faces</h2>
+ *
+ * Applications use {@link dev.relayer.store.RelayerStore}: enqueue, the inbox, parked keys and dead
+ * rows, health reads and the schema checks. The statements of Relayer's background passes — claims,
+ * completions, leases, retention batches — are not on it: {@code relayer-dispatch} runs them
+ * through {@link dev.relayer.store.pass}, one type per protocol, each of which takes its steps in
+ * their fixed order. The store's javadoc below still names those statements where it explains them.
+ *
  * <h2>Names</h2>
  *
  * The generated classes carry the schema {@code relayer} and the prefix {@code relayer_}. The store
@@ -43,9 +51,9 @@
  * generic plan can use the partial indexes on {@code status}. Where a pass would otherwise wait for
  * one round trip after another, statements are joined: a background pass's settings and the usual
  * case of taking its lease (or leases: a lane pass may serve several lanes) are one statement
- * ({@link dev.relayer.store.RelayerStore#startLeasedPass}), and so are a lane pass's lease renewals
- * and its lanes' next due instants ({@link
- * dev.relayer.store.RelayerStore#renewLeasesAndFindNextDue}).
+ * ({@link dev.relayer.store.pass.Passes#sweep}, {@link dev.relayer.store.pass.Passes#lanes}), and
+ * so are a lane pass's lease renewals and its lanes' next due instants ({@link
+ * dev.relayer.store.pass.LanePass#end(java.util.Set, java.time.Instant)}).
  *
  * <h2>Ordered writes</h2>
  *
@@ -57,16 +65,16 @@
  *
  * <h2>Lane claims</h2>
  *
- * {@link dev.relayer.store.RelayerStore#claimLane} is one statement over one or more lanes: per key
- * of those lanes, the head (lowest pending id; keys with a parked row are skipped) if it is
- * pending, due and not under a live claim or retry hold, oldest heads first; on batch-order
- * transports also the consecutive due rows after it bound for the same destination. Rows are locked
- * {@code FOR UPDATE SKIP LOCKED}, and per key only the unbroken prefix of locked rows is claimed,
- * so a row is never claimed while an earlier row of its key is neither claimed with it nor gone.
- * {@link dev.relayer.store.RelayerStore#unclaim} gives back claimed rows that were not sent and
+ * {@link dev.relayer.store.pass.LanePass#claim} is one statement over one or more lanes: per key of
+ * those lanes, the head (lowest pending id; keys with a parked row are skipped) if it is pending,
+ * due and not under a live claim or retry hold, oldest heads first; on batch-order transports also
+ * the consecutive due rows after it bound for the same destination. Rows are locked {@code FOR
+ * UPDATE SKIP LOCKED}, and per key only the unbroken prefix of locked rows is claimed, so a row is
+ * never claimed while an earlier row of its key is neither claimed with it nor gone. {@link
+ * dev.relayer.store.pass.ClaimTransaction#unclaim} gives back claimed rows that were not sent and
  * refunds their attempt. An enqueue never calls {@code pg_notify}: a transaction that notified
  * takes a database-wide lock when it commits, so notifying inside the application's transaction
- * would serialize its commits. {@link dev.relayer.store.RelayerStore#notifyLanes} sends a set of
+ * would serialize its commits. {@link dev.relayer.store.pass.Passes#notifyLanes} sends a set of
  * lanes on {@link dev.relayer.store.RelayerStore#laneChannel()} as comma-separated lane numbers,
  * split into payloads of at most {@link dev.relayer.store.Lanes#MAX_PAYLOAD_BYTES} bytes, in one
  * statement; the dispatcher calls it after commit from a transaction of its own.
@@ -79,14 +87,14 @@
  *
  * <h2>Locked claims</h2>
  *
- * {@link dev.relayer.store.RelayerStore#lockPage} selects the rows of a keyset page {@code FOR
+ * {@link dev.relayer.store.pass.SweepPass#lockPage} selects the rows of a keyset page {@code FOR
  * UPDATE SKIP LOCKED} and writes nothing: for a caller whose claim and completion commit in one
  * transaction, where a stamp could never be seen outside it. It returns a {@link
- * dev.relayer.store.Claim.Locked}. The row locks fence the rows instead of the token; {@link
- * dev.relayer.store.RelayerStore#deleteLocked} deletes sent rows by id, and {@link
- * dev.relayer.store.RelayerStore#stampLocked} writes the token, expiry and attempt on the rows that
- * were not sent, after which the token-fenced writes apply to them as to any claim. Both take a
- * {@code Claim.Locked} (a stamped claim does not compile there) and refuse ids outside the claim.
+ * dev.relayer.store.Claim.Locked}. The row locks fence the rows instead of the token; its
+ * completion ({@link dev.relayer.store.pass.ClaimTransaction#complete}) first writes the token,
+ * expiry and attempt on the rows that were not sent, after which the token-fenced writes apply to
+ * them as to any claim, and deletes the sent rows by id. Both statements take a {@code
+ * Claim.Locked} (a stamped claim does not compile there) and refuse ids outside the claim.
  *
  * <h2>Dead rows</h2>
  *

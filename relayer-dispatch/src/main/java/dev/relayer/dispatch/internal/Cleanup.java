@@ -1,10 +1,13 @@
 package dev.relayer.dispatch.internal;
 
 import dev.relayer.dispatch.CleanupResult;
+import dev.relayer.store.LeaseOutcome;
 import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.PurgeBatch;
 import dev.relayer.store.Purged;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.pass.CleanupPass;
+import dev.relayer.store.pass.Passes;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,19 +23,20 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A run is a sequence of batches, each at most {@code batchSize} rows of one table: the batch's
  * edge read and its delete in auto-commit, the delete committing without waiting for the WAL flush
- * ({@link RelayerStore#purgeDead}). The first batch of a run is one transaction that first locks
- * the lease row and restarts its expiry (proceed only if this owner holds the lease or it has
- * expired; {@link RelayerStore#startLeasedPass}); so is the first batch after a quarter of {@code
- * leaseDuration} has passed since the lease was last taken. The batches in between (each in
- * auto-commit where the pool's connections auto-commit, else each its own transaction) rely on the
- * lease this owner holds, which no other owner can take before it expires (and two owners deleting
- * the same expired rows would delete each row once). The two tables take turns, batch by batch, so
- * that a huge backlog in one does not hold back the other. A table is done when a batch of it
- * reports nothing older left; the run ends when both are done ({@linkplain CleanupResult#drained()
- * drained}), when {@code budget} has passed (a batch that started in time finishes), when the stop
- * signal is raised, or when another owner holds the lease. Within a run each table's batches go by
- * keyset: a batch starts at the timestamp where the previous one ended, so it never walks the index
- * entries its predecessors left behind. The cutoffs are fixed when the run starts.
+ * ({@link CleanupPass#purgeDead}). The first batch of a run is one transaction that first locks the
+ * lease row and restarts its expiry (proceed only if this owner holds the lease or it has expired;
+ * {@link Passes#cleanup}); so is the first batch after a quarter of {@code leaseDuration} has
+ * passed since the lease was last taken. The batches in between (each in auto-commit where the
+ * pool's connections auto-commit, else each its own transaction) rely on the lease this owner holds
+ * ({@link Passes#cleanupBetweenTakes}), which no other owner can take before it expires (and two
+ * owners deleting the same expired rows would delete each row once). The two tables take turns,
+ * batch by batch, so that a huge backlog in one does not hold back the other. A table is done when
+ * a batch of it reports nothing older left; the run ends when both are done ({@linkplain
+ * CleanupResult#drained() drained}), when {@code budget} has passed (a batch that started in time
+ * finishes), when the stop signal is raised, or when another owner holds the lease. Within a run
+ * each table's batches go by keyset: a batch starts at the timestamp where the previous one ended,
+ * so it never walks the index entries its predecessors left behind. The cutoffs are fixed when the
+ * run starts.
  *
  * <p>Pacing: with a {@code pauseFactor} above zero, a run waits after each batch that another
  * follows for that batch's own time multiplied by the factor (as {@code pt-archiver}'s {@code
@@ -66,7 +70,7 @@ public final class Cleanup {
       Optional<Duration> deadRetention,
       Optional<Duration> inboxRetention) {}
 
-  private final RelayerStore store;
+  private final Passes passes;
   private final Settings settings;
   private final LeaseTracker leases;
   private final LongSupplier nanoTime;
@@ -85,7 +89,7 @@ public final class Cleanup {
   /** With the monotonic clock {@code nanoTime} that times batches, pauses and the budget. */
   public Cleanup(
       RelayerStore store, Settings settings, LeaseTracker leases, LongSupplier nanoTime) {
-    this.store = store;
+    this.passes = Passes.of(store);
     this.settings = settings;
     this.leases = leases;
     this.nanoTime = nanoTime;
@@ -229,35 +233,35 @@ public final class Cleanup {
     if (!take) {
       return Optional.of(
           lease.autoCommit
-              ? purge(dsl, drain)
-              : dsl.transactionResult(tx -> purge(tx.dsl(), drain)));
+              ? purge(passes.cleanupBetweenTakes(dsl), drain)
+              : dsl.transactionResult(tx -> purge(passes.cleanupBetweenTakes(tx.dsl()), drain)));
     }
     if (!lease.held) {
       lease.autoCommit = dsl.connectionResult(Connection::getAutoCommit);
     }
     return dsl.transactionResult(
         tx -> {
-          DSLContext t = tx.dsl();
           // Taking the lease restarts its expiry; its row lock keeps any other owner out until
           // the batch commits, and the expiry until well after the next time it is taken.
-          if (!store.startLeasedPass(t, lease()).acquired()) {
+          CleanupPass pass = passes.cleanup(tx.dsl(), lease());
+          if (pass.lease().filter(LeaseOutcome::acquired).isEmpty()) {
             return Optional.empty();
           }
           lease.held = true;
           lease.takenAt = clock;
-          return Optional.of(purge(t, drain));
+          return Optional.of(purge(pass, drain));
         });
   }
 
-  private Purged purge(DSLContext dsl, Drain drain) {
-    return drain.dead ? store.purgeDead(dsl, drain.next) : store.purgeInbox(dsl, drain.next);
+  private static Purged purge(CleanupPass pass, Drain drain) {
+    return drain.dead ? pass.purgeDead(drain.next) : pass.purgeInbox(drain.next);
   }
 
   private boolean holdLease(DSLContext t) {
-    if (!store.tryAcquireLease(t, lease()).acquired()) {
+    if (!passes.leases().tryAcquire(t, lease()).acquired()) {
       return false;
     }
-    store.renewLease(t, lease());
+    passes.leases().renew(t, lease());
     return true;
   }
 }

@@ -5,18 +5,20 @@ import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.Claim;
 import dev.relayer.store.ClaimedMessage;
-import dev.relayer.store.DeadLetter;
 import dev.relayer.store.FailedSend;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.pass.ClaimTransaction;
+import dev.relayer.store.pass.Completion;
+import dev.relayer.store.pass.Passes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Consumer;
-import org.jooq.DSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +43,7 @@ public final class DeliveryEngine implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
 
   private final RelayerStore store;
+  private final Passes passes;
   private final Sender sender;
   private final Backoff backoff;
   private final Clock clock;
@@ -54,6 +57,7 @@ public final class DeliveryEngine implements AutoCloseable {
       Clock clock,
       Events events) {
     this.store = store;
+    this.passes = Passes.of(store);
     this.sender =
         new Sender(
             new Sender.Settings(
@@ -71,6 +75,11 @@ public final class DeliveryEngine implements AutoCloseable {
 
   public RelayerStore store() {
     return store;
+  }
+
+  /** The store's passes. */
+  public Passes passes() {
+    return passes;
   }
 
   public Clock clock() {
@@ -97,8 +106,8 @@ public final class DeliveryEngine implements AutoCloseable {
   }
 
   /**
-   * In {@code tx}, for a claim under {@code token} that a pass took over from an owner whose lease
-   * expired and commits before its send: marks the rows {@linkplain RelayerStore#IN_FLIGHT in
+   * In {@code pass}, for a claim under {@code token} that a pass took over from an owner whose
+   * lease expired and commits before its send: marks the rows {@linkplain RelayerStore#IN_FLIGHT in
    * flight} and charges {@link #UNTRACED_SEND} to those that carry no error at all — the dead
    * owner's last pass may have sent them, and its crash left nothing in the rows. Rows with an
    * error (a recorded failure, or the in-flight mark of a send that did count) are not charged. So
@@ -106,7 +115,7 @@ public final class DeliveryEngine implements AutoCloseable {
    * Returns the messages as they now read.
    */
   public List<ClaimedMessage> markTakenOver(
-      DSLContext tx, UUID token, List<ClaimedMessage> messages) {
+      ClaimTransaction pass, UUID token, List<ClaimedMessage> messages) {
     List<Long> charged = new ArrayList<>();
     List<Long> marked = new ArrayList<>();
     List<ClaimedMessage> now = new ArrayList<>(messages.size());
@@ -115,8 +124,8 @@ public final class DeliveryEngine implements AutoCloseable {
       (charge ? charged : marked).add(m.id());
       now.add(charge ? m.withMoreAttempts(UNTRACED_SEND) : m);
     }
-    store.markInFlight(tx, token, charged, UNTRACED_SEND);
-    store.markInFlight(tx, token, marked);
+    pass.markInFlight(token, charged, UNTRACED_SEND);
+    pass.markInFlight(token, marked, 0);
     return now;
   }
 
@@ -126,124 +135,118 @@ public final class DeliveryEngine implements AutoCloseable {
   }
 
   /**
-   * Writes the outcome under the claim's token: deletes accepted rows, holds failed ones for their
-   * backoff, buries rows the transport rejected for good and rows out of attempts (an ordered head
-   * is parked instead). Returns the events to emit once the caller's transaction has committed.
+   * Writes the outcome in {@code pass} under the claim's token, in one {@link Completion}: deletes
+   * accepted rows, holds failed ones for their backoff, buries rows the transport rejected for good
+   * and rows out of attempts (an ordered head is parked instead). Returns the events to emit once
+   * the caller's transaction has committed.
    */
   public List<Consumer<RelayerEventListener>> complete(
-      DSLContext tx, Claim claim, SendOutcome outcome, String component) {
-    UUID token = claim.token();
+      ClaimTransaction pass, Claim claim, SendOutcome outcome, String component) {
     Instant now = clock.instant();
-    // Without a listener, no event is built: the list stays empty.
-    boolean observed = events.active();
-    List<Consumer<RelayerEventListener>> emitted = new ArrayList<>();
-
     List<Long> acceptedIds = outcome.accepted().stream().map(ClaimedMessage::id).toList();
-    int deleted;
-    if (claim instanceof Claim.Locked locked) {
-      // The rows are held by this transaction's locks: sent rows go by id; the others get the
-      // claim's stamp first, so the fenced writes below find them as they would a stamped claim.
-      List<Long> unsent = new ArrayList<>();
-      outcome.exhausted().forEach(m -> unsent.add(m.id()));
-      outcome.failed().forEach(f -> unsent.add(f.message().id()));
-      outcome.notAttempted().forEach(m -> unsent.add(m.id()));
-      store.stampLocked(tx, locked, unsent);
-      deleted = store.deleteLocked(tx, locked, acceptedIds);
-    } else {
-      // A Claim.Stamped: its rows carry the token.
-      deleted = store.deleteFenced(tx, token, acceptedIds);
-    }
-    if (deleted < acceptedIds.size()) {
-      log.debug(
-          "store={} component={} lost {} deletes to a newer claim",
-          store.displayName(),
-          component,
-          acceptedIds.size() - deleted);
-    }
-    if (observed) {
-      for (ClaimedMessage m : outcome.accepted()) {
-        DeliveryEvent event = event(m, component);
-        emitted.add(l -> l.sent(event));
-      }
-    }
-
     List<FailedSend> retries = new ArrayList<>();
+    List<Completion.Burial> buried = new ArrayList<>();
     for (ClaimedMessage m : outcome.exhausted()) {
       String error =
           "claimed "
               + m.attempts()
               + " times without completing"
               + (m.lastError() == null ? "" : "; last error: " + m.lastError());
-      bury(tx, token, m, MAX_ATTEMPTS, error, now, component, emitted);
+      buried.add(new Completion.Burial(m, MAX_ATTEMPTS, error));
     }
     for (SendOutcome.Failure failure : outcome.failed()) {
       ClaimedMessage m = failure.message();
-      if (observed) {
-        DeliveryEvent event = event(m, component);
-        emitted.add(l -> l.sendFailed(event, failure.kind(), failure.error()));
-      }
       if (failure.permanent()) {
-        bury(tx, token, m, Sender.REJECTED, failure.error(), now, component, emitted);
+        buried.add(new Completion.Burial(m, Sender.REJECTED, failure.error()));
       } else if (m.attempts() >= sender.maxAttempts()) {
         String reason =
             Sender.UNKNOWN_TRANSPORT.equals(failure.reason())
                 ? Sender.UNKNOWN_TRANSPORT
                 : MAX_ATTEMPTS;
-        bury(tx, token, m, reason, failure.error(), now, component, emitted);
+        buried.add(new Completion.Burial(m, reason, failure.error()));
       } else {
-        Instant retryAt = now.plus(backoff.delayAfter(m.attempts()));
-        retries.add(new FailedSend(m.id(), failure.error(), retryAt));
-        if (observed) {
-          DeliveryEvent event = event(m, component);
-          emitted.add(l -> l.failed(event, failure.error(), retryAt));
-        }
+        retries.add(
+            new FailedSend(m.id(), failure.error(), now.plus(backoff.delayAfter(m.attempts()))));
       }
     }
-    store.recordFailures(tx, token, retries);
-    return emitted;
-  }
-
-  private void bury(
-      DSLContext tx,
-      UUID token,
-      ClaimedMessage m,
-      String reason,
-      String error,
-      Instant now,
-      String component,
-      List<Consumer<RelayerEventListener>> emitted) {
-    if (m.orderingKey() != null) {
-      if (store.park(tx, token, m.id(), error, now)) {
-        log.warn(
-            "store={} lane={} id={} key={} parked ({}) after {} attempts: {}",
-            store.displayName(),
-            m.lane(),
-            m.id(),
-            m.orderingKey(),
-            reason,
-            m.attempts(),
-            error);
-        if (events.active()) {
-          DeliveryEvent event = event(m, component);
-          emitted.add(l -> l.parked(event, error));
-        }
-      }
-      return;
+    Completion.Written written =
+        pass.complete(claim, new Completion(acceptedIds, retries, buried, now));
+    if (written.deleted() < acceptedIds.size()) {
+      log.debug(
+          "store={} component={} lost {} deletes to a newer claim",
+          store.displayName(),
+          component,
+          acceptedIds.size() - written.deleted());
     }
-    if (store.moveToDead(tx, token, new DeadLetter(List.of(m.id()), reason, error, now)) == 1) {
+    for (Completion.Burial b : written.parked()) {
+      ClaimedMessage m = b.message();
+      log.warn(
+          "store={} lane={} id={} key={} parked ({}) after {} attempts: {}",
+          store.displayName(),
+          m.lane(),
+          m.id(),
+          m.orderingKey(),
+          b.reason(),
+          m.attempts(),
+          b.error());
+    }
+    for (Completion.Burial b : written.dead()) {
+      ClaimedMessage m = b.message();
       log.warn(
           "store={} id={} message_id={} moved to dead rows ({}) after {} attempts: {}",
           store.displayName(),
           m.id(),
           m.messageId(),
-          reason,
+          b.reason(),
           m.attempts(),
-          error);
-      if (events.active()) {
-        DeliveryEvent event = event(m, component);
-        emitted.add(l -> l.dead(event, reason, error));
+          b.error());
+    }
+    return events.active() ? events(outcome, retries, written, component) : List.of();
+  }
+
+  /**
+   * The events of a completion, in the order of the outcome: each accepted row; each exhausted
+   * row's burial; each failure, then its retry or its burial.
+   */
+  private static List<Consumer<RelayerEventListener>> events(
+      SendOutcome outcome, List<FailedSend> retries, Completion.Written written, String component) {
+    List<Consumer<RelayerEventListener>> emitted = new ArrayList<>();
+    for (ClaimedMessage m : outcome.accepted()) {
+      DeliveryEvent event = event(m, component);
+      emitted.add(l -> l.sent(event));
+    }
+    Map<Long, Consumer<RelayerEventListener>> burials = new HashMap<>();
+    for (Completion.Burial b : written.parked()) {
+      DeliveryEvent event = event(b.message(), component);
+      burials.put(b.message().id(), l -> l.parked(event, b.error()));
+    }
+    for (Completion.Burial b : written.dead()) {
+      DeliveryEvent event = event(b.message(), component);
+      burials.put(b.message().id(), l -> l.dead(event, b.reason(), b.error()));
+    }
+    Map<Long, FailedSend> retried = new HashMap<>();
+    retries.forEach(r -> retried.put(r.id(), r));
+    for (ClaimedMessage m : outcome.exhausted()) {
+      Consumer<RelayerEventListener> burial = burials.get(m.id());
+      if (burial != null) {
+        emitted.add(burial);
       }
     }
+    for (SendOutcome.Failure failure : outcome.failed()) {
+      ClaimedMessage m = failure.message();
+      DeliveryEvent event = event(m, component);
+      emitted.add(l -> l.sendFailed(event, failure.kind(), failure.error()));
+      FailedSend retry = retried.get(m.id());
+      if (retry != null) {
+        emitted.add(l -> l.failed(event, failure.error(), retry.retryAt()));
+      } else {
+        Consumer<RelayerEventListener> burial = burials.get(m.id());
+        if (burial != null) {
+          emitted.add(burial);
+        }
+      }
+    }
+    return emitted;
   }
 
   private static DeliveryEvent event(ClaimedMessage m, String component) {

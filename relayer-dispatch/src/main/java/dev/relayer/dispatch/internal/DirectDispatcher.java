@@ -4,7 +4,6 @@ import dev.relayer.dispatch.spi.PassKind;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.Claim;
 import dev.relayer.store.ClaimByIds;
-import dev.relayer.store.RelayerStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -113,14 +112,13 @@ public final class DirectDispatcher {
 
   private void dispatch(List<Long> ids) {
     long started = engine.events().passStarted();
-    RelayerStore store = engine.store();
     Claim claim =
         dsl.transactionResult(
-            tx -> {
-              store.commitWithoutFlushWait(tx.dsl());
-              return store.claimByIds(
-                  tx.dsl(), new ClaimByIds(ids, engine.clock().instant(), claimDuration));
-            });
+            tx ->
+                engine
+                    .passes()
+                    .direct(tx.dsl())
+                    .claimByIds(new ClaimByIds(ids, engine.clock().instant(), claimDuration)));
     if (claim.isEmpty()) {
       engine.events().passFinished(PassKind.DIRECT, started);
       return;
@@ -128,10 +126,7 @@ public final class DirectDispatcher {
     SendOutcome outcome = engine.send(claim);
     List<Consumer<RelayerEventListener>> events =
         dsl.transactionResult(
-            tx -> {
-              store.commitWithoutFlushWait(tx.dsl());
-              return engine.complete(tx.dsl(), claim, outcome, "direct");
-            });
+            tx -> engine.complete(engine.passes().direct(tx.dsl()), claim, outcome, "direct"));
     engine.emit(events);
     engine.events().passFinished(PassKind.DIRECT, started);
   }

@@ -9,6 +9,7 @@ import dev.relayer.store.ClaimedMessage;
 import dev.relayer.store.LeaseOutcome;
 import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.pass.SweepPass;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,11 +27,10 @@ import org.slf4j.LoggerFactory;
  * that are due, unclaimed and older than the recovery delay, send them, and complete them — claims,
  * completions and the lease renewal in the one transaction that locked the lease row.
  *
- * <p>The claim is {@linkplain dev.relayer.store.RelayerStore#lockPage locked, not stamped}: the
- * pass transaction's row locks keep other claimers off the rows until it commits, and a stamp
- * written in it would be deleted with the sent rows or overwritten by the completion before anyone
- * could see it. Rows that are not sent get the stamp (token, expiry, one more attempt) at
- * completion.
+ * <p>The claim is {@linkplain SweepPass#lockPage locked, not stamped}: the pass transaction's row
+ * locks keep other claimers off the rows until it commits, and a stamp written in it would be
+ * deleted with the sent rows or overwritten by the completion before anyone could see it. Rows that
+ * are not sent get the stamp (token, expiry, one more attempt) at completion.
  *
  * <p>Crashes: a pass that dies during its send leaves nothing behind, so it cannot say which row
  * killed it. Three things make such a message end dead instead of looping:
@@ -151,8 +151,8 @@ public final class Sweeper {
    * transaction committed. Rows marked in flight are left for {@link #claimAlone}.
    */
   private Step page(DSLContext t) {
-    RelayerStore store = engine.store();
-    LeaseOutcome outcome = store.startLeasedPass(t, lease());
+    SweepPass pass = engine.passes().sweep(t, lease());
+    LeaseOutcome outcome = pass.lease();
     if (!outcome.acquired()) {
       return new Step.NotLeader();
     }
@@ -162,7 +162,7 @@ public final class Sweeper {
         log.warn(
             "store={} sweeper lease taken over from {}; the traversal commits each claim before"
                 + " its send until it wraps",
-            store.displayName(),
+            engine.store().displayName(),
             outcome.takenOver()
                 ? "an owner whose lease expired"
                 : "an earlier process under this owner name");
@@ -176,9 +176,9 @@ public final class Sweeper {
     long end = upTo;
     long from = cursor;
     if (end < 0) {
-      OptionalLong highest = store.highestPendingUnorderedId(t);
+      OptionalLong highest = pass.highestPendingUnorderedId();
       if (highest.isEmpty()) {
-        store.renewLease(t, lease());
+        pass.end();
         return new Step.Wrapped();
       }
       end = highest.getAsLong();
@@ -186,8 +186,7 @@ public final class Sweeper {
     }
     Instant now = engine.clock().instant();
     Claim.Locked claim =
-        store.lockPage(
-            t,
+        pass.lockPage(
             new ClaimPage(
                 from,
                 end,
@@ -196,7 +195,7 @@ public final class Sweeper {
                 now,
                 settings.claimDuration()));
     if (claim.isEmpty()) {
-      store.renewLease(t, lease());
+      pass.end();
       return new Step.Wrapped();
     }
     List<ClaimedMessage> suspects = new ArrayList<>();
@@ -210,9 +209,9 @@ public final class Sweeper {
     Claim.Locked page = new Claim.Locked(claim.token(), claim.expiresAt(), others);
     if (carefulPage) {
       List<Long> ids = others.stream().map(ClaimedMessage::id).toList();
-      store.stampLocked(t, page, ids);
-      List<ClaimedMessage> charged = engine.markTakenOver(t, page.token(), others);
-      store.renewLease(t, lease());
+      pass.stamp(page, ids);
+      List<ClaimedMessage> charged = engine.markTakenOver(pass, page.token(), others);
+      pass.end();
       Claim.@Nullable Stamped committed =
           charged.isEmpty() ? null : new Claim.Stamped(page.token(), page.expiresAt(), charged);
       return new Step.CarefulPage(last, end, others.size(), committed, suspects);
@@ -222,10 +221,10 @@ public final class Sweeper {
     if (!others.isEmpty()) {
       SendOutcome outcomes = engine.send(page);
       engine.handoffs().sweptWithoutHandoff(neverHandedOff(outcomes));
-      events = engine.complete(t, page, outcomes, "sweeper");
+      events = engine.complete(pass, page, outcomes, "sweeper");
       sent = outcomes.accepted().size();
     }
-    store.renewLease(t, lease());
+    pass.end();
     return new Step.SentPage(last, end, others.size(), sent, events, suspects);
   }
 
@@ -235,18 +234,16 @@ public final class Sweeper {
    * gone or no longer claimable.
    */
   private Claim.@Nullable Stamped claimAlone(DSLContext dsl, long id) {
-    RelayerStore store = engine.store();
     return dsl.transactionResult(
         tx -> {
-          DSLContext t = tx.dsl();
-          if (!store.startLeasedPass(t, lease()).acquired()) {
+          SweepPass pass = engine.passes().sweep(tx.dsl(), lease());
+          if (!pass.lease().acquired()) {
             return null;
           }
           Claim.Stamped claim =
-              store.claimByIds(
-                  t,
+              pass.claimByIds(
                   new ClaimByIds(List.of(id), engine.clock().instant(), settings.claimDuration()));
-          store.renewLease(t, lease());
+          pass.end();
           return claim;
         });
   }
@@ -258,13 +255,9 @@ public final class Sweeper {
     }
     SendOutcome outcome = engine.send(claim);
     engine.handoffs().sweptWithoutHandoff(neverHandedOff(outcome));
-    RelayerStore store = engine.store();
     engine.emit(
         dsl.transactionResult(
-            tx -> {
-              store.commitWithoutFlushWait(tx.dsl());
-              return engine.complete(tx.dsl(), claim, outcome, "sweeper");
-            }));
+            tx -> engine.complete(engine.passes().direct(tx.dsl()), claim, outcome, "sweeper")));
     return outcome.accepted().size();
   }
 

@@ -5,6 +5,8 @@ import dev.relayer.store.LeaseOutcome;
 import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.LeaseState;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.pass.Leases;
+import dev.relayer.store.pass.Passes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +31,7 @@ public final class LaneBalancer {
   private static final Logger log = LoggerFactory.getLogger(LaneBalancer.class);
 
   private final RelayerStore store;
+  private final Leases leaseStatements;
   private final String owner;
   private final LeaseRequest heartbeat;
   private final LaneScheduler scheduler;
@@ -45,6 +48,7 @@ public final class LaneBalancer {
       LaneWorker worker,
       LeaseTracker leases) {
     this.store = store;
+    this.leaseStatements = Passes.of(store).leases();
     this.owner = owner;
     this.heartbeat = new LeaseRequest(INSTANCE_PREFIX + owner, owner, leaseDuration);
     this.scheduler = scheduler;
@@ -56,7 +60,8 @@ public final class LaneBalancer {
   public synchronized Set<Integer> tick(DSLContext dsl) {
     // The lane leases taken or lost by passes since the previous tick, as one line.
     leases.summarizeLanes(owner, "since the last balancing");
-    LeaseOutcome beat = dsl.transactionResult(tx -> store.tryAcquireLease(tx.dsl(), heartbeat));
+    LeaseOutcome beat =
+        dsl.transactionResult(tx -> leaseStatements.tryAcquire(tx.dsl(), heartbeat));
     if (beat instanceof LeaseOutcome.HeldByOther other) {
       log.warn(
           "store={} heartbeat {} is held by owner={}: two instances share one owner identity",
@@ -124,7 +129,7 @@ public final class LaneBalancer {
     }
     leases.summarizeLanes(owner, "released at shutdown");
     try {
-      dsl.transaction(tx -> store.releaseLease(tx.dsl(), heartbeat.name(), owner));
+      dsl.transaction(tx -> leaseStatements.release(tx.dsl(), heartbeat.name(), owner));
     } catch (RuntimeException e) {
       log.warn("store={} could not release the heartbeat; it will expire", store.displayName(), e);
     }

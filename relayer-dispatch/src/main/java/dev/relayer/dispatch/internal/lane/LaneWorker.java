@@ -12,6 +12,8 @@ import dev.relayer.store.LaneClaim;
 import dev.relayer.store.LeaseOutcome;
 import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.pass.DirectClaim;
+import dev.relayer.store.pass.LanePass;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -190,8 +192,8 @@ public final class LaneWorker {
      * renewOnly}, claims and sends in the lanes whose lease it took.
      */
     void run(DSLContext t, List<Integer> lanes, boolean renewOnly) {
-      List<LeaseOutcome> outcomes =
-          engine.store().startLeasedPass(t, lanes.stream().map(LaneWorker.this::lease).toList());
+      LanePass pass = engine.passes().lanes(t, lanes, LaneWorker.this::lease);
+      List<LeaseOutcome> outcomes = pass.leases();
       for (int i = 0; i < lanes.size(); i++) {
         int lane = lanes.get(i);
         LeaseOutcome outcome = outcomes.get(i);
@@ -214,7 +216,7 @@ public final class LaneWorker {
           lanes.stream().filter(lane -> tally(lane).owner && !careful.containsKey(lane)).toList();
       if (!owned.isEmpty() && !renewOnly && !newlyAcquired) {
         // Taking a lease has already restarted its expiry: a renew-only pass is done.
-        claimAndSend(t, owned);
+        claimAndSend(pass, owned);
       }
     }
 
@@ -224,13 +226,12 @@ public final class LaneWorker {
      * {@code claimAgain} says so. Ends by renewing the leases and reading when each lane that has
      * nothing more to send is next due.
      */
-    private void claimAndSend(DSLContext t, List<Integer> owned) {
-      RelayerStore store = engine.store();
+    private void claimAndSend(LanePass pass, List<Integer> owned) {
       Set<Integer> active = new TreeSet<>(owned);
       for (int claims = 1; ; claims++) {
         long look = clock.getAsLong();
         int maxKeys = maxKeys(active);
-        Claim.Stamped claim = claim(t, active, maxKeys);
+        Claim.Stamped claim = claim(pass, active, maxKeys);
         Map<Integer, Set<String>> keys = keysByLane(claim.messages());
         boolean cut = keys.values().stream().mapToInt(Set::size).sum() >= maxKeys;
         for (Integer lane : List.copyOf(active)) {
@@ -248,14 +249,13 @@ public final class LaneWorker {
         if (claim.isEmpty()) {
           break;
         }
-        claim = withoutSuspects(t, claim, active);
+        claim = withoutSuspects(pass, claim, active);
         if (claim.isEmpty()) {
           break;
         }
         SendOutcome sent = sender.send(claim);
-        events.addAll(engine.complete(t, claim, sent, "lane"));
-        store.unclaim(
-            t, claim.token(), sent.notAttempted().stream().map(ClaimedMessage::id).toList());
+        events.addAll(engine.complete(pass, claim, sent, "lane"));
+        pass.unclaim(claim.token(), sent.notAttempted().stream().map(ClaimedMessage::id).toList());
         tally(claim, sent, keys.keySet());
         boolean allSent = sent.accepted().size() == claim.messages().size();
         if (!allSent || claims == settings.claimsPerPass() || active.isEmpty()) {
@@ -267,7 +267,7 @@ public final class LaneWorker {
         if (!claimAgain.getAsBoolean()) {
           // Other lanes wait for a thread: ask whether a next pass would find work rather than
           // assume that it would.
-          Set<Integer> due = store.lanesWithDueHead(t, active, engine.clock().instant());
+          Set<Integer> due = pass.lanesWithDueHead(active, engine.clock().instant());
           for (Integer lane : active) {
             if (due.contains(lane)) {
               tally(lane).more = true;
@@ -285,8 +285,7 @@ public final class LaneWorker {
           idle.add(lane);
         }
       }
-      List<LeaseRequest> held = owned.stream().map(LaneWorker.this::lease).toList();
-      Map<Integer, Instant> due = store.renewLeasesAndFindNextDue(t, held, idle, now);
+      Map<Integer, Instant> due = pass.end(idle, now);
       due.forEach((lane, at) -> tally(lane).dueIn = Duration.between(now, at));
     }
 
@@ -295,7 +294,7 @@ public final class LaneWorker {
      * flight (its sender stopped during the send) so that they are not sent with others; their
      * lanes get careful steps after the commit, and leave {@code active}.
      */
-    private Claim.Stamped withoutSuspects(DSLContext t, Claim.Stamped claim, Set<Integer> active) {
+    private Claim.Stamped withoutSuspects(LanePass pass, Claim.Stamped claim, Set<Integer> active) {
       Set<String> suspectKeys = new HashSet<>();
       Set<String> seen = new HashSet<>();
       for (ClaimedMessage m : claim.messages()) {
@@ -317,7 +316,7 @@ public final class LaneWorker {
           kept.add(m);
         }
       }
-      engine.store().unclaim(t, claim.token(), givenBack);
+      pass.unclaim(claim.token(), givenBack);
       return new Claim.Stamped(claim.token(), claim.expiresAt(), kept);
     }
 
@@ -359,20 +358,17 @@ public final class LaneWorker {
     }
 
     /** Claims the next rows of {@code lanes}: heads, and their runs on batch-order transports. */
-    private Claim.Stamped claim(DSLContext t, Set<Integer> lanes, int maxKeys) {
+    private Claim.Stamped claim(LanePass pass, Set<Integer> lanes, int maxKeys) {
       Set<String> batching = engine.sender().batchOrderTransports();
       int followers = batching.isEmpty() ? 0 : settings.rowsPerKey() - 1;
-      return engine
-          .store()
-          .claimLane(
-              t,
-              new LaneClaim(
-                  lanes,
-                  maxKeys,
-                  followers,
-                  batching,
-                  engine.clock().instant(),
-                  settings.claimDuration()));
+      return pass.claim(
+          new LaneClaim(
+              lanes,
+              maxKeys,
+              followers,
+              batching,
+              engine.clock().instant(),
+              settings.claimDuration()));
     }
   }
 
@@ -432,7 +428,6 @@ public final class LaneWorker {
    */
   private void carefulSteps(
       DSLContext dsl, int lane, LaneTally tally, List<Consumer<RelayerEventListener>> events) {
-    RelayerStore store = engine.store();
     // At most the careful lane's group steps plus one step per head a claim can hold; heads still
     // marked after that are found again by the lane's next pass.
     for (int step = 0; step < settings.claimsPerPass() + settings.keysPerPass(); step++) {
@@ -441,13 +436,12 @@ public final class LaneWorker {
       Claim.Stamped claim =
           dsl.transactionResult(
               tx -> {
-                DSLContext t = tx.dsl();
-                if (!store.startLeasedPass(t, lease(lane)).acquired()) {
+                LanePass pass = engine.passes().lanes(tx.dsl(), List.of(lane), this::lease);
+                if (!pass.leases().get(0).acquired()) {
                   return null;
                 }
                 Claim.Stamped heads =
-                    store.claimLane(
-                        t,
+                    pass.claim(
                         new LaneClaim(
                             Set.of(lane),
                             settings.keysPerPass(),
@@ -459,8 +453,7 @@ public final class LaneWorker {
                 headsLeft[0] = chosen.size() < heads.messages().size();
                 Set<Long> chosenIds = new HashSet<>();
                 chosen.forEach(m -> chosenIds.add(m.id()));
-                store.unclaim(
-                    t,
+                pass.unclaim(
                     heads.token(),
                     heads.messages().stream()
                         .map(ClaimedMessage::id)
@@ -470,12 +463,12 @@ public final class LaneWorker {
                 if (groupStep) {
                   // A taken-over lane: the dead owner may have sent these in a pass that left no
                   // trace.
-                  sending = engine.markTakenOver(t, heads.token(), chosen);
+                  sending = engine.markTakenOver(pass, heads.token(), chosen);
                 } else {
-                  store.markInFlight(t, heads.token(), chosenIds);
+                  pass.markInFlight(heads.token(), chosenIds, 0);
                   sending = chosen;
                 }
-                store.renewLease(t, lease(lane));
+                pass.end();
                 return new Claim.Stamped(heads.token(), heads.expiresAt(), sending);
               });
       if (claim == null || claim.isEmpty()) {
@@ -488,13 +481,11 @@ public final class LaneWorker {
       events.addAll(
           dsl.transactionResult(
               tx -> {
-                DSLContext t = tx.dsl();
-                store.commitWithoutFlushWait(t);
-                List<Consumer<RelayerEventListener>> done = engine.complete(t, claim, sent, "lane");
-                store.unclaim(
-                    t,
-                    claim.token(),
-                    sent.notAttempted().stream().map(ClaimedMessage::id).toList());
+                DirectClaim completion = engine.passes().direct(tx.dsl());
+                List<Consumer<RelayerEventListener>> done =
+                    engine.complete(completion, claim, sent, "lane");
+                completion.unclaim(
+                    claim.token(), sent.notAttempted().stream().map(ClaimedMessage::id).toList());
                 return done;
               }));
       tally.claimed += claim.messages().size();
@@ -507,7 +498,7 @@ public final class LaneWorker {
           && careful.computeIfPresent(lane, (l, left) -> left > 1 ? left - 1 : null) == null) {
         log.info(
             "store={} lane={} careful claims done; the lane's passes send in batches again",
-            store.displayName(),
+            engine.store().displayName(),
             lane);
       }
     }
@@ -542,7 +533,8 @@ public final class LaneWorker {
   public boolean release(DSLContext dsl, int lane) {
     String name = LEASE_PREFIX + lane;
     boolean released =
-        dsl.transactionResult(tx -> engine.store().releaseLease(tx.dsl(), name, settings.owner()));
+        dsl.transactionResult(
+            tx -> engine.passes().leases().release(tx.dsl(), name, settings.owner()));
     leases.observe(name, settings.owner(), false);
     return released;
   }

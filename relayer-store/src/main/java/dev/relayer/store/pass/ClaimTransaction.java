@@ -1,0 +1,93 @@
+package dev.relayer.store.pass;
+
+import dev.relayer.store.Claim;
+import dev.relayer.store.ClaimedMessage;
+import dev.relayer.store.DeadLetter;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.jooq.DSLContext;
+
+/**
+ * A transaction that writes to claimed rows: one of the passes that claim and complete in one
+ * transaction ({@link SweepPass}, {@link LanePass}), or the transaction of its own that completes a
+ * claim committed before its send ({@link DirectClaim}).
+ */
+public abstract sealed class ClaimTransaction permits SweepPass, LanePass, DirectClaim {
+
+  final PassStatements statements;
+  final DSLContext tx;
+
+  ClaimTransaction(PassStatements statements, DSLContext tx) {
+    this.statements = statements;
+    this.tx = tx;
+  }
+
+  /** Throws {@link IllegalStateException} when this transaction may not write to claims now. */
+  abstract void checkWritable(String step);
+
+  /**
+   * Writes a send's outcome under the claim's token, in this order: for a {@linkplain Claim.Locked
+   * locked} claim, the stamp on every row not accepted (so that the token-fenced writes below find
+   * them as they would a stamped claim's); the delete of the accepted rows; each burial (a park, or
+   * a move to the dead table); the failures to retry. Returns what was written.
+   */
+  public final Completion.Written complete(Claim claim, Completion completion) {
+    checkWritable("complete");
+    UUID token = claim.token();
+    int deleted;
+    if (claim instanceof Claim.Locked locked) {
+      Set<Long> accepted = new HashSet<>(completion.accepted());
+      List<Long> unsent = new ArrayList<>();
+      for (ClaimedMessage m : locked.messages()) {
+        if (!accepted.contains(m.id())) {
+          unsent.add(m.id());
+        }
+      }
+      statements.stampLocked(tx, locked, unsent);
+      deleted = statements.deleteLocked(tx, locked, completion.accepted());
+    } else {
+      deleted = statements.deleteFenced(tx, token, completion.accepted());
+    }
+    List<Completion.Burial> parked = new ArrayList<>();
+    List<Completion.Burial> dead = new ArrayList<>();
+    for (Completion.Burial burial : completion.buried()) {
+      ClaimedMessage m = burial.message();
+      if (burial.parks()) {
+        if (statements.park(tx, token, m.id(), burial.error(), completion.at())) {
+          parked.add(burial);
+        }
+      } else if (statements.moveToDead(
+              tx,
+              token,
+              new DeadLetter(List.of(m.id()), burial.reason(), burial.error(), completion.at()))
+          == 1) {
+        dead.add(burial);
+      }
+    }
+    statements.recordFailures(tx, token, completion.retries());
+    return new Completion.Written(deleted, parked, dead);
+  }
+
+  /**
+   * Marks rows still under {@code token} {@linkplain dev.relayer.store.RelayerStore#IN_FLIGHT in
+   * flight} and charges each {@code extraAttempts} more, for a claim that commits before its send;
+   * returns how many were marked.
+   */
+  public final int markInFlight(UUID token, Collection<Long> ids, int extraAttempts) {
+    checkWritable("markInFlight");
+    return statements.markInFlight(tx, token, ids, extraAttempts);
+  }
+
+  /**
+   * Gives rows claimed under {@code token} back as if never claimed (the claim cleared, its attempt
+   * refunded): for rows a lane claimed and did not send. Returns how many were still held.
+   */
+  public final int unclaim(UUID token, Collection<Long> ids) {
+    checkWritable("unclaim");
+    return statements.unclaim(tx, token, ids);
+  }
+}

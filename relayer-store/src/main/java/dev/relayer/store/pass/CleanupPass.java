@@ -1,0 +1,48 @@
+package dev.relayer.store.pass;
+
+import dev.relayer.store.LeaseOutcome;
+import dev.relayer.store.PurgeBatch;
+import dev.relayer.store.Purged;
+import java.util.Optional;
+import org.jooq.DSLContext;
+
+/**
+ * A retention batch of the cleanup run: it deletes dead rows or inbox records past their retention.
+ * Started with the {@code cleanup} lease ({@link Passes#cleanup}: the pass's transaction settings
+ * and the lease in one statement, first; a batch without the lease throws), or between two takes of
+ * the lease ({@link Passes#cleanupBetweenTakes}), where the lease taken less than a quarter of its
+ * duration ago keeps other owners off without a statement of its own.
+ */
+public final class CleanupPass {
+
+  private final PassStatements statements;
+  private final DSLContext dsl;
+  private final Optional<LeaseOutcome> lease;
+
+  CleanupPass(PassStatements statements, DSLContext dsl, Optional<LeaseOutcome> lease) {
+    this.statements = statements;
+    this.dsl = dsl;
+    this.lease = lease;
+  }
+
+  /** How the pass's start took the lease; empty for a batch between two takes. */
+  public Optional<LeaseOutcome> lease() {
+    return lease;
+  }
+
+  /** One retention batch of the dead table; see {@code RelayerStore}'s retention. */
+  public Purged purgeDead(PurgeBatch batch) {
+    checkLease("purgeDead");
+    return statements.purgeDead(dsl, batch);
+  }
+
+  /** One retention batch of the inbox. */
+  public Purged purgeInbox(PurgeBatch batch) {
+    checkLease("purgeInbox");
+    return statements.purgeInbox(dsl, batch);
+  }
+
+  private void checkLease(String step) {
+    Passes.checkStep("cleanup pass", step, lease.map(LeaseOutcome::acquired).orElse(true), false);
+  }
+}

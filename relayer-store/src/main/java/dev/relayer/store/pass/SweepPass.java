@@ -1,0 +1,91 @@
+package dev.relayer.store.pass;
+
+import dev.relayer.store.Claim;
+import dev.relayer.store.ClaimByIds;
+import dev.relayer.store.ClaimPage;
+import dev.relayer.store.LeaseOutcome;
+import dev.relayer.store.LeaseRequest;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+import org.jooq.DSLContext;
+
+/**
+ * One sweep pass, in one transaction under the {@code sweeper} lease. Its steps, in their only
+ * order:
+ *
+ * <ol>
+ *   <li><b>Start</b> ({@link Passes#sweep}): the pass's transaction settings and the lease in one
+ *       statement, before anything else; the lease row stays locked until the transaction ends, so
+ *       no other owner runs a pass meanwhile. A pass that did not {@linkplain LeaseOutcome#acquired
+ *       acquire} the lease can do nothing more: every step below throws.
+ *   <li><b>Claim</b>: the traversal's end ({@link #highestPendingUnorderedId}), then the next page
+ *       {@linkplain #lockPage locked} without a stamp, or rows {@linkplain #claimByIds claimed by
+ *       id} with one (a row sent alone, whose claim commits before its send).
+ *   <li><b>Complete</b> ({@link #complete}): for a locked page, the stamp on every row not accepted
+ *       comes first, then the fenced writes; or, for a page whose claim is to commit before its
+ *       send (a pass that took the lease over), {@link #stamp} and {@link #markInFlight} instead.
+ *   <li><b>End</b> ({@link #end}): the lease renewed, last; the pass takes no step after it.
+ * </ol>
+ *
+ * <p>A pass that acquired the lease without holding it before ({@link LeaseOutcome#newlyAcquired})
+ * commits that and claims in a next pass, so that the lease row names every owner that may die
+ * sending.
+ */
+public final class SweepPass extends ClaimTransaction {
+
+  private final LeaseRequest lease;
+  private final LeaseOutcome outcome;
+  private boolean ended;
+
+  SweepPass(PassStatements statements, DSLContext tx, LeaseRequest lease) {
+    super(statements, tx);
+    this.lease = Objects.requireNonNull(lease, "lease");
+    this.outcome = statements.startLeasedPass(tx, List.of(lease)).get(0);
+  }
+
+  /** How the pass's start took the lease, or who holds it instead. */
+  public LeaseOutcome lease() {
+    return outcome;
+  }
+
+  /** The highest id of a pending unordered row: the fixed end of a sweep traversal. */
+  public OptionalLong highestPendingUnorderedId() {
+    checkWritable("highestPendingUnorderedId");
+    return statements.highestPendingUnorderedId(tx);
+  }
+
+  /** Locks the next keyset page without stamping it; see {@code RelayerStore}'s locked claims. */
+  public Claim.Locked lockPage(ClaimPage page) {
+    checkWritable("lockPage");
+    return statements.lockPage(tx, page);
+  }
+
+  /** Claims rows by id, stamped: for a row whose claim commits before its send. */
+  public Claim.Stamped claimByIds(ClaimByIds request) {
+    checkWritable("claimByIds");
+    return statements.claimByIds(tx, request);
+  }
+
+  /**
+   * Stamps rows of a locked page with its token, expiry and attempt, for a page whose claim commits
+   * before its send; returns how many.
+   */
+  public int stamp(Claim.Locked page, Collection<Long> ids) {
+    checkWritable("stamp");
+    return statements.stampLocked(tx, page, ids);
+  }
+
+  /** Renews the lease: the last step of the pass. */
+  public void end() {
+    checkWritable("end");
+    statements.renewLease(tx, lease);
+    ended = true;
+  }
+
+  @Override
+  void checkWritable(String step) {
+    Passes.checkStep("sweep pass", step, outcome.acquired(), ended);
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Relayer's background passes on the store, one type per protocol — for {@code relayer-dispatch}
+ * only. Applications use {@link dev.relayer.store.RelayerStore} (enqueue, inbox, parked keys, dead
+ * rows, health) and the components of {@code relayer-dispatch}; nothing here is for them, and a
+ * test keeps the project's application-facing modules and examples off this package.
+ *
+ * <p>Each pass type is scoped to one transaction, holds its own lease and fence, and takes its
+ * steps in one fixed order, refusing a step out of order with an {@link
+ * java.lang.IllegalStateException}:
+ *
+ * <ul>
+ *   <li>{@link dev.relayer.store.pass.SweepPass}: the sweeper's pass under the {@code sweeper}
+ *       lease — start (settings and lease, first), claim (a locked page, or rows by id), complete,
+ *       renew (last).
+ *   <li>{@link dev.relayer.store.pass.LanePass}: a pass over one or more ordered lanes under their
+ *       leases — start, claim heads, complete, give back what was not sent, renew with the lanes'
+ *       next due instants (last).
+ *   <li>{@link dev.relayer.store.pass.DirectClaim}: a claim that commits before its send — direct
+ *       dispatch's, and every careful step of the sweeper and the lanes — and its completion in a
+ *       transaction of its own; fenced by the claim's token, without a lease.
+ *   <li>{@link dev.relayer.store.pass.CleanupPass}: a retention batch under the {@code cleanup}
+ *       lease, or between two takes of it.
+ * </ul>
+ *
+ * <p>A completion is one call with the whole outcome of a send ({@link
+ * dev.relayer.store.pass.Completion}): the pass writes it in its order — for a locked claim the
+ * stamp on the rows not accepted first, so that the token-fenced writes find them; then the delete
+ * of the accepted rows, the parks and dead moves, the failures to retry — and returns what it wrote
+ * ({@link dev.relayer.store.pass.Completion.Written}), a lost race being fewer rows, not an error.
+ *
+ * <p>The passes reach the store's statements through {@link dev.relayer.store.pass.StoreAccess},
+ * which the store installs when it loads; {@link dev.relayer.store.pass.PassStatements} and {@link
+ * dev.relayer.store.pass.StoreAccess} are public only because the store lives in another package.
+ */
+@NullMarked
+package dev.relayer.store.pass;
+
+import org.jspecify.annotations.NullMarked;
