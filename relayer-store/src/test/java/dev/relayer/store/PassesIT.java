@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.schema.SchemaNames;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.pass.CleanupPass;
 import dev.relayer.store.pass.Completion;
 import dev.relayer.store.pass.LanePass;
 import dev.relayer.store.pass.Passes;
@@ -57,6 +58,22 @@ class PassesIT {
               .isInstanceOf(IllegalStateException.class)
               .hasMessage(
                   "sweep pass: lockPage without the lease: the pass's start did not acquire it");
+          assertThatThrownBy(pass::highestPendingUnorderedId)
+              .isInstanceOf(IllegalStateException.class);
+          assertThatThrownBy(
+                  () -> pass.claimByIds(new ClaimByIds(List.of(1L), Instant.now(), MINUTE)))
+              .isInstanceOf(IllegalStateException.class);
+          Claim.Locked none =
+              new Claim.Locked(java.util.UUID.randomUUID(), Instant.now(), List.of());
+          assertThatThrownBy(() -> pass.stamp(none, List.of()))
+              .isInstanceOf(IllegalStateException.class);
+          assertThatThrownBy(
+                  () ->
+                      pass.complete(
+                          none, new Completion(List.of(), List.of(), List.of(), Instant.now())))
+              .isInstanceOf(IllegalStateException.class);
+          assertThatThrownBy(() -> pass.markInFlight(none.token(), List.of(), 0))
+              .isInstanceOf(IllegalStateException.class);
           assertThatThrownBy(pass::end).isInstanceOf(IllegalStateException.class);
         });
     assertThat(claimedRows()).isZero();
@@ -138,6 +155,39 @@ class PassesIT {
                   pass.claim(new LaneClaim(Set.of(0), 10, 0, Set.of(), Instant.now(), MINUTE))
                       .isEmpty())
               .isTrue();
+        });
+  }
+
+  @Test
+  void aLanePassTakesNoStepAfterItRenewedItsLeases() {
+    fx.dsl.transaction(
+        tx -> {
+          LanePass pass =
+              passes.lanes(tx.dsl(), List.of(0), l -> new LeaseRequest("lane/" + l, "a", MINUTE));
+          pass.end(Set.of(0), Instant.now());
+          assertThatThrownBy(
+                  () ->
+                      pass.claim(new LaneClaim(Set.of(0), 10, 0, Set.of(), Instant.now(), MINUTE)))
+              .isInstanceOf(IllegalStateException.class)
+              .hasMessage(
+                  "lane pass: claim after the pass ended: renewing the lease is its last step");
+          assertThatThrownBy(pass::end).isInstanceOf(IllegalStateException.class);
+        });
+  }
+
+  @Test
+  void aCleanupBatchWhoseStartDidNotTakeTheLeaseIsRefused() {
+    fx.dsl.transaction(
+        tx -> passes.leases().tryAcquire(tx.dsl(), new LeaseRequest("cleanup", "a", MINUTE)));
+
+    fx.dsl.transaction(
+        tx -> {
+          CleanupPass pass = passes.cleanup(tx.dsl(), new LeaseRequest("cleanup", "b", MINUTE));
+          assertThat(pass.lease()).hasValueSatisfying(l -> assertThat(l.acquired()).isFalse());
+          assertThatThrownBy(() -> pass.purgeDead(PurgeBatch.first(Instant.now(), 10)))
+              .isInstanceOf(IllegalStateException.class)
+              .hasMessage(
+                  "cleanup pass: purgeDead without the lease: the pass's start did not acquire it");
         });
   }
 
