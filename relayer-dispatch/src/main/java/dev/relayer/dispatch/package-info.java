@@ -81,11 +81,14 @@
  * Such a message is therefore sent at most {@code maxAttempts} times on every path (one more if a
  * send of it failed with a recorded error before it first killed a sweeper or lane pass: it is not
  * charged then); the claim after the last attempt moves it unsent, with the error {@code claimed N
- * times without completing} and the in-flight mark as its last error. The careful traversal costs a
- * stamp and a commit per page and only follows a takeover; a marked row costs two short
- * transactions of its own. The charge is not exact: a row that the dead pass never reached, and
- * that then fails for another reason, has one retry less. Transient send failures overwrite the
- * mark with their error, so rows retried after a broker outage still go out in batches.
+ * times without completing} and the in-flight mark as its last error. A claim that commits before
+ * its send (direct dispatch's, a careful step's) waits for its WAL flush, unlike Relayer's other
+ * commits: had the server lost it in a crash, the send would have gone ahead with no attempt and no
+ * mark recorded. The careful traversal costs a stamp and a commit per page and only follows a
+ * takeover; a marked row costs two short transactions of its own. The charge is not exact: a row
+ * that the dead pass never reached, and that then fails for another reason, has one retry less.
+ * Transient send failures overwrite the mark with their error, so rows retried after a broker
+ * outage still go out in batches.
  *
  * <h2>Leases</h2>
  *

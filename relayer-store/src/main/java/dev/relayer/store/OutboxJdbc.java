@@ -86,6 +86,15 @@ final class OutboxJdbc {
   /** Most lock calls one statement carries (PostgreSQL allows 1664 select-list entries). */
   private static final int LOCKS_PER_STATEMENT = 500;
 
+  /**
+   * True, and the transaction's commit waits for the WAL flush ({@link
+   * TransactionSettings#FLUSH_WAIT}): in the statements that mark rows in flight. Their claim
+   * commits before its send, and a commit the server lost in a crash would leave a send that no
+   * attempt counts.
+   */
+  private static final Condition FLUSH_WAIT =
+      DSL.field(select(TransactionSettings.FLUSH_WAIT)).isNotNull();
+
   /** Most rows one insert statement carries; a larger enqueue runs several, in order. */
   static final int ROWS_PER_INSERT = 100;
 
@@ -133,7 +142,8 @@ final class OutboxJdbc {
                 .set(O.LAST_ERROR, IN_FLIGHT)
                 .set(O.ATTEMPTS, O.ATTEMPTS.plus(EXTRA_ATTEMPTS))
                 .where(O.ID.eq(any(IDS)))
-                .and(O.CLAIM_TOKEN.eq(TOKEN)));
+                .and(O.CLAIM_TOKEN.eq(TOKEN))
+                .and(FLUSH_WAIT));
     // The i-th failure is (ids[i], errors[i], retryAts[i]).
     Table<?> failed = unnest(IDS).withOrdinality().as("failed", "id", "i");
     Field<Long> i = failed.field("i", Long.class);
@@ -241,6 +251,7 @@ final class OutboxJdbc {
         .set(O.LAST_ERROR, IN_FLIGHT)
         .from(claimable)
         .where(O.ID.eq(claimable.field("id", Long.class)))
+        .and(FLUSH_WAIT)
         .returningResult(returned);
   }
 

@@ -310,7 +310,9 @@ public final class RelayerStore {
    * LOCAL synchronous_commit = off}). Relayer's own claim and completion transactions use it: if
    * the server crashes before the flush, such a transaction is lost whole, and its rows are claimed
    * and sent again — a duplicate, which at-least-once delivery allows. Never use it on the
-   * transaction that writes the messages.
+   * transaction that writes the messages. A statement that marks rows in flight (a claim that
+   * commits before its send) sets the flush wait back on for its transaction: that claim's attempt
+   * must outlive a crash that follows its send.
    */
   void commitWithoutFlushWait(DSLContext tx) {
     jdbc.call(tx, commitWithoutFlushWait, new Binds());

@@ -13,6 +13,14 @@ final class TransactionSettings {
   /** The transaction's commit does not wait for the WAL flush. */
   static final Field<String> NO_FLUSH_WAIT = local("synchronous_commit", "off");
 
+  /**
+   * The transaction's commit waits for the WAL flush again ({@code synchronous_commit = on}, the
+   * server's default), whatever an earlier statement of it set: for a transaction that records a
+   * claim before its send. Were that commit lost in a server crash, a message that kills its sender
+   * would have been sent with no attempt counted.
+   */
+  static final Field<String> FLUSH_WAIT = local("synchronous_commit", "on");
+
   /** Statements the server has prepared run their generic plan, not one planned per execution. */
   static final Field<String> GENERIC_PLANS = local("plan_cache_mode", "force_generic_plan");
 

@@ -75,7 +75,8 @@ public abstract sealed class ClaimTransaction permits SweepPass, LanePass, Direc
   /**
    * Marks rows still under {@code token} {@linkplain dev.relayer.store.RelayerStore#IN_FLIGHT in
    * flight} and charges each {@code extraAttempts} more, for a claim that commits before its send;
-   * returns how many were marked.
+   * returns how many were marked. The transaction's commit then waits for the WAL flush, whatever
+   * the pass set before, so that the claim's attempts outlive a server crash after the send.
    */
   public final int markInFlight(UUID token, Collection<Long> ids, int extraAttempts) {
     checkWritable("markInFlight");

@@ -9,10 +9,12 @@ import org.jooq.DSLContext;
  * to it after their commit, and the completion, in a transaction of its own, of any claim that was
  * committed before its send (direct dispatch's, and the careful steps of the sweeper and the
  * lanes). Its steps: the transaction's settings first ({@link Passes#direct}: its commit does not
- * wait for the WAL flush, since a lost claim or completion only means a row sent again), then the
- * claim ({@link #claimByIds}), or the send's {@linkplain #complete completion} and the {@linkplain
- * #unclaim give-back} of rows the send did not attempt. No lease is held: the claim's token fences
- * every write.
+ * wait for the WAL flush, since a lost completion only means a row sent again), then the claim
+ * ({@link #claimByIds}), or the send's {@linkplain #complete completion} and the {@linkplain
+ * #unclaim give-back} of rows the send did not attempt. A claim marks its rows in flight, and a
+ * statement that marks rows makes the commit wait for the flush after all: a claim lost in a server
+ * crash would leave a send that no attempt counts. No lease is held: the claim's token fences every
+ * write.
  */
 public final class DirectClaim extends ClaimTransaction {
 

@@ -1,0 +1,203 @@
+package dev.relayer.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.relayer.dispatch.internal.DeliveryEngine;
+import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.LeaseRequest;
+import dev.relayer.store.NewMessage;
+import dev.relayer.store.RelayerStore;
+import dev.relayer.store.StoreOptions;
+import dev.relayer.store.pass.Passes;
+import dev.relayer.testkit.PrivatePostgres;
+import dev.relayer.testkit.RelayerSchemaInstaller;
+import dev.relayer.transport.memory.InMemoryTransport;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jooq.DSLContext;
+import org.jooq.Record2;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A claim that commits before its send outlives a server crash during that send. On a PostgreSQL of
+ * the test's own whose WAL writer flushes only every 10 s, the transport crashes the server ({@code
+ * pg_ctl stop -m immediate}) from inside the send, once. After the restart the row still carries
+ * the claim's attempts and the in-flight mark: had the claim's commit not waited for its WAL flush,
+ * the crash would have taken them, and a message that kills its sender would have been sent once
+ * with no attempt counted (more than {@code maxAttempts} sends in all).
+ */
+class ServerCrashDuringSendIT {
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private PrivatePostgres postgres;
+  private HikariDataSource pool;
+  private DSLContext dsl;
+  private final RelayerStore store = RelayerStore.create(StoreOptions.defaults());
+  private final AtomicBoolean crashed = new AtomicBoolean();
+
+  /** Accepts every message; the first send crashes the server before accepting. */
+  private InMemoryTransport transport;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    postgres =
+        PrivatePostgres.start(
+            new PrivatePostgres.Config(
+                "crashsend",
+                "relayer",
+                Map.of("wal_writer_delay", "10000ms", "wal_writer_flush_after", "0"),
+                Optional.empty()));
+    RelayerSchemaInstaller.applyScript(postgres.dataSource(), SchemaOptions.defaults());
+    HikariConfig config = new HikariConfig();
+    config.setDataSource(postgres.dataSource());
+    config.setMaximumPoolSize(6);
+    config.setConnectionTimeout(500);
+    config.setInitializationFailTimeout(-1);
+    pool = new HikariDataSource(config);
+    dsl = DSL.using(pool, SQLDialect.POSTGRES);
+    transport =
+        InMemoryTransport.named("memory")
+            .reject(
+                message -> {
+                  if (crashed.compareAndSet(false, true)) {
+                    crashServer();
+                  }
+                  return false;
+                },
+                "never");
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (pool != null) {
+      pool.close();
+    }
+    if (postgres != null) {
+      postgres.close();
+    }
+  }
+
+  @Test
+  void directDispatchClaimOutlivesAServerCrashDuringItsSend() throws Exception {
+    RelayerDispatcher dispatcher = dispatcher();
+    dispatcher.start();
+    NewMessage message = DispatchFixture.message("orders");
+    DSLContext app =
+        DSL.using(dsl.configuration().deriveAppending(dispatcher.transactionListener()));
+
+    app.transaction(tx -> store.enqueue(tx.dsl(), message));
+    await().atMost(WAIT).untilTrue(crashed);
+    dispatcher.close();
+    postgres.startServer();
+
+    assertThat(attemptsAndError(message.messageId()))
+        .as("the claim's attempt and in-flight mark after the restart")
+        .isEqualTo(List.of(1, RelayerStore.IN_FLIGHT));
+  }
+
+  @Test
+  void takenOverLaneClaimOutlivesAServerCrashDuringItsSend() throws Exception {
+    String key = DispatchFixture.keysInLane(3, 1, StoreOptions.DEFAULT_LANES).get(0);
+    NewMessage message = DispatchFixture.ordered(key);
+    dsl.transaction(tx -> store.enqueue(tx.dsl(), message));
+    // An owner that died: its lease on the lane lapses, and the next owner inherits it.
+    LeaseRequest deadOwners = new LeaseRequest("lane/3", "dead-owner", Duration.ofSeconds(1));
+    assertThat(
+            dsl.transactionResult(tx -> Passes.of(store).leases().tryAcquire(tx.dsl(), deadOwners))
+                .acquired())
+        .isTrue();
+    Thread.sleep(1200);
+    RelayerDispatcher dispatcher = dispatcher();
+    dispatcher.start();
+    RelayerLanes lanes =
+        RelayerLanes.builder(dispatcher)
+            .owner("survivor")
+            .options(DispatchFixture.fastLanes().listen(false).build())
+            .build();
+
+    lanes.start();
+    await().atMost(WAIT).untilTrue(crashed);
+    lanes.close();
+    dispatcher.close();
+    postgres.startServer();
+
+    assertThat(attemptsAndError(message.messageId()))
+        .as("the careful claim's attempt, its charge for the dead owner, and the mark")
+        .isEqualTo(List.of(1 + DeliveryEngine.UNTRACED_SEND, RelayerStore.IN_FLIGHT));
+  }
+
+  @Test
+  void takenOverSweeperClaimOutlivesAServerCrashDuringItsSend() throws Exception {
+    NewMessage message = DispatchFixture.message("orders");
+    dsl.transaction(tx -> store.enqueue(tx.dsl(), message));
+    LeaseRequest deadOwners = new LeaseRequest("sweeper", "dead-owner", Duration.ofSeconds(1));
+    assertThat(
+            dsl.transactionResult(tx -> Passes.of(store).leases().tryAcquire(tx.dsl(), deadOwners))
+                .acquired())
+        .isTrue();
+    Thread.sleep(1200);
+    RelayerDispatcher dispatcher = dispatcher();
+    dispatcher.start();
+    RelayerMaintenance maintenance =
+        RelayerMaintenance.create(
+            dispatcher, DispatchFixture.fastMaintenance().build(), "survivor");
+
+    maintenance.start();
+    await().atMost(WAIT).untilTrue(crashed);
+    maintenance.close();
+    dispatcher.close();
+    postgres.startServer();
+
+    assertThat(attemptsAndError(message.messageId()))
+        .as("the careful page's attempt, its charge for the dead owner, and the mark")
+        .isEqualTo(List.of(1 + DeliveryEngine.UNTRACED_SEND, RelayerStore.IN_FLIGHT));
+  }
+
+  private RelayerDispatcher dispatcher() {
+    return RelayerDispatcher.builder(store, dsl)
+        .transport(transport)
+        .options(DispatchFixture.fastOptions().build())
+        .build();
+  }
+
+  private void crashServer() {
+    try {
+      postgres.crash();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The row's attempts and last error, read on a new connection. */
+  private List<Object> attemptsAndError(UUID messageId) throws Exception {
+    try (var connection = postgres.dataSource().getConnection()) {
+      Record2<Integer, String> row =
+          DSL.using(connection, SQLDialect.POSTGRES)
+              .select(
+                  DSL.field(DSL.name("attempts"), Integer.class),
+                  DSL.field(DSL.name("last_error"), String.class))
+              .from(DSL.table(DSL.name("public", "relayer_outbox")))
+              .where(DSL.field(DSL.name("message_id"), UUID.class).eq(messageId))
+              .fetchOne();
+      assertThat(row).as("the outbox row of %s", messageId).isNotNull();
+      return java.util.Arrays.asList(row.value1(), row.value2());
+    }
+  }
+}
