@@ -6,6 +6,7 @@ import dev.relayer.bench.ScenarioContext;
 import dev.relayer.bench.db.OutboxBloat;
 import dev.relayer.bench.db.OutboxRows;
 import dev.relayer.bench.db.ScenarioDatabase;
+import dev.relayer.bench.db.StatementCosts;
 import dev.relayer.bench.pipeline.BurnDownDriver;
 import dev.relayer.bench.pipeline.DeliveryProbe;
 import dev.relayer.bench.pipeline.SteadyStateDriver;
@@ -71,7 +72,13 @@ public final class PinScenario implements Scenario {
             + " scenario's database; a note says so when it cannot be): an index entry is marked"
             + " dead only once its row is dead to every snapshot, so under the pin the entries"
             + " of deleted rows show as the index's entry count growing while the table's live"
-            + " rows stay flat.");
+            + " rows stay flat.",
+        "- Per bucket, to tell what bounds the pinned steady state: the machine's busy CPU and"
+            + " the harness JVM's (cores), the seconds in which a vacuum of the outbox was running"
+            + " (`pg_stat_progress_vacuum`, sampled once a second), the outbox's autovacuums and"
+            + " autoanalyzes that ended in it, and the statements' execution time in all and of"
+            + " the costliest statement (`pg_stat_statements`, tracking the scenario's database"
+            + " only).");
   }
 
   @Override
@@ -125,14 +132,24 @@ public final class PinScenario implements Scenario {
             context.note(
                 "pgstattuple could not be created, so index entries were not measured: " + why));
     boolean pgstattuple = noPgstattuple.isEmpty();
+    Optional<String> noStatements = StatementCosts.enable(db);
+    noStatements.ifPresent(
+        why ->
+            context.note(
+                "pg_stat_statements could not be enabled, so statements were not measured: "
+                    + why));
     DataSource pool = db.pool("relayer", context.options().poolSize());
-    pinnedSteadyState(context, db, pool, pgstattuple);
+    pinnedSteadyState(context, db, pool, pgstattuple, noStatements.isEmpty());
     db.execute("TRUNCATE " + OutboxRows.TABLE);
     burnDowns(context, db, pool, pgstattuple);
   }
 
   private static void pinnedSteadyState(
-      ScenarioContext context, ScenarioDatabase db, DataSource pool, boolean pgstattuple)
+      ScenarioContext context,
+      ScenarioDatabase db,
+      DataSource pool,
+      boolean pgstattuple,
+      boolean statements)
       throws Exception {
     BenchOptions o = context.options();
     DeliveryProbe probe = new DeliveryProbe();
@@ -156,7 +173,8 @@ public final class PinScenario implements Scenario {
       // where its figures are reported, so that it does not load the buckets in between.
       long lastBucket =
           (o.pin().toNanos() + o.pinBucket().toNanos() - 1) / o.pinBucket().toNanos() - 1;
-      try (HeldSnapshot pin = HeldSnapshot.take(db.connect(), PIN_NAME, OutboxRows.TABLE)) {
+      try (HeldSnapshot pin = HeldSnapshot.take(db.connect(), PIN_NAME, OutboxRows.TABLE);
+          PinSamples samples = PinSamples.start(context, db, statements)) {
         buckets =
             driver.runBuckets(
                 rate,
@@ -167,6 +185,7 @@ public final class PinScenario implements Scenario {
                     boolean edge = i == -1 || i == lastBucket;
                     bloat.put(i, OutboxBloat.sample(db, pgstattuple && edge));
                     xminAge.put(i, OutboxBloat.xminAge(db, pin.pid()));
+                    samples.bucketEnded(i, bucketKey(i), bucketLabel(i, o.pinBucket()));
                   } catch (SQLException e) {
                     throw new IllegalStateException("sampling the outbox failed: " + e, e);
                   }
@@ -176,7 +195,7 @@ public final class PinScenario implements Scenario {
       double worstP99 = 0;
       double from = 0;
       for (SteadyStateDriver.Bucket b : buckets) {
-        String key = String.format(Locale.ROOT, "pinned.b%02d", b.index() + 1);
+        String key = bucketKey(b.index());
         String label =
             String.format(
                 Locale.ROOT,
@@ -218,6 +237,21 @@ public final class PinScenario implements Scenario {
             bloat.get(buckets.size() - 1));
       }
     }
+  }
+
+  private static String bucketKey(int index) {
+    return String.format(Locale.ROOT, "pinned.b%02d", index + 1);
+  }
+
+  /** A bucket's label before its length is known: by its planned bounds. */
+  private static String bucketLabel(int index, java.time.Duration bucket) {
+    long s = bucket.toSeconds();
+    return String.format(
+        Locale.ROOT,
+        "pinned steady state, bucket %d (%d–%d s)",
+        index + 1,
+        index * s,
+        (index + 1) * s);
   }
 
   private static void burnDowns(
