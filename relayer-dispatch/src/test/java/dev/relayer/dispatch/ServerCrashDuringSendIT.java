@@ -32,12 +32,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A claim that commits before its send outlives a server crash during that send. On a PostgreSQL of
- * the test's own whose WAL writer flushes only every 10 s, the transport crashes the server ({@code
- * pg_ctl stop -m immediate}) from inside the send, once. After the restart the row still carries
- * the claim's attempts and the in-flight mark: had the claim's commit not waited for its WAL flush,
- * the crash would have taken them, and a message that kills its sender would have been sent once
- * with no attempt counted (more than {@code maxAttempts} sends in all).
+ * What a send relies on outlives a server crash during that send. On a PostgreSQL of the test's own
+ * whose WAL writer flushes only every 10 s, the transport crashes the server ({@code pg_ctl stop -m
+ * immediate}) from inside the send, once. After the restart, a claim that committed before its send
+ * still carries its attempts and the in-flight mark, and a lease taken just before the send still
+ * names the owner that sent: had those commits not waited for their WAL flush, the crash would have
+ * taken them, and a message that kills its sender could have been sent once with no attempt counted
+ * and no owner to charge (more than {@code maxAttempts} sends in all).
  */
 class ServerCrashDuringSendIT {
 
@@ -167,6 +168,51 @@ class ServerCrashDuringSendIT {
         .isEqualTo(List.of(1 + DeliveryEngine.UNTRACED_SEND, RelayerStore.IN_FLIGHT));
   }
 
+  @Test
+  void laneLeaseTakenJustBeforeAServerCrashStillNamesItsOwnerAfterTheRestart() throws Exception {
+    String key = DispatchFixture.keysInLane(3, 1, StoreOptions.DEFAULT_LANES).get(0);
+    dsl.transaction(tx -> store.enqueue(tx.dsl(), DispatchFixture.ordered(key)));
+    RelayerDispatcher dispatcher = dispatcher();
+    dispatcher.start();
+    RelayerLanes lanes =
+        RelayerLanes.builder(dispatcher)
+            .owner("survivor")
+            .options(DispatchFixture.fastLanes().listen(false).build())
+            .build();
+
+    lanes.start();
+    await().atMost(WAIT).untilTrue(crashed);
+    lanes.close();
+    dispatcher.close();
+    postgres.startServer();
+
+    // The lease names the owner that sent: the next owner takes it over from an expired lease and
+    // charges that send, instead of creating the lease anew and charging nothing.
+    assertThat(leaseOwner("lane/3"))
+        .as("the owner of lane/3 after the restart")
+        .isEqualTo("survivor");
+  }
+
+  @Test
+  void sweeperLeaseTakenJustBeforeAServerCrashStillNamesItsOwnerAfterTheRestart() throws Exception {
+    dsl.transaction(tx -> store.enqueue(tx.dsl(), DispatchFixture.message("orders")));
+    RelayerDispatcher dispatcher = dispatcher();
+    dispatcher.start();
+    RelayerMaintenance maintenance =
+        RelayerMaintenance.create(
+            dispatcher, DispatchFixture.fastMaintenance().build(), "survivor");
+
+    maintenance.start();
+    await().atMost(WAIT).untilTrue(crashed);
+    maintenance.close();
+    dispatcher.close();
+    postgres.startServer();
+
+    assertThat(leaseOwner("sweeper"))
+        .as("the sweeper's owner after the restart")
+        .isEqualTo("survivor");
+  }
+
   private RelayerDispatcher dispatcher() {
     return RelayerDispatcher.builder(store, dsl)
         .transport(transport)
@@ -182,6 +228,17 @@ class ServerCrashDuringSendIT {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
+    }
+  }
+
+  /** The owner the lease row {@code name} names, read on a new connection; null without a row. */
+  private String leaseOwner(String name) throws Exception {
+    try (var connection = postgres.dataSource().getConnection()) {
+      return DSL.using(connection, SQLDialect.POSTGRES)
+          .select(DSL.field(DSL.name("owner"), String.class))
+          .from(DSL.table(DSL.name("public", "relayer_leases")))
+          .where(DSL.field(DSL.name("name"), String.class).eq(name))
+          .fetchOne(0, String.class);
     }
   }
 

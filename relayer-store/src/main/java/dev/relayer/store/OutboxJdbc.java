@@ -22,6 +22,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -102,6 +103,7 @@ final class OutboxJdbc {
   private final RenderedStatement claimByIds;
   private final RenderedStatement claimPage;
   private final RenderedStatement lockPage;
+  private final RenderedStatement highestPendingUnorderedId;
   private final RenderedStatement deleteFenced;
   private final RenderedStatement deleteLocked;
   private final RenderedStatement stampLocked;
@@ -126,6 +128,9 @@ final class OutboxJdbc {
     this.claimByIds = jdbc.render(claimInFlight(O.ID.eq(any(IDS)).and(O.LANE.isNull())));
     this.claimPage = jdbc.render(claim(page()));
     this.lockPage = jdbc.render(lockEligible(select(CLAIMED), page()));
+    this.highestPendingUnorderedId =
+        jdbc.render(
+            select(DSL.max(O.ID)).from(O).where(O.LANE.isNull()).and(O.STATUS.eq(inline(PENDING))));
     this.deleteFenced =
         jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))).and(O.CLAIM_TOKEN.eq(TOKEN)));
     this.deleteLocked = jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))));
@@ -511,6 +516,14 @@ final class OutboxJdbc {
     Binds binds = pageBinds(new Binds().set(NOW, utc(request.now())), request);
     List<ClaimedMessage> locked = claimed(jdbc, dsl, lockPage, binds, 1);
     return new Claim.Locked(UUID.randomUUID(), request.now().plus(request.claimDuration()), locked);
+  }
+
+  /** The highest id of a pending unordered row: the fixed end of a sweep traversal. */
+  OptionalLong highestPendingUnorderedId(DSLContext dsl) {
+    return jdbc.first(
+            dsl, highestPendingUnorderedId, new Binds(), row -> row.getObject(1, Long.class))
+        .map(OptionalLong::of)
+        .orElse(OptionalLong.empty());
   }
 
   private static Binds pageBinds(Binds binds, ClaimPage request) {

@@ -66,6 +66,8 @@ final class OutboxLaneQueries {
   private static final Param<Integer[]> LANES = param("lanes", Integer[].class);
   private static final Param<String[]> TRANSPORTS = param("transports", String[].class);
   private static final Param<Integer> ROWS_PER_RUN = param("rowsPerRun", Integer.class);
+  private static final Param<Long> ID = param("id", Long.class);
+  private static final Param<String> ERROR = param("error", String.class);
 
   private final StoreJdbc jdbc;
 
@@ -80,6 +82,7 @@ final class OutboxLaneQueries {
   private final RenderedStatement nextDue;
   private final RenderedStatement renewAndNextDue;
   private final RenderedStatement outsideLanes;
+  private final RenderedStatement park;
 
   /** {@code pg_notify(channel, payload)} per payload of {@link Lanes#payloads}. */
   private final StoreJdbc.Calls<String, String> notifications;
@@ -124,6 +127,17 @@ final class OutboxLaneQueries {
     // A data-modifying WITH runs whether or not the query reads it, and whatever it returns.
     this.renewAndNextDue = jdbc.render(with(renewed).select(lane, nextDue).from(wanted));
     this.outsideLanes = jdbc.render(selectCount().from(O).where(O.LANE.ge(LANE)));
+    this.park =
+        jdbc.render(
+            update(O)
+                .set(O.STATUS, inline(PARKED))
+                .set(O.PARKED_AT, NOW)
+                .set(O.LAST_ERROR, ERROR)
+                .set(O.CLAIM_TOKEN, inline((UUID) null))
+                .set(O.CLAIM_EXPIRES_AT, inline((OffsetDateTime) null))
+                .where(O.ID.eq(ID))
+                .and(O.CLAIM_TOKEN.eq(OutboxJdbc.TOKEN))
+                .and(O.ORDERING_KEY.isNotNull()));
   }
 
   /**
@@ -366,6 +380,20 @@ final class OutboxLaneQueries {
             lanesWithDueHead,
             new Binds().set(LANES, lanes(lanes)).set(NOW, utc(now)),
             row -> row.getInt(1)));
+  }
+
+  /**
+   * Parks a key's head {@code id} under {@code token}, fenced by it, and clears the claim: the key
+   * is held until an operator acts. False when the claim was lost.
+   */
+  boolean park(DSLContext dsl, UUID token, long id, String error, Instant parkedAt) {
+    Binds binds =
+        new Binds()
+            .set(ID, id)
+            .set(OutboxJdbc.TOKEN, token)
+            .set(ERROR, ErrorText.stored(error))
+            .set(NOW, utc(parkedAt));
+    return jdbc.update(dsl, park, binds) == 1;
   }
 
   /**

@@ -12,10 +12,8 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -23,7 +21,12 @@ import org.jooq.Record2;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
-/** Every statement on the outbox table. */
+/**
+ * The outbox statements built per call: the operator's and the health checks' reads and the
+ * parked-key operations, none of which runs per message or per pass. The per-message and per-pass
+ * statements are rendered once: {@link OutboxJdbc} (writes, claims, completions) and {@link
+ * OutboxLaneQueries} (the lanes').
+ */
 final class OutboxQueries {
 
   private static final RelayerOutbox O = RELAYER_OUTBOX;
@@ -39,31 +42,6 @@ final class OutboxQueries {
   /** {@link OutboxJdbc#eligible(RelayerOutbox, Field)} at {@code now}, bound as a value. */
   static Condition eligible(OffsetDateTime now) {
     return OutboxJdbc.eligible(O, DSL.val(now));
-  }
-
-  static OptionalLong highestPendingUnorderedId(DSLContext dsl) {
-    Long max =
-        dsl.select(DSL.max(O.ID))
-            .from(O)
-            .where(O.LANE.isNull())
-            .and(O.STATUS.eq(PENDING))
-            .fetchOne(0, Long.class);
-    return max == null ? OptionalLong.empty() : OptionalLong.of(max);
-  }
-
-  /** Parks a key's head: fenced by the claim token; clears the claim. */
-  static boolean park(DSLContext dsl, UUID token, long id, String error, Instant parkedAt) {
-    return dsl.update(O)
-            .set(O.STATUS, PARKED)
-            .set(O.PARKED_AT, utc(parkedAt))
-            .set(O.LAST_ERROR, ErrorText.stored(error))
-            .setNull(O.CLAIM_TOKEN)
-            .setNull(O.CLAIM_EXPIRES_AT)
-            .where(O.ID.eq(id))
-            .and(O.CLAIM_TOKEN.eq(token))
-            .and(O.ORDERING_KEY.isNotNull())
-            .execute()
-        == 1;
   }
 
   /** Parked heads, of one lane or ({@code lane} null) all; of one key when {@code key} is set. */

@@ -71,6 +71,7 @@ public final class RelayerStore {
   private final OutboxLaneQueries laneQueries;
   private final StoreJdbc jdbc;
   private final RenderedStatement commitWithoutFlushWait;
+  private final RenderedStatement commitWithFlushWait;
   private final LeaseQueries leases;
   private final InboxQueries inbox;
   private final RetentionDelete deadRetention;
@@ -92,6 +93,7 @@ public final class RelayerStore {
     this.mapping = new StoreDsl(options.schema());
     this.jdbc = new StoreJdbc(mapping);
     this.commitWithoutFlushWait = jdbc.render(DSL.select(TransactionSettings.NO_FLUSH_WAIT));
+    this.commitWithFlushWait = jdbc.render(DSL.select(TransactionSettings.FLUSH_WAIT));
     this.outbox = new OutboxJdbc(jdbc);
     this.laneQueries = new OutboxLaneQueries(jdbc);
     this.leases = new LeaseQueries(jdbc);
@@ -319,6 +321,15 @@ public final class RelayerStore {
   }
 
   /**
+   * Makes the caller's current transaction's commit wait for the WAL flush again ({@code SET LOCAL
+   * synchronous_commit = on}), whatever it set before: for a pass that took a lease from another
+   * owner or created it, so that the lease names its new owner before that owner sends anything.
+   */
+  void commitWithFlushWait(DSLContext tx) {
+    jdbc.call(tx, commitWithFlushWait, new Binds());
+  }
+
+  /**
    * Starts one of Relayer's background passes (a sweep, a lane pass) in the caller's transaction
    * and takes {@code lease} for it, as {@link #tryAcquireLease} does — in one statement when the
    * lease is this owner's or has expired and no other transaction holds its row. The pass's commit
@@ -384,7 +395,7 @@ public final class RelayerStore {
 
   /** The highest id of a pending unordered row: the fixed end of a sweep traversal. */
   OptionalLong highestPendingUnorderedId(DSLContext dsl) {
-    return OutboxQueries.highestPendingUnorderedId(mapping.map(dsl));
+    return outbox.highestPendingUnorderedId(dsl);
   }
 
   /** Claims the next rows of one or more ordered lanes in one statement; see {@link LaneClaim}. */
@@ -589,7 +600,7 @@ public final class RelayerStore {
 
   /** Parks a key's head under {@code token}: the key is held until an operator acts. */
   boolean park(DSLContext dsl, UUID token, long id, String error, Instant parkedAt) {
-    return OutboxQueries.park(mapping.map(dsl), token, id, error, parkedAt);
+    return laneQueries.park(dsl, token, id, error, parkedAt);
   }
 
   /** Parked keys, in lane and key order; {@code lane} null for all lanes. */

@@ -30,6 +30,11 @@ final class StorePassStatements implements PassStatements {
   }
 
   @Override
+  public void commitWithFlushWait(DSLContext tx) {
+    store.commitWithFlushWait(tx);
+  }
+
+  @Override
   public Claim.Stamped claimByIds(DSLContext dsl, ClaimByIds request) {
     return store.claimByIds(dsl, request);
   }

@@ -55,6 +55,22 @@
  * so are a lane pass's lease renewals and its lanes' next due instants ({@link
  * dev.relayer.store.pass.LanePass#end(java.util.Set, java.time.Instant)}).
  *
+ * <h2>Where the statements live</h2>
+ *
+ * Each class of statements holds one table's, except where a statement spans two (the move to and
+ * the replay from the dead table). Every table but the outbox has one class: {@code LeaseQueries}
+ * (rendered once), {@code InboxQueries} (rendered once) and {@link RetentionDelete} for its
+ * retention, {@code OutboxDeadQueries} (the dead table's writes) with {@code DeadRowQueries} (the
+ * operator's reads of it), {@code AuditQueries}. The outbox's statements, some 1,300 lines of jOOQ,
+ * would make one class three times the size the house style allows, so they are split by protocol
+ * instead: {@code OutboxJdbc} — the enqueue, the claims by ids and by page, the sweeper's page lock
+ * and the traversal's end, the completing writes; {@code OutboxLaneQueries} — the lane claim, its
+ * give-back, the due checks, the lane notifications and the park of a head; {@code OutboxQueries}
+ * and {@code BacklogQueries} — the operator's and the health checks' reads and the parked-key
+ * actions. The first two hold every statement a message or a pass runs, all rendered once; the last
+ * two are built per call, at an operator's or a health probe's pace. Every variable is a jOOQ
+ * {@code Param<T>} bound through {@code Binds}, which checks each name and type.
+ *
  * <h2>Ordered writes</h2>
  *
  * An ordered message's lane is {@code floorMod(crc32(utf8(key)), laneCount)} (see {@link

@@ -56,10 +56,15 @@ public final class LanePass extends ClaimTransaction {
     }
     this.leases = List.copyOf(requests);
     this.outcomes = statements.startLeasedPass(tx, leases);
+    boolean newOwner = false;
     for (int i = 0; i < this.lanes.size(); i++) {
       if (outcomes.get(i).acquired()) {
         owned.add(this.lanes.get(i));
       }
+      newOwner |= outcomes.get(i).newlyAcquired();
+    }
+    if (newOwner) {
+      statements.commitWithFlushWait(tx);
     }
   }
 

@@ -30,6 +30,8 @@ public interface PassStatements {
 
   void commitWithoutFlushWait(DSLContext tx);
 
+  void commitWithFlushWait(DSLContext tx);
+
   Claim.Stamped claimByIds(DSLContext dsl, ClaimByIds request);
 
   Claim.Locked lockPage(DSLContext dsl, ClaimPage request);

@@ -43,6 +43,9 @@ public final class SweepPass extends ClaimTransaction {
     super(statements, tx);
     this.lease = Objects.requireNonNull(lease, "lease");
     this.outcome = statements.startLeasedPass(tx, List.of(lease)).get(0);
+    if (outcome.newlyAcquired()) {
+      statements.commitWithFlushWait(tx);
+    }
   }
 
   /** How the pass's start took the lease, or who holds it instead. */

@@ -28,6 +28,15 @@
  * of the accepted rows, the parks and dead moves, the failures to retry — and returns what it wrote
  * ({@link dev.relayer.store.pass.Completion.Written}), a lost race being fewer rows, not an error.
  *
+ * <p>Relayer's own commits do not wait for the WAL flush: a transaction that a server crash loses
+ * only means rows sent again. Two kinds do wait, because what they record must be there before a
+ * send that follows them: a transaction that marks rows in flight (a claim committed before its
+ * send: {@link dev.relayer.store.pass.DirectClaim#claimByIds}, {@link
+ * dev.relayer.store.pass.ClaimTransaction#markInFlight}, a sweep pass's {@code claimByIds}), whose
+ * attempt would otherwise be lost while the send went ahead, and a sweep or lane pass whose start
+ * created its lease or took it from another owner, so that the lease names the owner that goes on
+ * to send: were it lost, the next owner would not know to charge that owner's sends.
+ *
  * <p>The passes reach the store's statements through {@link dev.relayer.store.pass.StoreAccess},
  * which the store installs when it loads; {@link dev.relayer.store.pass.PassStatements} and {@link
  * dev.relayer.store.pass.StoreAccess} are public only because the store lives in another package.
