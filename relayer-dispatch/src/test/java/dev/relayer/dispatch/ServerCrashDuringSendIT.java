@@ -112,29 +112,10 @@ class ServerCrashDuringSendIT {
 
   @Test
   void takenOverLaneClaimOutlivesAServerCrashDuringItsSend() throws Exception {
-    String key = DispatchFixture.keysInLane(3, 1, StoreOptions.DEFAULT_LANES).get(0);
-    NewMessage message = DispatchFixture.ordered(key);
-    dsl.transaction(tx -> store.enqueue(tx.dsl(), message));
-    // An owner that died: its lease on the lane lapses, and the next owner inherits it.
-    LeaseRequest deadOwners = new LeaseRequest("lane/3", "dead-owner", Duration.ofSeconds(1));
-    assertThat(
-            dsl.transactionResult(tx -> Passes.of(store).leases().tryAcquire(tx.dsl(), deadOwners))
-                .acquired())
-        .isTrue();
-    Thread.sleep(1200);
-    RelayerDispatcher dispatcher = dispatcher();
-    dispatcher.start();
-    RelayerLanes lanes =
-        RelayerLanes.builder(dispatcher)
-            .owner("survivor")
-            .options(DispatchFixture.fastLanes().listen(false).build())
-            .build();
+    NewMessage message = orderedInLane3();
+    leaseOfADeadOwner("lane/3");
 
-    lanes.start();
-    await().atMost(WAIT).untilTrue(crashed);
-    lanes.close();
-    dispatcher.close();
-    postgres.startServer();
+    runLanesUntilTheCrashThenRestart();
 
     assertThat(attemptsAndError(message.messageId()))
         .as("the careful claim's attempt, its charge for the dead owner, and the mark")
@@ -143,25 +124,10 @@ class ServerCrashDuringSendIT {
 
   @Test
   void takenOverSweeperClaimOutlivesAServerCrashDuringItsSend() throws Exception {
-    NewMessage message = DispatchFixture.message("orders");
-    dsl.transaction(tx -> store.enqueue(tx.dsl(), message));
-    LeaseRequest deadOwners = new LeaseRequest("sweeper", "dead-owner", Duration.ofSeconds(1));
-    assertThat(
-            dsl.transactionResult(tx -> Passes.of(store).leases().tryAcquire(tx.dsl(), deadOwners))
-                .acquired())
-        .isTrue();
-    Thread.sleep(1200);
-    RelayerDispatcher dispatcher = dispatcher();
-    dispatcher.start();
-    RelayerMaintenance maintenance =
-        RelayerMaintenance.create(
-            dispatcher, DispatchFixture.fastMaintenance().build(), "survivor");
+    NewMessage message = unordered();
+    leaseOfADeadOwner("sweeper");
 
-    maintenance.start();
-    await().atMost(WAIT).untilTrue(crashed);
-    maintenance.close();
-    dispatcher.close();
-    postgres.startServer();
+    runMaintenanceUntilTheCrashThenRestart();
 
     assertThat(attemptsAndError(message.messageId()))
         .as("the careful page's attempt, its charge for the dead owner, and the mark")
@@ -170,21 +136,9 @@ class ServerCrashDuringSendIT {
 
   @Test
   void laneLeaseTakenJustBeforeAServerCrashStillNamesItsOwnerAfterTheRestart() throws Exception {
-    String key = DispatchFixture.keysInLane(3, 1, StoreOptions.DEFAULT_LANES).get(0);
-    dsl.transaction(tx -> store.enqueue(tx.dsl(), DispatchFixture.ordered(key)));
-    RelayerDispatcher dispatcher = dispatcher();
-    dispatcher.start();
-    RelayerLanes lanes =
-        RelayerLanes.builder(dispatcher)
-            .owner("survivor")
-            .options(DispatchFixture.fastLanes().listen(false).build())
-            .build();
+    orderedInLane3();
 
-    lanes.start();
-    await().atMost(WAIT).untilTrue(crashed);
-    lanes.close();
-    dispatcher.close();
-    postgres.startServer();
+    runLanesUntilTheCrashThenRestart();
 
     // The lease names the owner that sent: the next owner takes it over from an expired lease and
     // charges that send, instead of creating the lease anew and charging nothing.
@@ -195,22 +149,68 @@ class ServerCrashDuringSendIT {
 
   @Test
   void sweeperLeaseTakenJustBeforeAServerCrashStillNamesItsOwnerAfterTheRestart() throws Exception {
-    dsl.transaction(tx -> store.enqueue(tx.dsl(), DispatchFixture.message("orders")));
+    unordered();
+
+    runMaintenanceUntilTheCrashThenRestart();
+
+    assertThat(leaseOwner("sweeper"))
+        .as("the sweeper's owner after the restart")
+        .isEqualTo("survivor");
+  }
+
+  /** An ordered message in lane 3, committed (and so flushed) before anything runs. */
+  private NewMessage orderedInLane3() {
+    String key = DispatchFixture.keysInLane(3, 1, StoreOptions.DEFAULT_LANES).get(0);
+    NewMessage message = DispatchFixture.ordered(key);
+    dsl.transaction(tx -> store.enqueue(tx.dsl(), message));
+    return message;
+  }
+
+  /** An unordered message, committed without a hand-off: only the sweeper sends it. */
+  private NewMessage unordered() {
+    NewMessage message = DispatchFixture.message("orders");
+    dsl.transaction(tx -> store.enqueue(tx.dsl(), message));
+    return message;
+  }
+
+  /** The lease {@code name}, taken by an owner that then died: it has lapsed when this returns. */
+  private void leaseOfADeadOwner(String name) throws InterruptedException {
+    LeaseRequest lease = new LeaseRequest(name, "dead-owner", Duration.ofSeconds(1));
+    assertThat(
+            dsl.transactionResult(tx -> Passes.of(store).leases().tryAcquire(tx.dsl(), lease))
+                .acquired())
+        .isTrue();
+    Thread.sleep(1200);
+  }
+
+  /** Runs lanes owned by {@code survivor} until the send crashes the server; then restarts it. */
+  private void runLanesUntilTheCrashThenRestart() throws Exception {
+    RelayerDispatcher dispatcher = dispatcher();
+    dispatcher.start();
+    RelayerLanes lanes =
+        RelayerLanes.builder(dispatcher)
+            .owner("survivor")
+            .options(DispatchFixture.fastLanes().listen(false).build())
+            .build();
+    lanes.start();
+    await().atMost(WAIT).untilTrue(crashed);
+    lanes.close();
+    dispatcher.close();
+    postgres.startServer();
+  }
+
+  /** Runs maintenance owned by {@code survivor} until the send crashes the server; restarts it. */
+  private void runMaintenanceUntilTheCrashThenRestart() throws Exception {
     RelayerDispatcher dispatcher = dispatcher();
     dispatcher.start();
     RelayerMaintenance maintenance =
         RelayerMaintenance.create(
             dispatcher, DispatchFixture.fastMaintenance().build(), "survivor");
-
     maintenance.start();
     await().atMost(WAIT).untilTrue(crashed);
     maintenance.close();
     dispatcher.close();
     postgres.startServer();
-
-    assertThat(leaseOwner("sweeper"))
-        .as("the sweeper's owner after the restart")
-        .isEqualTo("survivor");
   }
 
   private RelayerDispatcher dispatcher() {
