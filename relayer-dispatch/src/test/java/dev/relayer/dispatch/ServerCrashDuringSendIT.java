@@ -18,11 +18,13 @@ import dev.relayer.transport.memory.InMemoryTransport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.jooq.DSLContext;
 import org.jooq.Record2;
 import org.jooq.SQLDialect;
@@ -185,30 +187,41 @@ class ServerCrashDuringSendIT {
 
   /** Runs lanes owned by {@code survivor} until the send crashes the server; then restarts it. */
   private void runLanesUntilTheCrashThenRestart() throws Exception {
-    RelayerDispatcher dispatcher = dispatcher();
-    dispatcher.start();
-    RelayerLanes lanes =
-        RelayerLanes.builder(dispatcher)
-            .owner("survivor")
-            .options(DispatchFixture.fastLanes().listen(false).build())
-            .build();
-    lanes.start();
-    await().atMost(WAIT).untilTrue(crashed);
-    lanes.close();
-    dispatcher.close();
-    postgres.startServer();
+    runUntilTheCrashThenRestart(
+        dispatcher -> {
+          RelayerLanes lanes =
+              RelayerLanes.builder(dispatcher)
+                  .owner("survivor")
+                  .options(DispatchFixture.fastLanes().listen(false).build())
+                  .build();
+          lanes.start();
+          return lanes;
+        });
   }
 
   /** Runs maintenance owned by {@code survivor} until the send crashes the server; restarts it. */
   private void runMaintenanceUntilTheCrashThenRestart() throws Exception {
+    runUntilTheCrashThenRestart(
+        dispatcher -> {
+          RelayerMaintenance maintenance =
+              RelayerMaintenance.create(
+                  dispatcher, DispatchFixture.fastMaintenance().build(), "survivor");
+          maintenance.start();
+          return maintenance;
+        });
+  }
+
+  /**
+   * Starts a dispatcher and, on it, the component {@code started} starts; waits until the send
+   * crashed the server, closes both (the server down) and restarts the server.
+   */
+  private void runUntilTheCrashThenRestart(Function<RelayerDispatcher, AutoCloseable> started)
+      throws Exception {
     RelayerDispatcher dispatcher = dispatcher();
     dispatcher.start();
-    RelayerMaintenance maintenance =
-        RelayerMaintenance.create(
-            dispatcher, DispatchFixture.fastMaintenance().build(), "survivor");
-    maintenance.start();
+    AutoCloseable component = started.apply(dispatcher);
     await().atMost(WAIT).untilTrue(crashed);
-    maintenance.close();
+    component.close();
     dispatcher.close();
     postgres.startServer();
   }
@@ -254,7 +267,7 @@ class ServerCrashDuringSendIT {
               .where(DSL.field(DSL.name("message_id"), UUID.class).eq(messageId))
               .fetchOne();
       assertThat(row).as("the outbox row of %s", messageId).isNotNull();
-      return java.util.Arrays.asList(row.value1(), row.value2());
+      return Arrays.asList(row.value1(), row.value2());
     }
   }
 }

@@ -12,6 +12,7 @@ import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -36,6 +37,7 @@ final class PinSamples implements AutoCloseable {
   private long vacuumsAtStart;
   private long analyzesAtStart;
   private Map<String, StatementCosts.Cost> costsAtStart = Map.of();
+  private final Map<Integer, Sample> samples = new HashMap<>();
 
   private PinSamples(ScenarioContext context, ScenarioDatabase db, boolean statements) {
     this.context = context;
@@ -56,10 +58,10 @@ final class PinSamples implements AutoCloseable {
   }
 
   /**
-   * Called at each bucket boundary: {@code index} -1 opens the first bucket; otherwise records what
-   * bucket {@code index} ({@code key}, {@code label}) did.
+   * Called at each bucket boundary: {@code index} -1 opens the first bucket; otherwise keeps what
+   * bucket {@code index} did, for {@link #record}.
    */
-  void bucketEnded(int index, String key, String label) throws SQLException {
+  void bucketEnded(int index) throws SQLException {
     long now = System.nanoTime();
     CpuTime.Reading reading = CpuTime.Reading.now();
     long vacuums = counter("autovacuum_count");
@@ -67,37 +69,15 @@ final class PinSamples implements AutoCloseable {
     Map<String, StatementCosts.Cost> costs = statements ? byQuery() : Map.of();
     long vacuumed = vacuumSeconds.getAndSet(0);
     if (index >= 0) {
-      double wall = now - bucketStart;
-      CpuTime.Reading spent = reading.since(cpu);
-      if (spent.machine() >= 0) {
-        context.record(
-            key + ".cpu.machine", label + ": machine CPU busy", "cores", spent.machine() / wall);
-      }
-      if (spent.jvm() >= 0) {
-        context.record(
-            key + ".cpu.jvm",
-            label + ": this JVM's CPU (harness and Relayer)",
-            "cores",
-            spent.jvm() / wall);
-      }
-      context.record(
-          key + ".vacuum.s",
-          label + ": seconds sampled with a vacuum of the outbox running",
-          "s",
-          vacuumed);
-      context.record(
-          key + ".autovacuums",
-          label + ": autovacuums of the outbox ended",
-          "runs",
-          vacuums - vacuumsAtStart);
-      context.record(
-          key + ".autoanalyzes",
-          label + ": autoanalyzes of the outbox ended",
-          "runs",
-          analyzes - analyzesAtStart);
-      if (statements) {
-        recordStatements(key, label, costs);
-      }
+      samples.put(
+          index,
+          new Sample(
+              now - bucketStart,
+              reading.since(cpu),
+              vacuumed,
+              vacuums - vacuumsAtStart,
+              analyzes - analyzesAtStart,
+              statements ? Optional.of(statementsSince(costs)) : Optional.empty()));
     }
     bucketStart = now;
     cpu = reading;
@@ -106,29 +86,99 @@ final class PinSamples implements AutoCloseable {
     costsAtStart = costs;
   }
 
-  private void recordStatements(String key, String label, Map<String, StatementCosts.Cost> costs) {
+  /**
+   * Records what bucket {@code index} did under {@code key} and {@code label}, if it was sampled.
+   */
+  void record(int index, String key, String label) {
+    Sample sample = samples.get(index);
+    if (sample == null) {
+      return;
+    }
+    double wall = sample.nanos();
+    if (sample.cpu().machine() >= 0) {
+      context.record(
+          key + ".cpu.machine",
+          label + ": machine CPU busy",
+          "cores",
+          sample.cpu().machine() / wall);
+    }
+    if (sample.cpu().jvm() >= 0) {
+      context.record(
+          key + ".cpu.jvm",
+          label + ": this JVM's CPU (harness and Relayer)",
+          "cores",
+          sample.cpu().jvm() / wall);
+    }
+    context.record(
+        key + ".vacuum.s",
+        label + ": seconds sampled with a vacuum of the outbox running",
+        "s",
+        sample.vacuumSeconds());
+    context.record(
+        key + ".autovacuums",
+        label + ": autovacuums of the outbox ended",
+        "runs",
+        sample.autovacuums());
+    context.record(
+        key + ".autoanalyzes",
+        label + ": autoanalyzes of the outbox ended",
+        "runs",
+        sample.autoanalyzes());
+    sample
+        .statements()
+        .ifPresent(
+            st -> {
+              context.record(
+                  key + ".sql.ms", label + ": statements' execution time, all", "ms", st.millis());
+              st.top()
+                  .ifPresent(
+                      top ->
+                          context.record(
+                              key + ".sql.top.ms",
+                              label
+                                  + ": execution time of `"
+                                  + shortText(top.query())
+                                  + "` ("
+                                  + top.calls()
+                                  + " calls)",
+                              "ms",
+                              top.millis()));
+            });
+  }
+
+  /** What one bucket did. */
+  private record Sample(
+      long nanos,
+      CpuTime.Reading cpu,
+      long vacuumSeconds,
+      long autovacuums,
+      long autoanalyzes,
+      Optional<Statements> statements) {}
+
+  /** The statements' execution time in a bucket, in all and of the costliest one. */
+  private record Statements(double millis, Optional<StatementCosts.Cost> top) {}
+
+  /** The statements' totals since the last boundary, from their totals {@code now}. */
+  private Statements statementsSince(Map<String, StatementCosts.Cost> now) {
     double total = 0;
-    String top = null;
-    double topMillis = -1;
-    long topCalls = 0;
-    for (StatementCosts.Cost cost : costs.values()) {
+    StatementCosts.Cost top = null;
+    for (StatementCosts.Cost cost : now.values()) {
       StatementCosts.Cost before = costsAtStart.get(cost.query());
-      double millis = cost.millis() - (before == null ? 0 : before.millis());
-      total += millis;
-      if (millis > topMillis) {
-        topMillis = millis;
-        top = cost.query();
-        topCalls = cost.calls() - (before == null ? 0 : before.calls());
+      StatementCosts.Cost spent =
+          before == null
+              ? cost
+              : new StatementCosts.Cost(
+                  cost.query(),
+                  cost.calls() - before.calls(),
+                  cost.blocks() - before.blocks(),
+                  cost.reads() - before.reads(),
+                  cost.millis() - before.millis());
+      total += spent.millis();
+      if (top == null || spent.millis() > top.millis()) {
+        top = spent;
       }
     }
-    context.record(key + ".sql.ms", label + ": statements' execution time, all", "ms", total);
-    if (top != null) {
-      context.record(
-          key + ".sql.top.ms",
-          label + ": execution time of `" + shortText(top) + "` (" + topCalls + " calls)",
-          "ms",
-          topMillis);
-    }
+    return new Statements(total, Optional.ofNullable(top));
   }
 
   /** The first 90 characters of a statement's text, without quotes. */
@@ -137,11 +187,11 @@ final class PinSamples implements AutoCloseable {
     return text.length() <= 90 ? text : text.substring(0, 90) + "…";
   }
 
+  /** The statements' totals by text; rows of one text (other roles, say) added up. */
   private Map<String, StatementCosts.Cost> byQuery() throws SQLException {
-    List<StatementCosts.Cost> costs = StatementCosts.read(db);
     Map<String, StatementCosts.Cost> byQuery = new HashMap<>();
-    for (StatementCosts.Cost cost : costs) {
-      byQuery.merge(cost.query(), cost, (a, b) -> a);
+    for (StatementCosts.Cost cost : StatementCosts.plus(StatementCosts.read(db), List.of())) {
+      byQuery.put(cost.query(), cost);
     }
     return byQuery;
   }

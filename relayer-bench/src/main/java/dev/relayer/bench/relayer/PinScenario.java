@@ -173,8 +173,9 @@ public final class PinScenario implements Scenario {
       // where its figures are reported, so that it does not load the buckets in between.
       long lastBucket =
           (o.pin().toNanos() + o.pinBucket().toNanos() - 1) / o.pinBucket().toNanos() - 1;
+      PinSamples samples = PinSamples.start(context, db, statements);
       try (HeldSnapshot pin = HeldSnapshot.take(db.connect(), PIN_NAME, OutboxRows.TABLE);
-          PinSamples samples = PinSamples.start(context, db, statements)) {
+          samples) {
         buckets =
             driver.runBuckets(
                 rate,
@@ -185,7 +186,7 @@ public final class PinScenario implements Scenario {
                     boolean edge = i == -1 || i == lastBucket;
                     bloat.put(i, OutboxBloat.sample(db, pgstattuple && edge));
                     xminAge.put(i, OutboxBloat.xminAge(db, pin.pid()));
-                    samples.bucketEnded(i, bucketKey(i), bucketLabel(i, o.pinBucket()));
+                    samples.bucketEnded(i);
                   } catch (SQLException e) {
                     throw new IllegalStateException("sampling the outbox failed: " + e, e);
                   }
@@ -195,7 +196,7 @@ public final class PinScenario implements Scenario {
       double worstP99 = 0;
       double from = 0;
       for (SteadyStateDriver.Bucket b : buckets) {
-        String key = bucketKey(b.index());
+        String key = String.format(Locale.ROOT, "pinned.b%02d", b.index() + 1);
         String label =
             String.format(
                 Locale.ROOT,
@@ -219,6 +220,7 @@ public final class PinScenario implements Scenario {
             label + ": age(backend_xmin) of the pin at its end",
             "xids",
             xminAge.get(b.index()));
+        samples.record(b.index(), key, label);
         worstRate = Math.min(worstRate, b.rate() / rate);
         worstP99 = Double.isNaN(p99) ? worstP99 : Math.max(worstP99, p99);
       }
@@ -237,21 +239,6 @@ public final class PinScenario implements Scenario {
             bloat.get(buckets.size() - 1));
       }
     }
-  }
-
-  private static String bucketKey(int index) {
-    return String.format(Locale.ROOT, "pinned.b%02d", index + 1);
-  }
-
-  /** A bucket's label before its length is known: by its planned bounds. */
-  private static String bucketLabel(int index, java.time.Duration bucket) {
-    long s = bucket.toSeconds();
-    return String.format(
-        Locale.ROOT,
-        "pinned steady state, bucket %d (%d–%d s)",
-        index + 1,
-        index * s,
-        (index + 1) * s);
   }
 
   private static void burnDowns(
