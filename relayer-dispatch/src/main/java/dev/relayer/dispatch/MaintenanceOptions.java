@@ -19,6 +19,10 @@ import java.util.function.Consumer;
  *     due
  * @param sweepInterval wait after a sweep pass that did not claim and send a full page; > 0,
  *     default 5 s
+ * @param fullSweepInterval how often a sweep traversal starts from id 0 instead of from the
+ *     sweeper's floor (the id below which no unordered row is pending or can become pending); > 0,
+ *     default 10 min. It bounds how late the sweeper finds a row written by a transaction that drew
+ *     its id before it had a transaction id, or under an identity sequence given a cache
  * @param leaseDuration how long the sweeper lease lasts after each pass and the cleanup lease after
  *     each cleanup batch takes it; 1 s – 1 h, default 30 s. A crashed leader is replaced after at
  *     most this long
@@ -44,6 +48,7 @@ public record MaintenanceOptions(
     int batchSize,
     Duration recoveryDelay,
     Duration sweepInterval,
+    Duration fullSweepInterval,
     Duration leaseDuration,
     Duration claimDuration,
     Duration cleanupInterval,
@@ -60,6 +65,7 @@ public record MaintenanceOptions(
         .between("batchSize", batchSize, 1, 10_000)
         .notNegative("recoveryDelay", recoveryDelay)
         .positive("sweepInterval", sweepInterval)
+        .positive("fullSweepInterval", fullSweepInterval)
         .between("leaseDuration", leaseDuration, Duration.ofSeconds(1), Duration.ofHours(1))
         .positive("claimDuration", claimDuration)
         .positive("cleanupInterval", cleanupInterval)
@@ -100,6 +106,7 @@ public record MaintenanceOptions(
     setters.put("batchSize", v -> builder.batchSize(OptionChecks.parseInt(v)));
     setters.put("recoveryDelay", v -> builder.recoveryDelay(Durations.parse(v)));
     setters.put("sweepInterval", v -> builder.sweepInterval(Durations.parse(v)));
+    setters.put("fullSweepInterval", v -> builder.fullSweepInterval(Durations.parse(v)));
     setters.put("leaseDuration", v -> builder.leaseDuration(Durations.parse(v)));
     setters.put("claimDuration", v -> builder.claimDuration(Durations.parse(v)));
     setters.put("cleanupInterval", v -> builder.cleanupInterval(Durations.parse(v)));
@@ -126,6 +133,8 @@ public record MaintenanceOptions(
         + Durations.format(recoveryDelay)
         + " sweepInterval="
         + Durations.format(sweepInterval)
+        + " fullSweepInterval="
+        + Durations.format(fullSweepInterval)
         + " leaseDuration="
         + Durations.format(leaseDuration)
         + " claimDuration="
@@ -151,6 +160,7 @@ public record MaintenanceOptions(
     private int batchSize = 100;
     private Duration recoveryDelay = Duration.ofSeconds(30);
     private Duration sweepInterval = Duration.ofSeconds(5);
+    private Duration fullSweepInterval = Duration.ofMinutes(10);
     private Duration leaseDuration = Duration.ofSeconds(30);
     private Duration claimDuration = Duration.ofSeconds(30);
     private Duration cleanupInterval = Duration.ofMinutes(1);
@@ -175,6 +185,11 @@ public record MaintenanceOptions(
 
     public Builder sweepInterval(Duration sweepInterval) {
       this.sweepInterval = sweepInterval;
+      return this;
+    }
+
+    public Builder fullSweepInterval(Duration fullSweepInterval) {
+      this.fullSweepInterval = fullSweepInterval;
       return this;
     }
 
@@ -229,6 +244,7 @@ public record MaintenanceOptions(
           batchSize,
           recoveryDelay,
           sweepInterval,
+          fullSweepInterval,
           leaseDuration,
           claimDuration,
           cleanupInterval,

@@ -80,7 +80,8 @@ public final class RelayerMaintenance implements AutoCloseable {
                 options.batchSize(),
                 options.recoveryDelay(),
                 options.claimDuration(),
-                options.leaseDuration()),
+                options.leaseDuration(),
+                options.fullSweepInterval()),
             leases);
     this.work = new BackgroundWork(store.displayName(), "maintenance pass", log);
     this.cleanup =

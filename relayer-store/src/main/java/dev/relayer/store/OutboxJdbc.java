@@ -96,6 +96,14 @@ final class OutboxJdbc {
   private static final Condition FLUSH_WAIT =
       DSL.field(select(TransactionSettings.FLUSH_WAIT)).isNotNull();
 
+  /** The oldest transaction id still running, in the statement's snapshot. */
+  private static final Field<Long> SNAPSHOT_XMIN =
+      DSL.field("pg_snapshot_xmin(pg_current_snapshot())::text::bigint", Long.class);
+
+  /** The first transaction id not yet assigned, in the statement's snapshot. */
+  private static final Field<Long> SNAPSHOT_XMAX =
+      DSL.field("pg_snapshot_xmax(pg_current_snapshot())::text::bigint", Long.class);
+
   /** Most rows one insert statement carries; a larger enqueue runs several, in order. */
   static final int ROWS_PER_INSERT = 100;
 
@@ -103,7 +111,7 @@ final class OutboxJdbc {
   private final RenderedStatement claimByIds;
   private final RenderedStatement claimPage;
   private final RenderedStatement lockPage;
-  private final RenderedStatement highestPendingUnorderedId;
+  private final RenderedStatement sweepBounds;
   private final RenderedStatement deleteFenced;
   private final RenderedStatement deleteLocked;
   private final RenderedStatement stampLocked;
@@ -128,9 +136,20 @@ final class OutboxJdbc {
     this.claimByIds = jdbc.render(claimInFlight(O.ID.eq(any(IDS)).and(O.LANE.isNull())));
     this.claimPage = jdbc.render(claim(page()));
     this.lockPage = jdbc.render(lockEligible(select(CLAIMED), page()));
-    this.highestPendingUnorderedId =
+    Condition pendingUnordered = O.LANE.isNull().and(O.STATUS.eq(inline(PENDING)));
+    this.sweepBounds =
         jdbc.render(
-            select(DSL.max(O.ID)).from(O).where(O.LANE.isNull()).and(O.STATUS.eq(inline(PENDING))));
+            select(
+                select(O.ID)
+                    .from(O)
+                    .where(pendingUnordered)
+                    .and(O.ID.gt(AFTER_ID))
+                    .orderBy(O.ID)
+                    .limit(inline(1))
+                    .asField(),
+                select(DSL.max(O.ID)).from(O).where(pendingUnordered).asField(),
+                SNAPSHOT_XMIN,
+                SNAPSHOT_XMAX));
     this.deleteFenced =
         jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))).and(O.CLAIM_TOKEN.eq(TOKEN)));
     this.deleteLocked = jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))));
@@ -518,12 +537,26 @@ final class OutboxJdbc {
     return new Claim.Locked(UUID.randomUUID(), request.now().plus(request.claimDuration()), locked);
   }
 
-  /** The highest id of a pending unordered row: the fixed end of a sweep traversal. */
-  OptionalLong highestPendingUnorderedId(DSLContext dsl) {
+  /**
+   * The lowest pending unordered id above {@code floor}, the highest, and the snapshot's running
+   * transaction ids, in one statement and one snapshot ({@link SweepBounds}).
+   */
+  SweepBounds sweepBounds(DSLContext dsl, long floor) {
     return jdbc.first(
-            dsl, highestPendingUnorderedId, new Binds(), row -> row.getObject(1, Long.class))
-        .map(OptionalLong::of)
-        .orElse(OptionalLong.empty());
+            dsl,
+            sweepBounds,
+            new Binds().set(AFTER_ID, floor),
+            row ->
+                new SweepBounds(
+                    optionalLong(row.getObject(1, Long.class)),
+                    optionalLong(row.getObject(2, Long.class)),
+                    row.getLong(3),
+                    row.getLong(4)))
+        .orElseThrow();
+  }
+
+  private static OptionalLong optionalLong(@Nullable Long value) {
+    return value == null ? OptionalLong.empty() : OptionalLong.of(value);
   }
 
   private static Binds pageBinds(Binds binds, ClaimPage request) {

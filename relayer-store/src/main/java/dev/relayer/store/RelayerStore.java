@@ -393,9 +393,9 @@ public final class RelayerStore {
     return outbox.lockPage(dsl, Objects.requireNonNull(request, "request"));
   }
 
-  /** The highest id of a pending unordered row: the fixed end of a sweep traversal. */
-  OptionalLong highestPendingUnorderedId(DSLContext dsl) {
-    return outbox.highestPendingUnorderedId(dsl);
+  /** Where a sweep traversal above {@code floor} starts and ends ({@link SweepBounds}). */
+  SweepBounds sweepBounds(DSLContext dsl, long floor) {
+    return outbox.sweepBounds(dsl, floor);
   }
 
   /** Claims the next rows of one or more ordered lanes in one statement; see {@link LaneClaim}. */

@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import org.jooq.DSLContext;
@@ -45,8 +44,8 @@ final class StorePassStatements implements PassStatements {
   }
 
   @Override
-  public OptionalLong highestPendingUnorderedId(DSLContext dsl) {
-    return store.highestPendingUnorderedId(dsl);
+  public SweepBounds sweepBounds(DSLContext dsl, long floor) {
+    return store.sweepBounds(dsl, floor);
   }
 
   @Override

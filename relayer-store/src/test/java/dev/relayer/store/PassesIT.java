@@ -58,8 +58,7 @@ class PassesIT {
               .isInstanceOf(IllegalStateException.class)
               .hasMessage(
                   "sweep pass: lockPage without the lease: the pass's start did not acquire it");
-          assertThatThrownBy(pass::highestPendingUnorderedId)
-              .isInstanceOf(IllegalStateException.class);
+          assertThatThrownBy(() -> pass.bounds(0)).isInstanceOf(IllegalStateException.class);
           assertThatThrownBy(
                   () -> pass.claimByIds(new ClaimByIds(List.of(1L), Instant.now(), MINUTE)))
               .isInstanceOf(IllegalStateException.class);

@@ -9,6 +9,7 @@ import static dev.relayer.store.StoreFixture.scheduled;
 import static dev.relayer.store.StoreFixture.unordered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
@@ -300,7 +301,7 @@ abstract class StoreContract {
       ids.add(store.enqueue(dsl, unordered()));
     }
     store.enqueue(dsl, ordered("k"));
-    long upTo = store.highestPendingUnorderedId(dsl).orElseThrow();
+    long upTo = store.sweepBounds(dsl, 0).highest().orElseThrow();
     assertThat(upTo).isEqualTo(ids.get(6));
     long late = store.enqueue(dsl, unordered());
 
@@ -321,6 +322,41 @@ abstract class StoreContract {
         store.claimPage(
             dsl, new ClaimPage(upTo, Long.MAX_VALUE, now.minusSeconds(60), 10, now, CLAIM));
     assertThat(tooYoung.isEmpty()).as("rows younger than the recovery delay stay").isTrue();
+  }
+
+  @Test
+  void sweepBoundsReadTheLowestPendingIdAboveTheFloorAndTheWritersStillRunning() throws Exception {
+    List<Long> ids = store.enqueue(dsl, List.of(unordered(), unordered(), unordered()));
+    store.enqueue(dsl, ordered("k"));
+    SweepBounds all = store.sweepBounds(dsl, 0);
+    assertThat(all.lowest()).hasValue(ids.get(0));
+    assertThat(all.highest()).hasValue(ids.get(2));
+    SweepBounds aboveFirst = store.sweepBounds(dsl, ids.get(0));
+    assertThat(aboveFirst.lowest()).hasValue(ids.get(1));
+    assertThat(store.sweepBounds(dsl, ids.get(2)).lowest()).isEmpty();
+
+    try (Connection writer = fx.connect()) {
+      writer.setAutoCommit(false);
+      DSLContext open = fx.open(writer);
+      long uncommitted = store.enqueue(open, unordered());
+      long writerXid =
+          open.fetchSingle("select pg_current_xact_id()::text::bigint").into(Long.class);
+      long committed = store.enqueue(dsl, unordered());
+      SweepBounds whileWriting = store.sweepBounds(dsl, ids.get(2));
+      assertThat(whileWriting.lowest())
+          .as("the writer's row is not visible yet, the later one is")
+          .hasValue(committed);
+      assertThat(uncommitted).isLessThan(committed);
+      assertThat(whileWriting.oldestRunningXid()).isLessThanOrEqualTo(writerXid);
+      assertThat(whileWriting.snapshotXmax()).isGreaterThan(writerXid);
+      writer.commit();
+      SweepBounds after = store.sweepBounds(dsl, ids.get(2));
+      assertThat(after.lowest()).hasValue(uncommitted);
+      // Another session of the server may still run a transaction older than the writer's.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> store.sweepBounds(dsl, 0).oldestRunningXid() > writerXid);
+    }
   }
 
   @Test

@@ -9,13 +9,13 @@ import dev.relayer.store.ClaimedMessage;
 import dev.relayer.store.LeaseOutcome;
 import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.SweepBounds;
 import dev.relayer.store.pass.SweepPass;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
@@ -54,10 +54,11 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Traversal: the end of a traversal ({@code upTo}) is the highest pending unordered id when it
- * began; the cursor moves up to it page by page and wraps to the start after an empty page. New
- * traffic lands above {@code upTo} and cannot starve rows behind the cursor. The traversal state
- * lives in this instance only; a new leader starts from the beginning, and after a takeover it
- * walks careful until its first wrap, so it reaches the dead leader's page wherever it was.
+ * began, its start the lowest pending unordered id above the {@linkplain SweepFloor floor}; the
+ * cursor moves up to the end page by page and wraps to the start after an empty page. New traffic
+ * lands above {@code upTo} and cannot starve rows behind the cursor. The traversal state lives in
+ * this instance only; a new leader starts from id 0, and after a takeover it walks careful until
+ * its first wrap, so it reaches the dead leader's page wherever it was.
  */
 public final class Sweeper {
 
@@ -69,6 +70,7 @@ public final class Sweeper {
   private final DeliveryEngine engine;
   private final Settings settings;
   private final LeaseTracker leases;
+  private final SweepFloor floor;
   private long cursor;
   private long upTo = -1;
   private boolean careful;
@@ -79,12 +81,14 @@ public final class Sweeper {
       int batchSize,
       Duration recoveryDelay,
       Duration claimDuration,
-      Duration leaseDuration) {}
+      Duration leaseDuration,
+      Duration fullSweepInterval) {}
 
   public Sweeper(DeliveryEngine engine, Settings settings, LeaseTracker leases) {
     this.engine = engine;
     this.settings = settings;
     this.leases = leases;
+    this.floor = new SweepFloor(settings.fullSweepInterval());
   }
 
   public LeaseRequest lease() {
@@ -175,16 +179,17 @@ public final class Sweeper {
     boolean carefulPage = careful;
     long end = upTo;
     long from = cursor;
+    Instant now = engine.clock().instant();
     if (end < 0) {
-      OptionalLong highest = pass.highestPendingUnorderedId();
-      if (highest.isEmpty()) {
+      SweepBounds bounds = pass.bounds(floor.readFrom(now));
+      floor.settle(bounds);
+      if (bounds.lowest().isEmpty() || bounds.highest().isEmpty()) {
         pass.end();
         return new Step.Wrapped();
       }
-      end = highest.getAsLong();
-      from = 0;
+      end = bounds.highest().getAsLong();
+      from = bounds.lowest().getAsLong() - 1;
     }
-    Instant now = engine.clock().instant();
     Claim.Locked claim =
         pass.lockPage(
             new ClaimPage(

@@ -97,6 +97,8 @@ public record RelayerProperties(
    * @param batchSize rows per sweep pass; 1–10,000, default 100
    * @param recoveryDelay the sweeper leaves rows younger than this to direct dispatch; default 30 s
    * @param sweepInterval wait after a sweep pass; default 5 s
+   * @param fullSweepInterval how often a sweep traversal starts from id 0 instead of the sweeper's
+   *     floor; default 10 min
    * @param leaseDuration maintenance lease; 1 s – 1 h, default 30 s
    * @param claimDuration how long a sweep claim holds a row; default 30 s
    * @param cleanupInterval how often cleanup runs; default 1 min
@@ -115,6 +117,7 @@ public record RelayerProperties(
       Integer batchSize,
       Duration recoveryDelay,
       Duration sweepInterval,
+      Duration fullSweepInterval,
       Duration leaseDuration,
       Duration claimDuration,
       Duration cleanupInterval,
@@ -227,6 +230,7 @@ public record RelayerProperties(
     set(m.batchSize(), b::batchSize);
     set(m.recoveryDelay(), b::recoveryDelay);
     set(m.sweepInterval(), b::sweepInterval);
+    set(m.fullSweepInterval(), b::fullSweepInterval);
     set(m.leaseDuration(), b::leaseDuration);
     set(m.claimDuration(), b::claimDuration);
     set(m.cleanupInterval(), b::cleanupInterval);

@@ -10,11 +10,11 @@ import dev.relayer.store.LeaseOutcome;
 import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.PurgeBatch;
 import dev.relayer.store.Purged;
+import dev.relayer.store.SweepBounds;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import org.jooq.DSLContext;
@@ -36,7 +36,7 @@ public interface PassStatements {
 
   Claim.Locked lockPage(DSLContext dsl, ClaimPage request);
 
-  OptionalLong highestPendingUnorderedId(DSLContext dsl);
+  SweepBounds sweepBounds(DSLContext dsl, long floor);
 
   Claim.Stamped claimLane(DSLContext dsl, LaneClaim request);
 

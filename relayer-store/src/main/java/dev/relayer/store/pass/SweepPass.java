@@ -5,10 +5,10 @@ import dev.relayer.store.ClaimByIds;
 import dev.relayer.store.ClaimPage;
 import dev.relayer.store.LeaseOutcome;
 import dev.relayer.store.LeaseRequest;
+import dev.relayer.store.SweepBounds;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.OptionalLong;
 import org.jooq.DSLContext;
 
 /**
@@ -20,9 +20,9 @@ import org.jooq.DSLContext;
  *       statement, before anything else; the lease row stays locked until the transaction ends, so
  *       no other owner runs a pass meanwhile. A pass that did not {@linkplain LeaseOutcome#acquired
  *       acquire} the lease can do nothing more: every step below throws.
- *   <li><b>Claim</b>: the traversal's end ({@link #highestPendingUnorderedId}), then the next page
- *       {@linkplain #lockPage locked} without a stamp, or rows {@linkplain #claimByIds claimed by
- *       id} with one (a row sent alone, whose claim commits before its send).
+ *   <li><b>Claim</b>: the traversal's bounds ({@link #bounds}), then the next page {@linkplain
+ *       #lockPage locked} without a stamp, or rows {@linkplain #claimByIds claimed by id} with one
+ *       (a row sent alone, whose claim commits before its send).
  *   <li><b>Complete</b> ({@link #complete}): for a locked page, the stamp on every row not accepted
  *       comes first, then the fenced writes; or, for a page whose claim is to commit before its
  *       send (a pass that took the lease over), {@link #stamp} and {@link #markInFlight} instead.
@@ -53,10 +53,13 @@ public final class SweepPass extends ClaimTransaction {
     return outcome;
   }
 
-  /** The highest id of a pending unordered row: the fixed end of a sweep traversal. */
-  public OptionalLong highestPendingUnorderedId() {
-    checkWritable("highestPendingUnorderedId");
-    return statements.highestPendingUnorderedId(tx);
+  /**
+   * Where a traversal above {@code floor} starts and ends, and which writers could still add rows
+   * below its start ({@link SweepBounds}).
+   */
+  public SweepBounds bounds(long floor) {
+    checkWritable("bounds");
+    return statements.sweepBounds(tx, floor);
   }
 
   /** Locks the next keyset page without stamping it; see {@code RelayerStore}'s locked claims. */

@@ -1,0 +1,77 @@
+package dev.relayer.dispatch.internal;
+
+import dev.relayer.store.SweepBounds;
+import java.time.Duration;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where the sweeper's traversals start: above a <em>floor</em>, an id at or below which no
+ * unordered row is pending or can become pending.
+ *
+ * <p>Starting every traversal from id 0 costs nothing while vacuum keeps the pending index clean,
+ * but a held xmin horizon (a long report, {@code pg_dump}, an idle session in a transaction) keeps
+ * the index entry of every row sent since it began, and the first page of each traversal would walk
+ * all of them (docs/benchmarks.md, "Held xmin horizon"). So each traversal reads, in one snapshot
+ * ({@link SweepBounds}), the lowest pending unordered id above the floor and the writers still
+ * running, and starts from that lowest id.
+ *
+ * <p>The floor rises only when it is safe. Ids are drawn in order, so a row that appears later
+ * below the lowest id a read found was written by a transaction running at that read. The read is
+ * kept as a <em>candidate</em> until a later read finds every transaction that was running at it
+ * ended ({@code oldestRunningXid} at or past the candidate's {@code snapshotXmax}); from then on
+ * every row below the candidate's id is visible, so the floor rises to just below the lower of the
+ * candidate's id and the later read's. A writer that keeps a transaction with an id open holds the
+ * floor where it is until it ends.
+ *
+ * <p>Two kinds of writer escape that rule: one that drew its id before its transaction had a
+ * transaction id (between an insert's identity value and its row being written) and one whose
+ * identity sequence was given a cache (ids then no longer follow commit order across sessions). So
+ * at least every {@code fullInterval} a traversal starts from id 0 again, and a row either leaves
+ * behind is swept at most that late.
+ */
+final class SweepFloor {
+
+  private static final long NONE = -1;
+
+  private final Duration fullInterval;
+  private long floor;
+  private long candidate = NONE;
+  private long candidateXmax;
+  private @Nullable Instant lastFull;
+
+  SweepFloor(Duration fullInterval) {
+    this.fullInterval = fullInterval;
+  }
+
+  /**
+   * The id above which the next traversal reads its bounds: the floor, or 0 when a traversal from
+   * the lowest id is due at {@code now}.
+   */
+  long readFrom(Instant now) {
+    if (lastFull == null || !now.isBefore(lastFull.plus(fullInterval))) {
+      floor = 0;
+      candidate = NONE;
+      lastFull = now;
+    }
+    return floor;
+  }
+
+  /** Takes the bounds read above {@link #readFrom}: settles the candidate or keeps one. */
+  void settle(SweepBounds bounds) {
+    long lowest = bounds.lowest().orElse(Long.MAX_VALUE);
+    if (candidate != NONE && bounds.oldestRunningXid() >= candidateXmax) {
+      floor = Math.min(candidate, lowest) - 1;
+      candidate = NONE;
+    }
+    if (candidate == NONE && bounds.lowest().isPresent()) {
+      candidate = lowest;
+      candidateXmax = bounds.snapshotXmax();
+    }
+  }
+
+  /** The current floor: no unordered row at or below it is pending or can become pending. */
+  long floor() {
+    return floor;
+  }
+}
