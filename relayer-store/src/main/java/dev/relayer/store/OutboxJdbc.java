@@ -147,7 +147,13 @@ final class OutboxJdbc {
                     .orderBy(O.ID)
                     .limit(inline(1))
                     .asField(),
-                select(DSL.max(O.ID)).from(O).where(pendingUnordered).asField(),
+                // Bounded by the floor too: with no pending row near the top, an unbounded
+                // max(id) would walk back over every dead entry a held horizon keeps.
+                select(DSL.max(O.ID))
+                    .from(O)
+                    .where(pendingUnordered)
+                    .and(O.ID.gt(AFTER_ID))
+                    .asField(),
                 SNAPSHOT_XMIN,
                 SNAPSHOT_XMAX));
     this.deleteFenced =
@@ -538,7 +544,7 @@ final class OutboxJdbc {
   }
 
   /**
-   * The lowest pending unordered id above {@code floor}, the highest, and the snapshot's running
+   * The lowest and the highest pending unordered id above {@code floor}, and the snapshot's running
    * transaction ids, in one statement and one snapshot ({@link SweepBounds}).
    */
   SweepBounds sweepBounds(DSLContext dsl, long floor) {

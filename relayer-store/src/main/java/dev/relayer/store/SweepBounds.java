@@ -12,7 +12,8 @@ import java.util.OptionalLong;
  * a later read's {@code oldestRunningXid} has reached it, every one of those writers has ended.
  *
  * @param lowest the lowest pending unordered id above the floor asked for, if any
- * @param highest the highest pending unordered id, if any: the fixed end of the traversal
+ * @param highest the highest pending unordered id above the same floor, if any: the fixed end of
+ *     the traversal
  * @param oldestRunningXid the oldest transaction id still running ({@code
  *     pg_snapshot_xmin(pg_current_snapshot())})
  * @param snapshotXmax the first transaction id not yet assigned ({@code

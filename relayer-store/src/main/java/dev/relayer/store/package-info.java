@@ -64,12 +64,12 @@
  * operator's reads of it), {@code AuditQueries}. The outbox's statements, some 1,300 lines of jOOQ,
  * would make one class three times the size the house style allows, so they are split by protocol
  * instead: {@code OutboxJdbc} — the enqueue, the claims by ids and by page, the sweeper's page lock
- * and the traversal's end, the completing writes; {@code OutboxLaneQueries} — the lane claim, its
- * give-back, the due checks, the lane notifications and the park of a head; {@code OutboxQueries}
- * and {@code BacklogQueries} — the operator's and the health checks' reads and the parked-key
- * actions. The first two hold every statement a message or a pass runs, all rendered once; the last
- * two are built per call, at an operator's or a health probe's pace. Every variable is a jOOQ
- * {@code Param<T>} bound through {@code Binds}, which checks each name and type.
+ * and the traversal's bounds, the completing writes; {@code OutboxLaneQueries} — the lane claim,
+ * its give-back, the due checks, the lane notifications and the park of a head; {@code
+ * OutboxQueries} and {@code BacklogQueries} — the operator's and the health checks' reads and the
+ * parked-key actions. The first two hold every statement a message or a pass runs, all rendered
+ * once; the last two are built per call, at an operator's or a health probe's pace. Every variable
+ * is a jOOQ {@code Param<T>} bound through {@code Binds}, which checks each name and type.
  *
  * <h2>Ordered writes</h2>
  *

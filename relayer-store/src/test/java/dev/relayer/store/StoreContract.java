@@ -333,7 +333,9 @@ abstract class StoreContract {
     assertThat(all.highest()).hasValue(ids.get(2));
     SweepBounds aboveFirst = store.sweepBounds(dsl, ids.get(0));
     assertThat(aboveFirst.lowest()).hasValue(ids.get(1));
-    assertThat(store.sweepBounds(dsl, ids.get(2)).lowest()).isEmpty();
+    SweepBounds aboveAll = store.sweepBounds(dsl, ids.get(2));
+    assertThat(aboveAll.lowest()).isEmpty();
+    assertThat(aboveAll.highest()).isEmpty();
 
     try (Connection writer = fx.connect()) {
       writer.setAutoCommit(false);

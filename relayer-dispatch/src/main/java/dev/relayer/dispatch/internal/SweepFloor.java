@@ -21,8 +21,10 @@ import org.jspecify.annotations.Nullable;
  * kept as a <em>candidate</em> until a later read finds every transaction that was running at it
  * ended ({@code oldestRunningXid} at or past the candidate's {@code snapshotXmax}); from then on
  * every row below the candidate's id is visible, so the floor rises to just below the lower of the
- * candidate's id and the later read's. A writer that keeps a transaction with an id open holds the
- * floor where it is until it ends.
+ * candidate's id and the later read's. A read that finds nothing pending above the floor (in a
+ * steady state, often: direct dispatch sends rows within milliseconds) takes as its candidate the
+ * id after the highest any read found, since every id up to it was drawn before. A writer that
+ * keeps a transaction with an id open holds the floor where it is until it ends.
  *
  * <p>Two kinds of writer escape that rule: one that drew its id before its transaction had a
  * transaction id (between an insert's identity value and its row being written) and one whose
@@ -38,6 +40,7 @@ final class SweepFloor {
   private long floor;
   private long candidate = NONE;
   private long candidateXmax;
+  private long highestSeen;
   private @Nullable Instant lastFull;
 
   SweepFloor(Duration fullInterval) {
@@ -64,9 +67,17 @@ final class SweepFloor {
       floor = Math.min(candidate, lowest) - 1;
       candidate = NONE;
     }
-    if (candidate == NONE && bounds.lowest().isPresent()) {
-      candidate = lowest;
-      candidateXmax = bounds.snapshotXmax();
+    bounds.highest().ifPresent(h -> highestSeen = Math.max(highestSeen, h));
+    if (candidate == NONE) {
+      if (bounds.lowest().isPresent()) {
+        candidate = lowest;
+        candidateXmax = bounds.snapshotXmax();
+      } else if (highestSeen > floor) {
+        // Nothing pending above the floor: every id up to the highest one seen was drawn before
+        // this read, so only a writer running now can still make one of them pending.
+        candidate = highestSeen + 1;
+        candidateXmax = bounds.snapshotXmax();
+      }
     }
   }
 

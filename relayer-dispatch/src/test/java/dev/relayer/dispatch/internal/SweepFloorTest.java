@@ -57,4 +57,17 @@ class SweepFloorTest {
         .as("no candidate settled yet")
         .isZero();
   }
+
+  @Test
+  void aReadThatFindsNothingPendingRaisesTheFloorToTheHighestIdSeen() {
+    SweepFloor floor = new SweepFloor(FULL);
+    floor.readFrom(T0);
+    floor.settle(read(50, 1000, 1001));
+    floor.settle(empty(1001, 1002));
+    assertThat(floor.floor()).as("the candidate 50 settled").isEqualTo(49);
+    floor.settle(empty(1001, 1003));
+    assertThat(floor.floor()).as("transaction 1001 may still write below 151").isEqualTo(49);
+    floor.settle(empty(1003, 1003));
+    assertThat(floor.floor()).isEqualTo(150);
+  }
 }
