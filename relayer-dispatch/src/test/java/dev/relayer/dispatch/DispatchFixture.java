@@ -24,6 +24,7 @@ import dev.relayer.transport.memory.InMemoryTransport;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -104,6 +105,19 @@ final class DispatchFixture implements AutoCloseable {
     return track(
         RelayerDispatcher.builder(store, DSL.using(own, SQLDialect.POSTGRES))
             .transport(InMemoryTransport.named("memory"))
+            .options(fastOptions().build())
+            .build());
+  }
+
+  /**
+   * A dispatcher over this fixture's store and pool with {@code transport}, {@code clock} and
+   * {@link #fastOptions()}, closed with this fixture.
+   */
+  RelayerDispatcher dispatcher(InMemoryTransport transport, Clock clock) {
+    return track(
+        RelayerDispatcher.builder(store, dsl)
+            .transport(transport)
+            .clock(clock)
             .options(fastOptions().build())
             .build());
   }

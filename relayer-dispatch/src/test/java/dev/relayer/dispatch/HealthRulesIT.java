@@ -33,13 +33,7 @@ class HealthRulesIT {
     memory = InMemoryTransport.named("memory");
     // A whole second, just ahead of the database's now(): rows written next are not in its future.
     clock = new SettableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(1));
-    dispatcher =
-        fx.track(
-            RelayerDispatcher.builder(fx.store, fx.dsl)
-                .transport(memory)
-                .clock(clock)
-                .options(DispatchFixture.fastOptions().build())
-                .build());
+    dispatcher = fx.dispatcher(memory, clock);
   }
 
   @AfterEach

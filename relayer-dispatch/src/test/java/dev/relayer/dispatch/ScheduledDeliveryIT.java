@@ -33,13 +33,7 @@ class ScheduledDeliveryIT {
     fx = new DispatchFixture(4);
     memory = InMemoryTransport.named("memory");
     clock = new SettableClock(Instant.now());
-    dispatcher =
-        fx.track(
-            RelayerDispatcher.builder(fx.store, fx.dsl)
-                .transport(memory)
-                .clock(clock)
-                .options(DispatchFixture.fastOptions().build())
-                .build());
+    dispatcher = fx.dispatcher(memory, clock);
     maintenance =
         fx.track(
             RelayerMaintenance.create(

@@ -41,13 +41,7 @@ class SweepFloorIT {
   }
 
   private RelayerMaintenance maintenance() {
-    RelayerDispatcher dispatcher =
-        fx.track(
-            RelayerDispatcher.builder(fx.store, fx.dsl)
-                .transport(memory)
-                .clock(clock)
-                .options(DispatchFixture.fastOptions().build())
-                .build());
+    RelayerDispatcher dispatcher = fx.dispatcher(memory, clock);
     return fx.track(
         RelayerMaintenance.create(
             dispatcher, DispatchFixture.fastMaintenance().fullSweepInterval(FULL_SWEEP).build()));
