@@ -119,26 +119,26 @@
  * captured when it began, its start the lowest pending unordered id above the sweeper's floor, the
  * cursor advances to the last id claimed, and an empty page wraps the traversal to the start. The
  * floor is an id at or below which no unordered row is pending or can still become pending: it
- * rises to the lowest pending id one traversal found once every transaction that was running then
- * has ended (a row that commits later with a lower id was written by one of them), so a held xmin
- * horizon's dead index entries below it are not walked again at each traversal. Every {@code
- * fullSweepInterval} a traversal starts from id 0 again, for the writers that rule cannot see: one
- * that drew its identity value before its transaction had an id, or one behind an identity sequence
- * given a cache. Traffic arriving during a traversal lands above its end, so it cannot starve
- * retries, newly due schedules or expired claims behind the cursor. Claims, completions and the
- * lease renewal commit together with the pass: a crash or error before the commit rolls all of them
- * back (a send that happened in the rolled-back pass is repeated by a later one). Because nothing
- * outside the pass could ever see a claim stamp written inside it, the sweeper's claim is the row
- * lock alone ({@code SELECT … FOR UPDATE SKIP LOCKED}, no {@code UPDATE}): direct dispatch and
- * other claimers skip the locked rows until the pass ends; sent rows are deleted by id, and the
- * rows that were not sent get the claim's token, expiry and attempt before their failure, hold or
- * move to the dead table is written — the same end state a stamped claim leaves, without writing a
- * new version of every row it sends. The traversal state is in memory; a new leader starts from the
- * beginning (after a takeover, careful until it wraps: see above). A pass that claimed a full
- * {@code batchSize} page and sent all of it is followed at once by the next, so a backlog (a burst
- * that overflowed the hand-off queue, an outage's worth of rows) drains at the sweeper's full rate;
- * any other pass waits {@code sweepInterval} before the next, so an idle or failing sweeper stays
- * quiet.
+ * rises to the lowest pending id one traversal found (or, when it found none, past the highest id
+ * any traversal found) once every transaction that was running then has ended (a row that commits
+ * later with a lower id was written by one of them), so a held xmin horizon's dead index entries
+ * below it are not walked again at each traversal. Every {@code fullSweepInterval} a traversal
+ * starts from id 0 again, for the writers that rule cannot see: one that drew its identity value
+ * before its transaction had an id, or one behind an identity sequence given a cache. Traffic
+ * arriving during a traversal lands above its end, so it cannot starve retries, newly due schedules
+ * or expired claims behind the cursor. Claims, completions and the lease renewal commit together
+ * with the pass: a crash or error before the commit rolls all of them back (a send that happened in
+ * the rolled-back pass is repeated by a later one). Because nothing outside the pass could ever see
+ * a claim stamp written inside it, the sweeper's claim is the row lock alone ({@code SELECT … FOR
+ * UPDATE SKIP LOCKED}, no {@code UPDATE}): direct dispatch and other claimers skip the locked rows
+ * until the pass ends; sent rows are deleted by id, and the rows that were not sent get the claim's
+ * token, expiry and attempt before their failure, hold or move to the dead table is written — the
+ * same end state a stamped claim leaves, without writing a new version of every row it sends. The
+ * traversal state is in memory; a new leader starts from the beginning (after a takeover, careful
+ * until it wraps: see above). A pass that claimed a full {@code batchSize} page and sent all of it
+ * is followed at once by the next, so a backlog (a burst that overflowed the hand-off queue, an
+ * outage's worth of rows) drains at the sweeper's full rate; any other pass waits {@code
+ * sweepInterval} before the next, so an idle or failing sweeper stays quiet.
  *
  * <h2>Cleanup</h2>
  *

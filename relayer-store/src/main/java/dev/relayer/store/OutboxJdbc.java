@@ -136,24 +136,14 @@ final class OutboxJdbc {
     this.claimByIds = jdbc.render(claimInFlight(O.ID.eq(any(IDS)).and(O.LANE.isNull())));
     this.claimPage = jdbc.render(claim(page()));
     this.lockPage = jdbc.render(lockEligible(select(CLAIMED), page()));
-    Condition pendingUnordered = O.LANE.isNull().and(O.STATUS.eq(inline(PENDING)));
+    // Both ends above the floor: with no pending row near the top, an unbounded max(id) would
+    // walk back over every dead entry a held horizon keeps.
+    Condition aboveFloor = O.LANE.isNull().and(O.STATUS.eq(inline(PENDING))).and(O.ID.gt(AFTER_ID));
     this.sweepBounds =
         jdbc.render(
             select(
-                select(O.ID)
-                    .from(O)
-                    .where(pendingUnordered)
-                    .and(O.ID.gt(AFTER_ID))
-                    .orderBy(O.ID)
-                    .limit(inline(1))
-                    .asField(),
-                // Bounded by the floor too: with no pending row near the top, an unbounded
-                // max(id) would walk back over every dead entry a held horizon keeps.
-                select(DSL.max(O.ID))
-                    .from(O)
-                    .where(pendingUnordered)
-                    .and(O.ID.gt(AFTER_ID))
-                    .asField(),
+                select(O.ID).from(O).where(aboveFloor).orderBy(O.ID).limit(inline(1)).asField(),
+                select(DSL.max(O.ID)).from(O).where(aboveFloor).asField(),
                 SNAPSHOT_XMIN,
                 SNAPSHOT_XMAX));
     this.deleteFenced =
