@@ -43,6 +43,9 @@ import java.util.OptionalInt;
  * @param pinBucket length of one bucket of the {@code pin} scenario's figures
  * @param observe what the {@code observability} scenario's observed Relayer has: {@code both}
  *     meters and spans, {@code metrics} only or {@code tracing} only
+ * @param traceSample the share of traces the {@code observability} scenario samples (1 = every
+ *     one): its tracer provider samples that share of new traces and follows a stored parent's
+ *     decision, and that share of its burn-downs' rows carry a sampled {@code traceparent}
  * @param out where the Markdown report is written
  * @param docs a Markdown file whose results section (between the markers) is replaced by the report
  * @param pgbench pgbench executable, overriding the lookup
@@ -78,6 +81,7 @@ public record BenchOptions(
     Duration pin,
     Duration pinBucket,
     String observe,
+    double traceSample,
     Path out,
     Optional<Path> docs,
     Optional<Path> pgbench,
@@ -139,6 +143,7 @@ public record BenchOptions(
           "  --pin-bucket S            pin: length of one bucket of its figures (60 / 1)",
           "  --observe WHAT            observability: what the observed Relayer has, both,",
           "                            metrics or tracing (both)",
+          "  --trace-sample R          observability: share of traces sampled, 0 < R <= 1 (1)",
           "  --external                run on RELAYER_PG_URL's server, not a private cluster",
           "  --out FILE                report file (benchmarks.md)",
           "  --docs FILE               also replace the results section of FILE",
@@ -212,6 +217,7 @@ public record BenchOptions(
             o.seconds("--pin", quick ? 3.0 : 600.0),
             o.seconds("--pin-bucket", quick ? 1.0 : 60.0),
             o.choice("--observe", "both", List.of("both", "metrics", "tracing")),
+            o.share("--trace-sample", 1.0),
             Path.of(values.getOrDefault("--out", "benchmarks.md")),
             Optional.ofNullable(values.get("--docs")).map(Path::of),
             Optional.ofNullable(values.get("--pgbench")).map(Path::of),
@@ -298,6 +304,20 @@ public record BenchOptions(
         throw new IllegalArgumentException(name + " must be more than 0 seconds, not " + raw);
       }
       return Duration.ofNanos(Math.round(value * 1e9));
+    }
+
+    double share(String name, double fallback) {
+      String raw = take(name);
+      double value;
+      try {
+        value = raw == null ? fallback : Double.parseDouble(raw);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(name + " must be a number, not '" + raw + "'");
+      }
+      if (!(value > 0 && value <= 1)) {
+        throw new IllegalArgumentException(name + " must be more than 0 and at most 1, not " + raw);
+      }
+      return value;
     }
 
     OptionalInt optionalInteger(String name, int min) {

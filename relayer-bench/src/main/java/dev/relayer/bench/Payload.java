@@ -25,6 +25,7 @@ public final class Payload {
   private static final String BODY_TEXT = makeBody();
   private static final Map<String, String> HEADERS = makeHeaders();
   private static final String HEADERS_JSON = json(HEADERS);
+  private static final String UNSAMPLED_HEADERS_JSON = unsampled(HEADERS);
 
   private Payload() {}
 
@@ -61,6 +62,14 @@ public final class Payload {
     return HEADERS_JSON;
   }
 
+  /**
+   * {@link #headersJson()} with the {@code traceparent}'s sampled flag cleared ({@code -00}): the
+   * headers of a message written under a trace its sampler dropped. The same size.
+   */
+  public static String unsampledHeadersJson() {
+    return UNSAMPLED_HEADERS_JSON;
+  }
+
   private static String makeBody() {
     Random random = new Random(42);
     String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -69,6 +78,13 @@ public final class Payload {
       body.append(alphabet.charAt(random.nextInt(alphabet.length())));
     }
     return body.append("\"}").toString();
+  }
+
+  private static String unsampled(Map<String, String> headers) {
+    Map<String, String> copy = new LinkedHashMap<>(headers);
+    String traceparent = copy.get("traceparent");
+    copy.put("traceparent", traceparent.substring(0, traceparent.length() - 2) + "00");
+    return json(copy);
   }
 
   private static String json(Map<String, String> headers) {

@@ -27,6 +27,11 @@ import org.jspecify.annotations.Nullable;
  * its baggage kept), so a consumer sees the producer span as its parent. Create one with {@link
  * RelayerTracing#transport(Transport)}.
  *
+ * <p>The attributes a sampler may decide on ({@code messaging.system}, {@code
+ * messaging.destination.name}, {@code messaging.operation.type} and {@code .name}, {@code
+ * messaging.batch.message_count}, {@code relayer.transport}) are set when the span starts; {@code
+ * messaging.message.id} only on a span that records, so that an unsampled send skips it.
+ *
  * <p>Everything but {@link #send} is the delegate's: name, batch limit, batch order, the checks at
  * enqueue, and {@link #close()}. A failed message ({@link SendResult#failed(String)}) ends its span
  * with status {@link StatusCode#ERROR}, its error as the description and {@code error.type =
@@ -91,6 +96,8 @@ public final class TracingTransport implements Transport {
     String spanName = MessagingAttributes.SEND + " " + batch.destination();
     for (OutgoingMessage message : messages) {
       Context parent = propagator.extract(Context.root(), message.headers(), HeaderMaps.GETTER);
+      // What a sampler may decide on is set before the span starts; the message's own id only on
+      // a span that records, so an unsampled send does not format it.
       SpanBuilder builder =
           tracer
               .spanBuilder(spanName)
@@ -100,12 +107,14 @@ public final class TracingTransport implements Transport {
               .setAttribute(MessagingAttributes.DESTINATION_NAME, batch.destination())
               .setAttribute(MessagingAttributes.OPERATION_TYPE, MessagingAttributes.SEND)
               .setAttribute(MessagingAttributes.OPERATION_NAME, MessagingAttributes.SEND)
-              .setAttribute(MessagingAttributes.MESSAGE_ID, message.messageId().toString())
               .setAttribute(MessagingAttributes.RELAYER_TRANSPORT, delegate.name());
       if (count > 1) {
         builder.setAttribute(MessagingAttributes.BATCH_MESSAGE_COUNT, (long) count);
       }
       Span span = builder.startSpan();
+      if (span.isRecording()) {
+        span.setAttribute(MessagingAttributes.MESSAGE_ID, message.messageId().toString());
+      }
       spans.add(span);
       traced.add(
           new OutgoingMessage(

@@ -16,10 +16,20 @@ import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
 import dev.relayer.api.spi.TransportBatch;
 import dev.relayer.transport.memory.InMemoryTransport;
+import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.LinkData;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
+import io.opentelemetry.sdk.trace.samplers.SamplingResult;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -103,6 +113,66 @@ class TracingTransportTest {
     assertThat(otel.spans())
         .extracting(s -> s.getAttributes().get(MESSAGE_ID))
         .containsExactlyInAnyOrder(a.messageId().toString(), b.messageId().toString());
+  }
+
+  @Test
+  void aSamplerSeesTheMessagingAttributesAndAnUnsampledStoredTraceStaysUnsampled()
+      throws Exception {
+    List<Attributes> seen = new ArrayList<>();
+    Sampler parentBased = Sampler.parentBased(Sampler.alwaysOn());
+    Sampler recording =
+        new Sampler() {
+          @Override
+          public SamplingResult shouldSample(
+              Context parent,
+              String traceId,
+              String name,
+              SpanKind kind,
+              Attributes attributes,
+              List<LinkData> links) {
+            seen.add(attributes);
+            return parentBased.shouldSample(parent, traceId, name, kind, attributes, links);
+          }
+
+          @Override
+          public String getDescription() {
+            return "recording";
+          }
+        };
+    InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    try (OpenTelemetrySdk sdk =
+        OpenTelemetrySdk.builder()
+            .setTracerProvider(
+                SdkTracerProvider.builder()
+                    .setSampler(recording)
+                    .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                    .build())
+            .build()) {
+      Transport traced = RelayerTracing.create(sdk).transport(memory);
+      String unsampled = "00-" + STORED_TRACE + "-" + STORED_SPAN + "-00";
+      OutgoingMessage dropped = message(Map.of("traceparent", unsampled));
+      OutgoingMessage kept = message(Map.of("traceparent", STORED));
+
+      traced.send(batch(dropped, kept));
+
+      assertThat(seen).hasSize(2);
+      for (Attributes attributes : seen) {
+        assertThat(attributes.get(SYSTEM)).isEqualTo("memory");
+        assertThat(attributes.get(DESTINATION)).isEqualTo("orders");
+        assertThat(attributes.get(OPERATION_TYPE)).isEqualTo("send");
+        assertThat(attributes.get(OPERATION_NAME)).isEqualTo("send");
+        assertThat(attributes.get(BATCH_COUNT)).isEqualTo(2L);
+        assertThat(attributes.get(MESSAGE_ID)).as("set on recording spans only").isNull();
+      }
+      assertThat(exporter.getFinishedSpanItems())
+          .singleElement()
+          .satisfies(
+              span ->
+                  assertThat(span.getAttributes().get(MESSAGE_ID))
+                      .isEqualTo(kept.messageId().toString()));
+      String sentUnsampled = memory.deliveries().get(0).message().headers().get("traceparent");
+      assertThat(sentUnsampled).startsWith("00-" + STORED_TRACE + "-").endsWith("-00");
+    }
   }
 
   @Test

@@ -53,6 +53,41 @@ public final class OutboxRows {
   }
 
   /**
+   * {@link #insertPending(ScenarioDatabase, long)} with the share {@code sampled} of the rows,
+   * drawn at random, carrying a sampled {@code traceparent} and the rest an unsampled one ({@link
+   * Payload#unsampledHeadersJson()}), as rows written under a tracer that samples that share.
+   */
+  public static void insertPending(ScenarioDatabase database, long rows, double sampled)
+      throws SQLException {
+    if (sampled >= 1) {
+      insertPending(database, rows);
+      return;
+    }
+    try (Connection c = database.connect();
+        PreparedStatement insert =
+            c.prepareStatement(
+                "INSERT INTO "
+                    + TABLE
+                    + " (message_id, transport, destination, message_type, headers, body)"
+                    + " SELECT gen_random_uuid(), ?, ?, ?,"
+                    + " CASE WHEN random() < ? THEN ?::jsonb ELSE ?::jsonb END, ?"
+                    + " FROM generate_series(1, ?)")) {
+      insert.setString(1, Payload.TRANSPORT);
+      insert.setString(2, Payload.DESTINATION);
+      insert.setString(3, Payload.MESSAGE_TYPE);
+      insert.setDouble(4, sampled);
+      insert.setString(5, Payload.headersJson());
+      insert.setString(6, Payload.unsampledHeadersJson());
+      insert.setBytes(7, Payload.body());
+      for (long done = 0; done < rows; done += CHUNK) {
+        insert.setLong(8, Math.min(CHUNK, rows - done));
+        insert.executeUpdate();
+      }
+    }
+    database.settle(TABLE);
+  }
+
+  /**
    * Inserts {@code rows} pending ordered rows spread round-robin over {@code keys} ordering keys
    * ({@code key-0} …), each in its lane for {@code laneCount} lanes, so that each key's rows are in
    * id order; settles the table.

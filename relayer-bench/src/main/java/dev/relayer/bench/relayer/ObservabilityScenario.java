@@ -18,6 +18,7 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -55,8 +56,10 @@ public final class ObservabilityScenario implements Scenario {
         + " (the one entry point; `ProbeTransport`, no lanes; the steady state with maintenance at"
         + " its defaults). Observed: `RelayerMetrics` bound to a `PrometheusMeterRegistry` (gauges"
         + " refreshed every 30 s, its default; not scraped) and `RelayerTracing` over the"
-        + " OpenTelemetry SDK (`BatchSpanProcessor`, every span sampled, exported to an exporter"
-        + " that drops them): the trace context written at enqueue and a producer span per message"
+        + " OpenTelemetry SDK (`BatchSpanProcessor`, every span sampled — with `--trace-sample R`,"
+        + " a parent-based trace-id ratio R of new traces and R of the burn-downs' rows written"
+        + " with a sampled `traceparent` — exported to an exporter that drops them): the trace"
+        + " context written at enqueue and a producer span per message"
         + " sent. In both, every producer transaction runs under an application span of the same"
         + " SDK, as in a traced application; the plain message carries a fixed `traceparent` of the"
         + " same size instead of the span's. The two orders alternate between repetitions (plain"
@@ -126,8 +129,19 @@ public final class ObservabilityScenario implements Scenario {
     }
     DataSource pool = db.pool("relayer", context.options().poolSize());
     AtomicLong exported = new AtomicLong();
+    double sample = context.options().traceSample();
+    if (sample < 1) {
+      context.note(
+          "traces sampled: "
+              + sample
+              + " of new traces (parent-based, trace-id ratio), and of the burn-downs' rows"
+              + " (--trace-sample)");
+    }
     SdkTracerProvider tracerProvider =
         SdkTracerProvider.builder()
+            .setSampler(
+                Sampler.parentBased(
+                    sample < 1 ? Sampler.traceIdRatioBased(sample) : Sampler.alwaysOn()))
             .addSpanProcessor(BatchSpanProcessor.builder(new DroppingExporter(exported)).build())
             .build();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -235,7 +249,7 @@ public final class ObservabilityScenario implements Scenario {
       Optional<MeterRegistry> registry)
       throws Exception {
     String key = registry.isPresent() ? OBSERVED : PLAIN;
-    OutboxRows.insertPending(db, rows);
+    OutboxRows.insertPending(db, rows, context.options().traceSample());
     IdRange range = IdRange.of(db);
     int queue = DispatchOptions.defaults().queueCapacity();
     DeliveryProbe probe = new DeliveryProbe();
