@@ -292,32 +292,30 @@ public record BenchOptions(
     }
 
     Duration seconds(String name, double fallback) {
-      String raw = take(name);
-      double value;
-      try {
-        value = raw == null ? fallback : Double.parseDouble(raw);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(
-            name + " must be a number of seconds, not '" + raw + "'");
-      }
+      double value = decimal(name, fallback, "a number of seconds");
       if (!(value > 0)) {
-        throw new IllegalArgumentException(name + " must be more than 0 seconds, not " + raw);
+        throw new IllegalArgumentException(name + " must be more than 0 seconds, not " + value);
       }
       return Duration.ofNanos(Math.round(value * 1e9));
     }
 
     double share(String name, double fallback) {
-      String raw = take(name);
-      double value;
-      try {
-        value = raw == null ? fallback : Double.parseDouble(raw);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(name + " must be a number, not '" + raw + "'");
-      }
+      double value = decimal(name, fallback, "a number");
       if (!(value > 0 && value <= 1)) {
-        throw new IllegalArgumentException(name + " must be more than 0 and at most 1, not " + raw);
+        throw new IllegalArgumentException(
+            name + " must be more than 0 and at most 1, not " + value);
       }
       return value;
+    }
+
+    /** The value of {@code name} as a number, {@code fallback} when not given. */
+    private double decimal(String name, double fallback, String what) {
+      String raw = take(name);
+      try {
+        return raw == null ? fallback : Double.parseDouble(raw);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(name + " must be " + what + ", not '" + raw + "'");
+      }
     }
 
     OptionalInt optionalInteger(String name, int min) {

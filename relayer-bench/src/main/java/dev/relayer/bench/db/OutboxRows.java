@@ -35,34 +35,17 @@ public final class OutboxRows {
 
   /** Inserts {@code rows} pending rows, eligible now, and settles the table. */
   public static void insertPending(ScenarioDatabase database, long rows) throws SQLException {
-    try (Connection c = database.connect();
-        PreparedStatement insert =
-            c.prepareStatement(
-                "INSERT INTO "
-                    + TABLE
-                    + " (message_id, transport, destination, message_type, headers, body)"
-                    + " SELECT gen_random_uuid(), ?, ?, ?, ?::jsonb, ?"
-                    + " FROM generate_series(1, ?)")) {
-      bindPayload(insert);
-      for (long done = 0; done < rows; done += CHUNK) {
-        insert.setLong(6, Math.min(CHUNK, rows - done));
-        insert.executeUpdate();
-      }
-    }
-    database.settle(TABLE);
+    insertPending(database, rows, 1);
   }
 
   /**
    * {@link #insertPending(ScenarioDatabase, long)} with the share {@code sampled} of the rows,
    * drawn at random, carrying a sampled {@code traceparent} and the rest an unsampled one ({@link
-   * Payload#unsampledHeadersJson()}), as rows written under a tracer that samples that share.
+   * Payload#unsampledHeadersJson()}), as rows written under a tracer that samples that share; with
+   * {@code sampled} 1 every row carries {@link Payload#headersJson()}.
    */
   public static void insertPending(ScenarioDatabase database, long rows, double sampled)
       throws SQLException {
-    if (sampled >= 1) {
-      insertPending(database, rows);
-      return;
-    }
     try (Connection c = database.connect();
         PreparedStatement insert =
             c.prepareStatement(
