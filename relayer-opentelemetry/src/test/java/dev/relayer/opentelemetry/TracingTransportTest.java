@@ -130,7 +130,8 @@ class TracingTransportTest {
               SpanKind kind,
               Attributes attributes,
               List<LinkData> links) {
-            seen.add(attributes);
+            // A copy: the SDK goes on to fill the same map with the span's later attributes.
+            seen.add(attributes.toBuilder().build());
             return parentBased.shouldSample(parent, traceId, name, kind, attributes, links);
           }
 
