@@ -120,6 +120,7 @@ final class LeaseQueries {
                     TransactionSettings.NO_FLUSH_WAIT,
                     TransactionSettings.GENERIC_PLANS,
                     TransactionSettings.INDEX_SCANS,
+                    TransactionSettings.PLAIN_INDEX_SCANS,
                     arrayAgg(kept.field(0, String.class)).filterWhere(kept.field(2, Boolean.class)))
                 .from(kept));
     this.lockRow =
@@ -262,7 +263,7 @@ final class LeaseQueries {
     if (names.isEmpty()) {
       return new Kept(Set.of(), null, Set.of());
     }
-    return new Kept(names, row.getObject(2, OffsetDateTime.class), names(row.getArray(6)));
+    return new Kept(names, row.getObject(2, OffsetDateTime.class), names(row.getArray(7)));
   }
 
   private static Set<String> names(Array names) throws SQLException {

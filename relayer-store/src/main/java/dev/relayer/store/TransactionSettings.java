@@ -34,6 +34,17 @@ final class TransactionSettings {
    */
   static final Field<String> INDEX_SCANS = local("enable_seqscan", "off");
 
+  /**
+   * The planner reads an index in key order instead of through a bitmap ({@code enable_bitmapscan =
+   * off}). A plain index scan marks the entries of rows dead to every transaction as it meets them,
+   * so that later scans skip them without a heap visit; a bitmap scan never does. A lane pass finds
+   * a lane's rows through the pending index, where each delivered row leaves an entry until a
+   * vacuum removes it: through a bitmap, every pass visited the heap for every such entry of its
+   * lanes, and under a steady load the claim's cost grew from one autovacuum visit to the next
+   * (measured in {@code docs/benchmarks.md}, <i>What bounds the lanes under paced load</i>).
+   */
+  static final Field<String> PLAIN_INDEX_SCANS = local("enable_bitmapscan", "off");
+
   private TransactionSettings() {}
 
   private static Field<String> local(String name, String value) {

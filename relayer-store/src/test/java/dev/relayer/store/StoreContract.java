@@ -1199,6 +1199,10 @@ abstract class StoreContract {
       assertThat(
               settingBeforeInsideAndAfter("enable_seqscan", t -> store.startLeasedPass(t, lease)))
           .containsExactly("on", "off", "on");
+      assertThat(
+              settingBeforeInsideAndAfter(
+                  "enable_bitmapscan", t -> store.startLeasedPass(t, lease)))
+          .containsExactly("on", "off", "on");
       assertThat(outcome.get(0).acquired()).as(lease.owner()).isEqualTo(lease == mine);
     }
   }
