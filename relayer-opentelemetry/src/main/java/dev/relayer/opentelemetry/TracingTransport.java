@@ -96,8 +96,6 @@ public final class TracingTransport implements Transport {
     String spanName = MessagingAttributes.SEND + " " + batch.destination();
     for (OutgoingMessage message : messages) {
       Context parent = propagator.extract(Context.root(), message.headers(), HeaderMaps.GETTER);
-      // What a sampler may decide on is set before the span starts; the message's own id only on
-      // a span that records, so an unsampled send does not format it.
       SpanBuilder builder =
           tracer
               .spanBuilder(spanName)
