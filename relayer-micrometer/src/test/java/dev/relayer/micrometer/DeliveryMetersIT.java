@@ -271,6 +271,56 @@ class DeliveryMetersIT {
   }
 
   @Test
+  void rowsOfTwoTransportsAndTwoDestinationsInterleavedAreEachCountedUnderTheirOwnTags() {
+    InMemoryTransport red = InMemoryTransport.named("red");
+    InMemoryTransport blue = InMemoryTransport.named("blue");
+    Relayer relayer =
+        fixture.track(
+            Relayer.builder(fixture.pool)
+                .transport(red)
+                .transport(blue)
+                .withoutMaintenance()
+                .withoutLanes()
+                .build());
+    fixture.track(RelayerMetrics.builder(relayer, registry).destinationTag(d -> d, 10).build());
+    relayer.start();
+    List<String[]> routes =
+        List.of(
+            new String[] {"red", "orders"},
+            new String[] {"blue", "orders"},
+            new String[] {"red", "invoices"},
+            new String[] {"blue", "invoices"});
+    for (int round = 0; round < 3; round++) {
+      // Each transaction interleaves the four routes; one route gets an extra row per round.
+      List<dev.relayer.store.NewMessage> rows = new java.util.ArrayList<>();
+      for (String[] route : routes) {
+        rows.add(message(route[0], route[1]));
+      }
+      rows.add(message("blue", "invoices"));
+      relayer.dsl().transaction(tx -> relayer.store().enqueue(tx.dsl(), rows));
+    }
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> red.deliveries().size() + blue.deliveries().size() == 15);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> count("relayer.outbox.sent") == 15);
+    assertThat(counter("relayer.outbox.sent", "transport", "red", "destination", "orders"))
+        .isEqualTo(3);
+    assertThat(counter("relayer.outbox.sent", "transport", "blue", "destination", "orders"))
+        .isEqualTo(3);
+    assertThat(counter("relayer.outbox.sent", "transport", "red", "destination", "invoices"))
+        .isEqualTo(3);
+    assertThat(counter("relayer.outbox.sent", "transport", "blue", "destination", "invoices"))
+        .isEqualTo(6);
+    assertThat(
+            registry.get("relayer.outbox.commit.to.send").tag("transport", "blue").timer().count())
+        .isEqualTo(9);
+    assertThat(
+            registry.get("relayer.outbox.commit.to.send").tag("transport", "red").timer().count())
+        .isEqualTo(6);
+  }
+
+  @Test
   void closeRemovesTheMetersAndStopsCounting() {
     InMemoryTransport ok = InMemoryTransport.named("ok");
     Relayer relayer =

@@ -9,6 +9,7 @@ import dev.relayer.opentelemetry.internal.HeaderMaps;
 import dev.relayer.opentelemetry.internal.MessagingAttributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanBuilder;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
@@ -24,8 +25,11 @@ import org.jspecify.annotations.Nullable;
  * context stored in the message's headers at enqueue (a new trace when there is none), started
  * before the delegate's {@code send} and ended with its result. The message goes out with the
  * producer span's context in its headers (its {@code traceparent} and {@code tracestate} replaced,
- * its baggage kept), so a consumer sees the producer span as its parent. Create one with {@link
- * RelayerTracing#transport(Transport)}.
+ * its baggage kept), so a consumer sees the producer span as its parent. One exception: when the
+ * sampler drops the span under a stored parent that is itself unsampled, of the same trace and with
+ * the same trace state, the message goes out with its headers as stored; a consumer learns the same
+ * from them (the trace, unsampled), and the parent they name is as unrecorded as the dropped span.
+ * Create one with {@link RelayerTracing#transport(Transport)}.
  *
  * <p>The attributes a sampler may decide on ({@code messaging.system}, {@code
  * messaging.destination.name}, {@code messaging.operation.type} and {@code .name}, {@code
@@ -110,10 +114,13 @@ public final class TracingTransport implements Transport {
         builder.setAttribute(MessagingAttributes.BATCH_MESSAGE_COUNT, (long) count);
       }
       Span span = builder.startSpan();
+      spans.add(span);
       if (span.isRecording()) {
         span.setAttribute(MessagingAttributes.MESSAGE_ID, message.messageId().toString());
+      } else if (droppedUnderItsParent(span, parent)) {
+        traced.add(message);
+        continue;
       }
-      spans.add(span);
       traced.add(
           new OutgoingMessage(
               message.messageId(),
@@ -151,6 +158,23 @@ public final class TracingTransport implements Transport {
       span.end();
     }
     return results;
+  }
+
+  /**
+   * Whether the sampler dropped {@code span} with the decision and trace state its stored parent
+   * already carries: an unsampled parent of the same trace. Its headers then say to a consumer all
+   * that the dropped span's would (the trace, that it is unsampled, the trace state); only the
+   * parent span id differs, and neither span is recorded. So the message goes out as stored,
+   * without a header map built for it.
+   */
+  private static boolean droppedUnderItsParent(Span span, Context parent) {
+    SpanContext sent = span.getSpanContext();
+    SpanContext stored = Span.fromContext(parent).getSpanContext();
+    return !sent.isSampled()
+        && stored.isValid()
+        && !stored.isSampled()
+        && sent.getTraceId().equals(stored.getTraceId())
+        && sent.getTraceState().equals(stored.getTraceState());
   }
 
   @Override

@@ -63,6 +63,11 @@
  *   <li>A send span starts for every message, traced or not; a sampler that follows the parent
  *       (OpenTelemetry's default) keeps the writer's sampling decision, so a message written under
  *       an unsampled span is sent under an unsampled one.
+ *   <li>A send that the sampler drops under an unsampled stored parent of the same trace state goes
+ *       out with its headers as stored: they tell a consumer the same (the trace, unsampled, the
+ *       trace state) and name the writer's span as parent instead of the dropped, equally
+ *       unrecorded one. That saves building a header map for each message a sampler drops. Any
+ *       other decision (sampled, recorded, a new trace state, a dropped new trace) is written.
  *   <li>The span name holds the destination ({@code send orders/created}). Relayer destinations are
  *       addresses an application chooses (exchange and routing key, topic, subject); one that puts
  *       ids in its destinations makes many span names, which tracing backends take, unlike metrics.

@@ -19,6 +19,7 @@ import dev.relayer.transport.memory.InMemoryTransport;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.TraceState;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
@@ -27,6 +28,7 @@ import io.opentelemetry.sdk.trace.data.LinkData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
+import io.opentelemetry.sdk.trace.samplers.SamplingDecision;
 import io.opentelemetry.sdk.trace.samplers.SamplingResult;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -174,6 +176,90 @@ class TracingTransportTest {
       String sentUnsampled = memory.deliveries().get(0).message().headers().get("traceparent");
       assertThat(sentUnsampled).startsWith("00-" + STORED_TRACE + "-").endsWith("-00");
     }
+  }
+
+  @Test
+  void aSendDroppedUnderAnUnsampledParentGoesOutAsStoredAndAnyOtherDecisionIsWritten()
+      throws Exception {
+    String unsampled = "00-" + STORED_TRACE + "-" + STORED_SPAN + "-00";
+    Map<String, String> stored = Map.of("traceparent", unsampled, "tracestate", "vendor=abc");
+    // Drops every span; under a parent with trace state "restamp=1", it writes "restamp=2".
+    Sampler dropping =
+        new Sampler() {
+          @Override
+          public SamplingResult shouldSample(
+              Context parent,
+              String traceId,
+              String name,
+              SpanKind kind,
+              Attributes attributes,
+              List<LinkData> links) {
+            return new SamplingResult() {
+              @Override
+              public SamplingDecision getDecision() {
+                return SamplingDecision.DROP;
+              }
+
+              @Override
+              public Attributes getAttributes() {
+                return Attributes.empty();
+              }
+
+              @Override
+              public TraceState getUpdatedTraceState(TraceState parentTraceState) {
+                return parentTraceState.get("restamp") == null
+                    ? parentTraceState
+                    : parentTraceState.toBuilder().put("restamp", "2").build();
+              }
+            };
+          }
+
+          @Override
+          public String getDescription() {
+            return "dropping";
+          }
+        };
+    try (OpenTelemetrySdk sdk = sdkSampling(dropping)) {
+      Transport traced = RelayerTracing.create(sdk).transport(memory);
+      OutgoingMessage underUnsampled = message(stored);
+      OutgoingMessage newTrace = message(Map.of("x-own", "kept"));
+      OutgoingMessage restamped =
+          message(Map.of("traceparent", unsampled, "tracestate", "restamp=1"));
+
+      traced.send(batch(underUnsampled, newTrace, restamped));
+
+      List<Map<String, String>> sent =
+          memory.deliveries().stream().map(d -> d.message().headers()).toList();
+      assertThat(sent.get(0)).as("the stored headers, parent span id included").isEqualTo(stored);
+      assertThat(sent.get(1).get("traceparent"))
+          .as("a dropped new trace still tells the consumer it is unsampled")
+          .matches("00-[0-9a-f]{32}-[0-9a-f]{16}-00")
+          .doesNotContain(STORED_TRACE);
+      assertThat(sent.get(1)).containsEntry("x-own", "kept");
+      assertThat(sent.get(2).get("tracestate"))
+          .as("the sampler's trace state")
+          .isEqualTo("restamp=2");
+      assertThat(sent.get(2).get("traceparent"))
+          .startsWith("00-" + STORED_TRACE + "-")
+          .doesNotContain(STORED_SPAN)
+          .endsWith("-00");
+    }
+    memory.clear();
+    try (OpenTelemetrySdk sdk = sdkSampling(Sampler.alwaysOn())) {
+      RelayerTracing.create(sdk).transport(memory).send(batch(message(stored)));
+
+      assertThat(memory.deliveries().get(0).message().headers().get("traceparent"))
+          .as("a sampler that records under an unsampled parent decides")
+          .startsWith("00-" + STORED_TRACE + "-")
+          .doesNotContain(STORED_SPAN)
+          .endsWith("-01");
+    }
+  }
+
+  private static OpenTelemetrySdk sdkSampling(Sampler sampler) {
+    return OpenTelemetrySdk.builder()
+        .setTracerProvider(SdkTracerProvider.builder().setSampler(sampler).build())
+        .build();
   }
 
   @Test

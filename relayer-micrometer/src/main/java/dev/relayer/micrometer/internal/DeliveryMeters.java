@@ -54,6 +54,13 @@ public final class DeliveryMeters implements RelayerEventListener {
   /** A meter's tag values besides the store; {@code ""} where the meter has no such tag. */
   private record Key(String name, String transport, String detail, String destination) {}
 
+  /** The meters a sent row counts in, for its raw transport and destination. */
+  private record SentMeters(
+      String transport, String destination, Counter sent, Timer commitToSend) {}
+
+  /** The last sent row's meters; a race between dispatch threads only costs a lookup. */
+  private volatile @Nullable SentMeters lastSent;
+
   public DeliveryMeters(Meters meters, TagValues transports, @Nullable TagValues destinations) {
     this.meters = meters;
     this.transports = transports;
@@ -85,11 +92,32 @@ public final class DeliveryMeters implements RelayerEventListener {
 
   @Override
   public void sent(DeliveryEvent event) {
+    SentMeters meters = sentMeters(event);
+    meters.sent().increment();
+    long waited = this.meters.wallTimeMillis() - event.dueAt().toEpochMilli();
+    meters.commitToSend().record(Math.max(0, waited), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The meters of a sent row: those of the row before when it had the same transport (and, where
+   * destinations are tagged, destination), as every row of a batch has; else looked up by tags.
+   */
+  private SentMeters sentMeters(DeliveryEvent event) {
+    SentMeters last = lastSent;
+    if (last != null
+        && last.transport().equals(event.transport())
+        && (destinations == null || last.destination().equals(event.destination()))) {
+      return last;
+    }
     String transport = transports.of(event.transport());
-    counter(SENT, transport, "", event.destination(), this::sentCounter).increment();
-    long waited = meters.wallTimeMillis() - event.dueAt().toEpochMilli();
-    timer(COMMIT_TO_SEND, transport, "", "", this::commitToSendTimer)
-        .record(Math.max(0, waited), TimeUnit.MILLISECONDS);
+    SentMeters found =
+        new SentMeters(
+            event.transport(),
+            event.destination(),
+            counter(SENT, transport, "", event.destination(), this::sentCounter),
+            timer(COMMIT_TO_SEND, transport, "", "", this::commitToSendTimer));
+    lastSent = found;
+    return found;
   }
 
   @Override
