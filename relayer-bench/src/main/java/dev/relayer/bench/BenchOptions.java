@@ -43,9 +43,10 @@ import java.util.OptionalInt;
  * @param pinBucket length of one bucket of the {@code pin} scenario's figures
  * @param observe what the {@code observability} scenario's observed Relayer has: {@code both}
  *     meters and spans, {@code metrics} only or {@code tracing} only
- * @param traceSample the share of traces the {@code observability} scenario samples (1 = every
- *     one): its tracer provider samples that share of new traces and follows a stored parent's
- *     decision, and that share of its burn-downs' rows carry a sampled {@code traceparent}
+ * @param traceSample the share of traces the {@code observability} and {@code observers} scenarios
+ *     sample (1 = every one): their tracer providers sample that share of new traces and follow a
+ *     stored parent's decision, and that share of their messages carry a sampled {@code
+ *     traceparent}
  * @param out where the Markdown report is written
  * @param docs a Markdown file whose results section (between the markers) is replaced by the report
  * @param pgbench pgbench executable, overriding the lookup
@@ -143,7 +144,7 @@ public record BenchOptions(
           "  --pin-bucket S            pin: length of one bucket of its figures (60 / 1)",
           "  --observe WHAT            observability: what the observed Relayer has, both,",
           "                            metrics or tracing (both)",
-          "  --trace-sample R          observability: share of traces sampled, 0 < R <= 1 (1)",
+          "  --trace-sample R          observability, observers: share of traces sampled, 0 < R <= 1 (1)",
           "  --external                run on RELAYER_PG_URL's server, not a private cluster",
           "  --out FILE                report file (benchmarks.md)",
           "  --docs FILE               also replace the results section of FILE",

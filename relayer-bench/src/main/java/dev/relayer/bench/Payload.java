@@ -25,7 +25,7 @@ public final class Payload {
   private static final String BODY_TEXT = makeBody();
   private static final Map<String, String> HEADERS = makeHeaders();
   private static final String HEADERS_JSON = json(HEADERS);
-  private static final String UNSAMPLED_HEADERS_JSON = unsampled(HEADERS);
+  private static final String UNSAMPLED_HEADERS_JSON = json(unsampledHeaders());
 
   private Payload() {}
 
@@ -80,11 +80,15 @@ public final class Payload {
     return body.append("\"}").toString();
   }
 
-  private static String unsampled(Map<String, String> headers) {
-    Map<String, String> copy = new LinkedHashMap<>(headers);
+  /**
+   * {@link #headers()} with the {@code traceparent}'s sampled flag cleared ({@code -00}): the
+   * headers of a message written under a trace its sampler dropped.
+   */
+  public static Map<String, String> unsampledHeaders() {
+    Map<String, String> copy = new LinkedHashMap<>(HEADERS);
     String traceparent = copy.get("traceparent");
     copy.put("traceparent", traceparent.substring(0, traceparent.length() - 2) + "00");
-    return json(copy);
+    return Map.copyOf(copy);
   }
 
   private static String json(Map<String, String> headers) {

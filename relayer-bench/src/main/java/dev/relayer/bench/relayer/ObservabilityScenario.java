@@ -13,13 +13,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
-import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
-import io.opentelemetry.sdk.trace.export.SpanExporter;
-import io.opentelemetry.sdk.trace.samplers.Sampler;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -137,13 +131,7 @@ public final class ObservabilityScenario implements Scenario {
               + " of new traces (parent-based, trace-id ratio), and of the burn-downs' rows"
               + " (--trace-sample)");
     }
-    SdkTracerProvider tracerProvider =
-        SdkTracerProvider.builder()
-            .setSampler(
-                Sampler.parentBased(
-                    sample < 1 ? Sampler.traceIdRatioBased(sample) : Sampler.alwaysOn()))
-            .addSpanProcessor(BatchSpanProcessor.builder(new DroppingExporter(exported)).build())
-            .build();
+    SdkTracerProvider tracerProvider = BenchTracing.provider(sample, exported);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try (OpenTelemetrySdk openTelemetry =
         OpenTelemetrySdk.builder().setTracerProvider(tracerProvider).build()) {
@@ -263,31 +251,6 @@ public final class ObservabilityScenario implements Scenario {
                 range.last(),
                 queue)) {
       return BurnDownDriver.measure(context, key + " direct burn-down", feeder, probe, rows, 0);
-    }
-  }
-
-  /** Takes every span and drops it, counting them: the SDK's work without an exporter's. */
-  private static final class DroppingExporter implements SpanExporter {
-    private final AtomicLong exported;
-
-    DroppingExporter(AtomicLong exported) {
-      this.exported = exported;
-    }
-
-    @Override
-    public CompletableResultCode export(Collection<SpanData> spans) {
-      exported.addAndGet(spans.size());
-      return CompletableResultCode.ofSuccess();
-    }
-
-    @Override
-    public CompletableResultCode flush() {
-      return CompletableResultCode.ofSuccess();
-    }
-
-    @Override
-    public CompletableResultCode shutdown() {
-      return CompletableResultCode.ofSuccess();
     }
   }
 }

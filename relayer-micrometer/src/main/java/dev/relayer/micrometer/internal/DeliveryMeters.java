@@ -92,10 +92,10 @@ public final class DeliveryMeters implements RelayerEventListener {
 
   @Override
   public void sent(DeliveryEvent event) {
-    SentMeters meters = sentMeters(event);
-    meters.sent().increment();
-    long waited = this.meters.wallTimeMillis() - event.dueAt().toEpochMilli();
-    meters.commitToSend().record(Math.max(0, waited), TimeUnit.MILLISECONDS);
+    SentMeters row = sentMeters(event);
+    row.sent().increment();
+    long waited = meters.wallTimeMillis() - event.dueAt().toEpochMilli();
+    row.commitToSend().record(Math.max(0, waited), TimeUnit.MILLISECONDS);
   }
 
   /**
