@@ -312,12 +312,8 @@ class DeliveryMetersIT {
         .isEqualTo(3);
     assertThat(counter("relayer.outbox.sent", "transport", "blue", "destination", "invoices"))
         .isEqualTo(6);
-    assertThat(
-            registry.get("relayer.outbox.commit.to.send").tag("transport", "blue").timer().count())
-        .isEqualTo(9);
-    assertThat(
-            registry.get("relayer.outbox.commit.to.send").tag("transport", "red").timer().count())
-        .isEqualTo(6);
+    assertThat(timerCount("relayer.outbox.commit.to.send", "transport", "blue")).isEqualTo(9);
+    assertThat(timerCount("relayer.outbox.commit.to.send", "transport", "red")).isEqualTo(6);
   }
 
   @Test

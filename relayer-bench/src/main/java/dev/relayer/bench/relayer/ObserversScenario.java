@@ -238,7 +238,10 @@ public final class ObserversScenario implements Scenario {
     return batches;
   }
 
-  /** Accepts every message and keeps nothing. */
+  /**
+   * Accepts every message and keeps nothing; unlike {@link ProbeTransport} it reads no header, so
+   * that <i>bare</i> is as near to nothing as a transport call gets.
+   */
   private static final class AcceptingTransport implements Transport {
 
     @Override
