@@ -110,18 +110,18 @@ final class LeaseQueries {
     CommonTableExpression<Record3<String, OffsetDateTime, Boolean>> kept =
         name("kept").fields("name", "expires_at", "taken_over").as(keep);
     // An aggregate without GROUP BY returns one row even when nothing was kept, so the settings
-    // are always made.
+    // are always made. They come last, so that the columns kept() reads stay the first three.
     this.startPassAndKeep =
         jdbc.render(
             with(kept)
                 .select(
                     arrayAgg(kept.field(0, String.class)),
                     min(kept.field(1, OffsetDateTime.class)),
+                    arrayAgg(kept.field(0, String.class)).filterWhere(kept.field(2, Boolean.class)),
                     TransactionSettings.NO_FLUSH_WAIT,
                     TransactionSettings.GENERIC_PLANS,
                     TransactionSettings.INDEX_SCANS,
-                    TransactionSettings.PLAIN_INDEX_SCANS,
-                    arrayAgg(kept.field(0, String.class)).filterWhere(kept.field(2, Boolean.class)))
+                    TransactionSettings.PLAIN_INDEX_SCANS)
                 .from(kept));
     this.lockRow =
         jdbc.render(
@@ -263,7 +263,7 @@ final class LeaseQueries {
     if (names.isEmpty()) {
       return new Kept(Set.of(), null, Set.of());
     }
-    return new Kept(names, row.getObject(2, OffsetDateTime.class), names(row.getArray(7)));
+    return new Kept(names, row.getObject(2, OffsetDateTime.class), names(row.getArray(3)));
   }
 
   private static Set<String> names(Array names) throws SQLException {

@@ -25,6 +25,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
@@ -45,15 +46,14 @@ public final class ObserversScenario implements Scenario {
 
   /** What one timed round runs for each batch. */
   private enum Variant {
-    BARE("bare"),
-    SPANS("spans"),
-    METERS("meters"),
-    BOTH("both");
+    BARE,
+    SPANS,
+    METERS,
+    BOTH;
 
-    final String key;
-
-    Variant(String key) {
-      this.key = key;
+    /** The variant's name in the figures' keys and labels. */
+    String key() {
+      return name().toLowerCase(Locale.ROOT);
     }
 
     boolean spans() {
@@ -145,11 +145,11 @@ public final class ObserversScenario implements Scenario {
       double bareCpu = perMessage(totals.get(Variant.BARE));
       for (Variant variant : order) {
         double cpu = perMessage(totals.get(variant));
-        context.record(variant.key + ".cpu", variant.key + ": JVM CPU per message", "µs", cpu);
+        context.record(variant.key() + ".cpu", variant.key() + ": JVM CPU per message", "µs", cpu);
         if (variant != Variant.BARE) {
           context.record(
-              variant.key + ".added.cpu",
-              variant.key + ": JVM CPU per message added to bare",
+              variant.key() + ".added.cpu",
+              variant.key() + ": JVM CPU per message added to bare",
               "µs",
               cpu - bareCpu);
         }
