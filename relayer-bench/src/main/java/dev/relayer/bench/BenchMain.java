@@ -6,6 +6,7 @@ import dev.relayer.bench.db.BenchCluster;
 import dev.relayer.bench.db.PgServer;
 import dev.relayer.bench.db.ScenarioDatabase;
 import dev.relayer.bench.pipeline.BurnDownDriver;
+import dev.relayer.bench.pipeline.CpuTime;
 import dev.relayer.bench.pipeline.SteadyStateDriver;
 import dev.relayer.bench.report.MachineInfo;
 import dev.relayer.bench.report.MarkdownReport;
@@ -83,6 +84,7 @@ public final class BenchMain {
     PgServer server = PgServer.of(url);
     try (Connection c = server.connectAdmin()) {
       c.isValid(5);
+      CpuTime.watchPostgres(c);
     } catch (SQLException e) {
       throw new IllegalStateException(
           "cannot connect to PostgreSQL at "

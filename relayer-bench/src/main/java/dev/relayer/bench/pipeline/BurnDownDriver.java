@@ -19,8 +19,10 @@ public final class BurnDownDriver {
           + " still runs. *Commits per message* counts `Connection.commit()` calls on the"
           + " system's pool (with `synchronous_commit = on` each waits for a WAL flush)."
           + " *CPU per message* is the CPU time spent while the clock ran over the rows delivered:"
-          + " the JVM's (every thread, the harness's included) and the machine's (every process,"
-          + " PostgreSQL's included, from `/proc/stat`).";
+          + " the JVM's (every thread, the harness's included), PostgreSQL's (its postmaster and"
+          + " every process it started, live or exited, from `/proc/<pid>/stat`; when the server"
+          + " runs on this machine) and the machine's (every process, both of those included, from"
+          + " `/proc/stat`).";
 
   private BurnDownDriver() {}
 
@@ -102,7 +104,7 @@ public final class BurnDownDriver {
    * @param seconds time the clock ran, until the last row was seen
    * @param commits commits on the database's pools meanwhile
    * @param heapMiB heap after GC, max, in MiB
-   * @param cpu CPU time spent while the clock ran: this JVM's and the machine's
+   * @param cpu CPU time spent while the clock ran: this JVM's, PostgreSQL's and the machine's
    */
   public record Timing(
       long timed,
@@ -113,7 +115,7 @@ public final class BurnDownDriver {
       CpuTime.Reading cpu) {
 
     /** No burn-down yet: what {@link #plus} starts from. */
-    public static final Timing NONE = new Timing(0, 0, 0, 0, 0, new CpuTime.Reading(0, 0));
+    public static final Timing NONE = new Timing(0, 0, 0, 0, 0, new CpuTime.Reading(0, 0, 0));
 
     /** This burn-down and {@code other} together: counts and times added, the higher heap. */
     public Timing plus(Timing other) {
@@ -128,7 +130,8 @@ public final class BurnDownDriver {
 
     /**
      * Records {@code <key>.msgs}, {@code .commits}, {@code .heap} and, where the clocks tell, the
-     * CPU time per message delivered: {@code .cpu.jvm} and {@code .cpu.machine}.
+     * CPU time per message delivered: {@code .cpu.jvm}, {@code .cpu.postgres} and {@code
+     * .cpu.machine}.
      */
     public void record(ScenarioContext context, String key, String label) {
       context.record(key + ".msgs", label, "msgs/s", timed / seconds);
@@ -141,6 +144,13 @@ public final class BurnDownDriver {
       if (delivered > 0 && cpu.jvm() >= 0) {
         context.record(
             key + ".cpu.jvm", label + ": JVM CPU per message", "µs", cpu.jvm() / 1e3 / delivered);
+      }
+      if (delivered > 0 && cpu.postgres() >= 0) {
+        context.record(
+            key + ".cpu.postgres",
+            label + ": PostgreSQL CPU per message",
+            "µs",
+            cpu.postgres() / 1e3 / delivered);
       }
       if (delivered > 0 && cpu.machine() >= 0) {
         context.record(

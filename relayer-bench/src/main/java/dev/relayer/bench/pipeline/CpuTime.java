@@ -2,21 +2,47 @@ package dev.relayer.bench.pipeline;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 
 /**
- * CPU time spent so far, to divide by the messages of a measurement: this JVM's, and the whole
- * machine's (every process, PostgreSQL's included) from Linux's {@code /proc/stat}.
+ * CPU time spent so far, to divide by the messages of a measurement: this JVM's, PostgreSQL's (once
+ * {@link #watchPostgres} has found its server on this machine) and the whole machine's (every
+ * process, both of those included) from Linux's {@code /proc}.
  */
 public final class CpuTime {
 
-  /** Linux's clock tick of {@code /proc/stat}: 100 per second on every common kernel build. */
+  /** Linux's clock tick of {@code /proc}: 100 per second on every common kernel build. */
   private static final long NANOS_PER_TICK = 10_000_000L;
 
-  private static final Path PROC_STAT = Path.of("/proc/stat");
+  private static final Path PROC = Path.of("/proc");
+  private static final Path PROC_STAT = PROC.resolve("stat");
+
+  /** The postmaster whose processes count as PostgreSQL's; -1 until one is found. */
+  private static volatile long postmaster = -1;
 
   private CpuTime() {}
+
+  /**
+   * Counts, from now on, the CPU time of the server {@code connection} is on, when it runs on this
+   * machine: its postmaster, the parent of the connection's backend. Leaves it uncounted (-1) where
+   * {@code /proc} does not show that backend, as with a server on another host.
+   */
+  public static void watchPostgres(Connection connection) throws SQLException {
+    long backend;
+    try (Statement statement = connection.createStatement();
+        ResultSet rs = statement.executeQuery("SELECT pg_backend_pid()")) {
+      rs.next();
+      backend = rs.getLong(1);
+    }
+    long[] stat = stat(PROC.resolve(Long.toString(backend)).resolve("stat"));
+    postmaster = stat == null ? -1 : stat[PPID];
+  }
 
   /** This JVM's CPU time in nanoseconds, every thread; -1 where the JVM cannot tell. */
   public static long jvmNanos() {
@@ -25,6 +51,34 @@ public final class CpuTime {
       return os.getProcessCpuTime();
     }
     return -1;
+  }
+
+  /**
+   * The watched PostgreSQL server's CPU time in nanoseconds: its postmaster's, every live process
+   * the postmaster started (backends, checkpointer, WAL writer, autovacuum…), and every one it has
+   * reaped since it started; -1 when no server is watched or it is gone.
+   */
+  public static long postgresNanos() {
+    long pid = postmaster;
+    if (pid < 0) {
+      return -1;
+    }
+    long[] own = stat(PROC.resolve(Long.toString(pid)).resolve("stat"));
+    if (own == null) {
+      return -1;
+    }
+    long ticks = own[UTIME] + own[STIME] + own[CUTIME] + own[CSTIME];
+    try (DirectoryStream<Path> processes = Files.newDirectoryStream(PROC, "[0-9]*")) {
+      for (Path process : processes) {
+        long[] child = stat(process.resolve("stat"));
+        if (child != null && child[PPID] == pid) {
+          ticks += child[UTIME] + child[STIME];
+        }
+      }
+    } catch (IOException e) {
+      return -1;
+    }
+    return ticks * NANOS_PER_TICK;
   }
 
   /**
@@ -49,26 +103,64 @@ public final class CpuTime {
     return ticks * NANOS_PER_TICK;
   }
 
-  /** Both clocks at one moment. */
-  public record Reading(long jvm, long machine) {
+  // Fields of /proc/<pid>/stat, counted from the state (its third field) on.
+  private static final int PPID = 1;
+  private static final int UTIME = 11;
+  private static final int STIME = 12;
+  private static final int CUTIME = 13;
+  private static final int CSTIME = 14;
 
-    /** Both clocks now. */
+  /**
+   * A process's {@code stat} fields from its state on, as numbers (the state itself 0); {@code
+   * null} when the process is gone. The command name before them may hold spaces and parentheses,
+   * so the fields start after its last {@code ')'}.
+   */
+  private static long[] stat(Path file) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      return null;
+    }
+    String[] f = text.substring(text.lastIndexOf(')') + 2).trim().split(" ");
+    if (f.length <= CSTIME) {
+      return null;
+    }
+    long[] fields = new long[CSTIME + 1];
+    for (int i = 1; i <= CSTIME; i++) {
+      fields[i] = Long.parseLong(f[i]);
+    }
+    return fields;
+  }
+
+  /** The clocks at one moment; -1 for a clock that cannot tell. */
+  public record Reading(long jvm, long postgres, long machine) {
+
+    /** The clocks now. */
     public static Reading now() {
-      return new Reading(jvmNanos(), machineNanos());
+      return new Reading(jvmNanos(), postgresNanos(), machineNanos());
     }
 
     /** The CPU time from {@code earlier} to this reading; -1 for a clock that cannot tell. */
     public Reading since(Reading earlier) {
       return new Reading(
-          jvm < 0 || earlier.jvm < 0 ? -1 : jvm - earlier.jvm,
-          machine < 0 || earlier.machine < 0 ? -1 : machine - earlier.machine);
+          minus(jvm, earlier.jvm),
+          minus(postgres, earlier.postgres),
+          minus(machine, earlier.machine));
     }
 
     /** Two spans of CPU time added; -1 stays -1. */
     public Reading plus(Reading other) {
       return new Reading(
-          jvm < 0 || other.jvm < 0 ? -1 : jvm + other.jvm,
-          machine < 0 || other.machine < 0 ? -1 : machine + other.machine);
+          add(jvm, other.jvm), add(postgres, other.postgres), add(machine, other.machine));
+    }
+
+    private static long minus(long later, long earlier) {
+      return later < 0 || earlier < 0 ? -1 : later - earlier;
+    }
+
+    private static long add(long a, long b) {
+      return a < 0 || b < 0 ? -1 : a + b;
     }
   }
 }

@@ -86,6 +86,11 @@ public final class ObservabilityScenario implements Scenario {
             "observed / plain JVM CPU per message, direct burn-downs",
             ID + ".observed.direct.cpu.jvm",
             ID + ".plain.direct.cpu.jvm",
+            "—"),
+        new Ratio(
+            "observed / plain PostgreSQL CPU per message, direct burn-downs",
+            ID + ".observed.direct.cpu.postgres",
+            ID + ".plain.direct.cpu.postgres",
             "—"));
   }
 
