@@ -127,7 +127,21 @@ final class OutboxQueries {
     return duration.isNegative() ? Duration.ZERO : duration;
   }
 
-  /** The health read: one statement over the outbox, with the dead table's counts as subqueries. */
+  /**
+   * {@code current_schema()}, a function PostgreSQL marks parallel unsafe: selected beside a
+   * statement's own columns, it keeps the statement's plan serial, with no parallel workers. For
+   * the health read, which scans the whole outbox on a schedule: serial, it takes the server's
+   * parallel workers from no application query, and it costs less CPU in all, since each worker
+   * compiles the statement's expressions again (JIT) and aggregates its part apart (measured in
+   * {@code docs/benchmarks.md}, <i>The gauges' health read in the burn-down</i>). A planner setting
+   * would need a transaction of the read's own, which a caller's context does not always allow.
+   */
+  static final Field<String> SERIAL_PLAN = DSL.function("current_schema", String.class);
+
+  /**
+   * The health read: one statement over the outbox, with the dead table's counts as subqueries; its
+   * plan serial ({@link #SERIAL_PLAN}).
+   */
   static OutboxHealth health(DSLContext dsl, HealthQuery query) {
     OffsetDateTime at = OffsetDateTime.ofInstant(query.now(), ZoneOffset.UTC);
     Field<OffsetDateTime> dueSince = DSL.coalesce(O.DELIVER_AT, O.CREATED_AT);
@@ -153,7 +167,8 @@ final class OutboxQueries {
                 count().filterWhere(parked),
                 min(O.PARKED_AT).filterWhere(parked),
                 OutboxDeadQueries.countField(),
-                OutboxDeadQueries.countSinceField(query.now().minus(query.deadWindow())))
+                OutboxDeadQueries.countSinceField(query.now().minus(query.deadWindow())),
+                SERIAL_PLAN)
             .from(O)
             .fetchOne();
     return new OutboxHealth(
