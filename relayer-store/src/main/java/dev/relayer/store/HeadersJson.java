@@ -3,7 +3,6 @@ package dev.relayer.store;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jooq.JSONB;
 import org.jspecify.annotations.Nullable;
 
@@ -72,8 +71,8 @@ final class HeadersJson {
   /**
    * The headers of the text of a JSON object, as an immutable map (so that {@link
    * dev.relayer.api.spi.OutgoingMessage} takes it without a copy); empty for {@code null}. A name
-   * given twice keeps its last value. This runs once for every row claimed, so it slices values out
-   * of the text, takes names from {@link Names} and collects them into the map once.
+   * given twice keeps its last value. This runs once for every row claimed, so it slices names and
+   * values out of the text and collects them into the map once.
    */
   static Map<String, String> read(@Nullable String json) {
     if (json == null) {
@@ -93,7 +92,7 @@ final class HeadersJson {
         fields = Arrays.copyOf(fields, count * 2);
       }
       parser.skipSpace();
-      fields[count++] = parser.name();
+      fields[count++] = parser.string();
       parser.skipSpace();
       parser.expect(':');
       parser.skipSpace();
@@ -126,49 +125,6 @@ final class HeadersJson {
       return Map.copyOf(lastWins);
     }
   }
-
-  /**
-   * Header names read before, each kept once, shared by every row and every store in the JVM. Rows
-   * repeat the same few names, so a row's map takes these strings instead of new copies: nothing to
-   * allocate or hash for a name seen before, and whoever looks a header up later (a transport, a
-   * trace propagator, on another thread) compares against a string that every row shares, not one
-   * written when its row was read and long out of the processor's cache.
-   *
-   * <p>A fixed table of {@link #SLOTS} slots, filled first come first served and never emptied; a
-   * name of more than {@link #LONGEST} characters, or whose slot holds another name, is sliced from
-   * the text as any value is. So an application that writes a new name on every row costs one probe
-   * per name and no memory here.
-   */
-  static final class Names {
-    static final int SLOTS = 512;
-    static final int LONGEST = 64;
-
-    private final AtomicReferenceArray<String> slots = new AtomicReferenceArray<>(SLOTS);
-
-    /** The name {@code text} holds from {@code start} up to {@code end}. */
-    String of(String text, int start, int end) {
-      int length = end - start;
-      if (length > LONGEST) {
-        return text.substring(start, end);
-      }
-      int hash = 0;
-      for (int i = start; i < end; i++) {
-        hash = 31 * hash + text.charAt(i);
-      }
-      int slot = (hash ^ (hash >>> 16)) & (SLOTS - 1);
-      String known = slots.get(slot);
-      if (known != null && known.length() == length && text.startsWith(known, start)) {
-        return known;
-      }
-      String name = text.substring(start, end);
-      if (known == null) {
-        slots.compareAndSet(slot, null, name);
-      }
-      return name;
-    }
-  }
-
-  private static final Names NAMES = new Names();
 
   private static final class Parser {
     private final String text;
@@ -205,22 +161,13 @@ final class HeadersJson {
 
     /** A string: sliced out of the text when it has no escape, decoded when it has. */
     String string() {
-      return string(false);
-    }
-
-    /** A header name: as {@link #string()}, but from {@link #NAMES} when it has no escape. */
-    String name() {
-      return string(true);
-    }
-
-    private String string(boolean name) {
       expect('"');
       int start = at;
       for (int i = start; i < text.length(); i++) {
         char c = text.charAt(i);
         if (c == '"') {
           at = i + 1;
-          return name ? NAMES.of(text, start, i) : text.substring(start, i);
+          return text.substring(start, i);
         }
         if (c == '\\') {
           at = i;

@@ -60,51 +60,6 @@ class HeadersJsonTest {
   }
 
   @Test
-  void aNameReadBeforeIsOneStringForEveryRowAndValuesAreEachRowsOwn() {
-    Map<String, String> first = HeadersJson.read("{\"traceparent\":\"v\",\"seq\":\"1\"}");
-    Map<String, String> second = HeadersJson.read("{ \"seq\": \"2\", \"traceparent\": \"v\" }");
-    assertThat(second).isEqualTo(Map.of("traceparent", "v", "seq", "2"));
-    assertThat(name(second, "traceparent")).isSameAs(name(first, "traceparent"));
-    assertThat(name(second, "seq")).isSameAs(name(first, "seq"));
-    assertThat(second.get("traceparent")).isEqualTo("v").isNotSameAs(first.get("traceparent"));
-  }
-
-  @Test
-  void longAndEscapedNamesAreReadAsWrittenAndNotKept() {
-    String longName = "n".repeat(HeadersJson.Names.LONGEST + 1);
-    String json = "{\"" + longName + "\":\"v\",\"q\\\"n\":\"w\"}";
-    Map<String, String> first = HeadersJson.read(json);
-    Map<String, String> second = HeadersJson.read(json);
-    assertThat(second).isEqualTo(Map.of(longName, "v", "q\"n", "w"));
-    assertThat(name(second, longName)).isNotSameAs(name(first, longName));
-    assertThat(name(second, "q\"n")).isNotSameAs(name(first, "q\"n"));
-  }
-
-  @Test
-  void namesBeyondItsSlotsAreReadAsWrittenAndItKeepsNoMoreThanItsSlots() {
-    HeadersJson.Names names = new HeadersJson.Names();
-    int distinct = HeadersJson.Names.SLOTS * 8;
-    String[] first = new String[distinct];
-    for (int i = 0; i < distinct; i++) {
-      String text = "[\"header-" + i + "\"]";
-      first[i] = names.of(text, 2, text.length() - 2);
-      assertThat(first[i]).isEqualTo("header-" + i);
-    }
-    int kept = 0;
-    for (int i = 0; i < distinct; i++) {
-      String again = names.of("header-" + i, 0, ("header-" + i).length());
-      assertThat(again).isEqualTo("header-" + i);
-      kept += again == first[i] ? 1 : 0;
-    }
-    assertThat(kept).isPositive().isLessThanOrEqualTo(HeadersJson.Names.SLOTS);
-  }
-
-  /** The key of {@code headers} equal to {@code name}: the very string the map holds. */
-  private static String name(Map<String, String> headers, String name) {
-    return headers.keySet().stream().filter(name::equals).findFirst().orElseThrow();
-  }
-
-  @Test
   void writesPlainValuesAsIsAndEscapesTheRest() {
     assertThat(HeadersJson.write(Map.of("k", "plain")).data()).isEqualTo("{\"k\":\"plain\"}");
     assertThat(HeadersJson.write(Map.of("k", "ab\"c\u0001")).data())
