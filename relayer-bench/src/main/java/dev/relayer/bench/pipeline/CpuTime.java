@@ -30,18 +30,36 @@ public final class CpuTime {
 
   /**
    * Counts, from now on, the CPU time of the server {@code connection} is on, when it runs on this
-   * machine: its postmaster, the parent of the connection's backend. Leaves it uncounted (-1) where
-   * {@code /proc} does not show that backend, as with a server on another host.
+   * machine: its postmaster, the parent of the connection's backend, whose working directory is the
+   * server's data directory. Leaves it uncounted (-1) where that does not hold, as with a server on
+   * another host (a local process may have the same number as its backend), or where the
+   * connection's user may not read the data directory's setting.
    */
-  public static void watchPostgres(Connection connection) throws SQLException {
+  public static void watchPostgres(Connection connection) {
+    postmaster = -1;
     long backend;
+    String dataDirectory;
     try (Statement statement = connection.createStatement();
-        ResultSet rs = statement.executeQuery("SELECT pg_backend_pid()")) {
+        ResultSet rs =
+            statement.executeQuery("SELECT pg_backend_pid(), current_setting('data_directory')")) {
       rs.next();
       backend = rs.getLong(1);
+      dataDirectory = rs.getString(2);
+    } catch (SQLException e) {
+      return;
     }
     long[] stat = stat(PROC.resolve(Long.toString(backend)).resolve("stat"));
-    postmaster = stat == null ? -1 : stat[PPID];
+    if (stat == null) {
+      return;
+    }
+    try {
+      Path cwd = PROC.resolve(Long.toString(stat[PPID])).resolve("cwd").toRealPath();
+      if (cwd.equals(Path.of(dataDirectory).toRealPath())) {
+        postmaster = stat[PPID];
+      }
+    } catch (IOException e) {
+      // Not this machine's server, or not readable: left uncounted.
+    }
   }
 
   /** This JVM's CPU time in nanoseconds, every thread; -1 where the JVM cannot tell. */
