@@ -141,23 +141,16 @@ public final class BurnDownDriver {
           "commits",
           delivered == 0 ? Double.NaN : (double) commits / delivered);
       context.record(key + ".heap", label + ": heap after GC, max", "MiB", heapMiB);
-      if (delivered > 0 && cpu.jvm() >= 0) {
-        context.record(
-            key + ".cpu.jvm", label + ": JVM CPU per message", "µs", cpu.jvm() / 1e3 / delivered);
-      }
-      if (delivered > 0 && cpu.postgres() >= 0) {
-        context.record(
-            key + ".cpu.postgres",
-            label + ": PostgreSQL CPU per message",
-            "µs",
-            cpu.postgres() / 1e3 / delivered);
-      }
-      if (delivered > 0 && cpu.machine() >= 0) {
-        context.record(
-            key + ".cpu.machine",
-            label + ": machine CPU per message",
-            "µs",
-            cpu.machine() / 1e3 / delivered);
+      perMessage(context, key + ".cpu.jvm", label + ": JVM CPU per message", cpu.jvm());
+      perMessage(
+          context, key + ".cpu.postgres", label + ": PostgreSQL CPU per message", cpu.postgres());
+      perMessage(context, key + ".cpu.machine", label + ": machine CPU per message", cpu.machine());
+    }
+
+    /** Records {@code nanos} per message delivered, in µs, where its clock could tell. */
+    private void perMessage(ScenarioContext context, String key, String label, long nanos) {
+      if (delivered > 0 && nanos >= 0) {
+        context.record(key, label, "µs", nanos / 1e3 / delivered);
       }
     }
   }
