@@ -136,7 +136,7 @@ final class OutboxQueries {
    * {@code docs/benchmarks.md}, <i>The gauges' health read in the burn-down</i>). A planner setting
    * would need a transaction of the read's own, which a caller's context does not always allow.
    */
-  static final Field<String> SERIAL_PLAN = DSL.function("current_schema", String.class);
+  private static final Field<String> SERIAL_PLAN = DSL.function("current_schema", String.class);
 
   /**
    * The health read: one statement over the outbox, with the dead table's counts as subqueries; its
