@@ -9,6 +9,7 @@ import dev.relayer.bench.relayer.CleanupScenario;
 import dev.relayer.bench.relayer.EnqueueOverheadScenario;
 import dev.relayer.bench.relayer.LanesScenario;
 import dev.relayer.bench.relayer.ObservabilityScenario;
+import dev.relayer.bench.relayer.ObservedPairScenario;
 import dev.relayer.bench.relayer.ObserversScenario;
 import dev.relayer.bench.relayer.PinScenario;
 import dev.relayer.bench.relayer.SteadyStateScenario;
@@ -69,6 +70,7 @@ final class ScenarioCatalog {
     scenarios.put(PinScenario.ID, o -> new PinScenario());
     scenarios.put(ObservabilityScenario.ID, o -> new ObservabilityScenario());
     scenarios.put(ObserversScenario.ID, o -> new ObserversScenario());
+    scenarios.put(ObservedPairScenario.ID, o -> new ObservedPairScenario());
     return scenarios;
   }
 }

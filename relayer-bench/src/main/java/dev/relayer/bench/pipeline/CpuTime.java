@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Collection;
 
 /**
  * CPU time spent so far, to divide by the messages of a measurement: this JVM's, PostgreSQL's (once
@@ -95,6 +96,25 @@ public final class CpuTime {
       }
     } catch (IOException e) {
       return -1;
+    }
+    return ticks * NANOS_PER_TICK;
+  }
+
+  /**
+   * The CPU time in nanoseconds of those of {@code pids} that are live processes of the watched
+   * PostgreSQL server (its backends, say); -1 when no server is watched.
+   */
+  public static long backendsNanos(Collection<Long> pids) {
+    long pid = postmaster;
+    if (pid < 0) {
+      return -1;
+    }
+    long ticks = 0;
+    for (long backend : pids) {
+      long[] own = stat(PROC.resolve(Long.toString(backend)).resolve("stat"));
+      if (own != null && own[PPID] == pid) {
+        ticks += own[UTIME] + own[STIME];
+      }
     }
     return ticks * NANOS_PER_TICK;
   }

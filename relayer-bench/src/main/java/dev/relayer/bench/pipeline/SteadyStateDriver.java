@@ -2,6 +2,7 @@ package dev.relayer.bench.pipeline;
 
 import dev.relayer.bench.BenchOptions;
 import dev.relayer.bench.ScenarioContext;
+import dev.relayer.bench.db.ScenarioDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +52,7 @@ public final class SteadyStateDriver {
   public static final int[] LEVELS = {25, 50, 75};
 
   private final ScenarioContext context;
+  private final ScenarioDatabase database;
   private final String key;
   private final String label;
   private final ProducingSystem system;
@@ -59,11 +61,13 @@ public final class SteadyStateDriver {
 
   private SteadyStateDriver(
       ScenarioContext context,
+      ScenarioDatabase database,
       String key,
       String label,
       ProducingSystem system,
       DeliveryProbe probe) {
     this.context = context;
+    this.database = database;
     this.key = key;
     this.label = label;
     this.system = system;
@@ -78,7 +82,21 @@ public final class SteadyStateDriver {
       String label,
       ProducingSystem system,
       DeliveryProbe probe) {
-    return new SteadyStateDriver(context, key, label, system, probe);
+    return new SteadyStateDriver(context, context.database(), key, label, system, probe);
+  }
+
+  /**
+   * A driver as {@link #of(ScenarioContext, String, String, ProducingSystem, DeliveryProbe)} for a
+   * system whose pools are on {@code database} rather than the run's own, whose commits it counts.
+   */
+  public static SteadyStateDriver of(
+      ScenarioContext context,
+      ScenarioDatabase database,
+      String key,
+      String label,
+      ProducingSystem system,
+      DeliveryProbe probe) {
+    return new SteadyStateDriver(context, database, key, label, system, probe);
   }
 
   /**
@@ -107,8 +125,16 @@ public final class SteadyStateDriver {
    */
   public void runLevels(double capacity) throws Exception {
     for (int level : LEVELS) {
-      level(level, capacity * level / 100.0);
+      runLevel(level, capacity);
     }
+  }
+
+  /**
+   * Runs one load level, {@code percent} of {@code capacity}, and records its figures as {@link
+   * #run} does; two drivers may run a level each at the same time.
+   */
+  public void runLevel(int percent, double capacity) throws Exception {
+    level(percent, capacity * percent / 100.0);
   }
 
   private double recordCapacity(boolean countCommits) throws Exception {
@@ -136,12 +162,12 @@ public final class SteadyStateDriver {
       sleep(options.warmup().toNanos());
       long committed0 = probe.committedCount();
       long delivered0 = probe.deliveredCount();
-      long commits0 = context.database().commits();
+      long commits0 = database.commits();
       long t0 = System.nanoTime();
       sleep(options.window().toNanos());
       long committed1 = probe.committedCount();
       long delivered1 = probe.deliveredCount();
-      long commits1 = context.database().commits();
+      long commits1 = database.commits();
       double seconds = (System.nanoTime() - t0) / 1e9;
       stop.set(true);
       for (Future<?> producer : producers) {
@@ -184,11 +210,11 @@ public final class SteadyStateDriver {
     try (FixedRate producers = new FixedRate(rate, totalNanos)) {
       sleep(producers.start + options.warmup().toNanos() - System.nanoTime());
       long from = producers.produced();
-      long commits0 = context.database().commits();
+      long commits0 = database.commits();
       long t0 = System.nanoTime();
       sleep(options.window().toNanos());
       long to = producers.produced();
-      long commits = context.database().commits() - commits0;
+      long commits = database.commits() - commits0;
       double seconds = (System.nanoTime() - t0) / 1e9;
       long backlog = probe.committedCount() - probe.deliveredCount();
       producers.stop();
