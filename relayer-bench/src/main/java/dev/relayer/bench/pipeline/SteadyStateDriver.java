@@ -134,7 +134,12 @@ public final class SteadyStateDriver {
    * #run} does; two drivers may run a level each at the same time.
    */
   public void runLevel(int percent, double capacity) throws Exception {
-    level(percent, capacity * percent / 100.0);
+    level(percent, capacity * percent / 100.0, true);
+  }
+
+  /** Runs one load level as {@link #runLevel} does, and records nothing. */
+  public void runUncounted(int percent, double capacity) throws Exception {
+    level(percent, capacity * percent / 100.0, false);
   }
 
   private double recordCapacity(boolean countCommits) throws Exception {
@@ -205,7 +210,7 @@ public final class SteadyStateDriver {
     }
   }
 
-  private void level(int percent, double rate) throws Exception {
+  private void level(int percent, double rate, boolean record) throws Exception {
     long totalNanos = options.warmup().toNanos() + options.window().toNanos();
     try (FixedRate producers = new FixedRate(rate, totalNanos)) {
       sleep(producers.start + options.warmup().toNanos() - System.nanoTime());
@@ -221,6 +226,9 @@ public final class SteadyStateDriver {
       long drainNanos = Math.max(TimeUnit.SECONDS.toNanos(10), options.window().toNanos());
       boolean drained = await(() -> probe.allDelivered(from, to), drainNanos);
       DeliveryProbe.Latencies latencies = probe.latencies(from, to);
+      if (!record) {
+        return;
+      }
       String at = label + " at " + percent + "%";
       context.record(
           key + ".at" + percent + ".rate", at + ": rate achieved", "msgs/s", (to - from) / seconds);
