@@ -81,6 +81,12 @@ public final class MeterNames {
   /** Gauge (seconds): how long the oldest horizon-holding session's transaction has been open. */
   public static final String XMIN_HORIZON_TRANSACTION_AGE = "relayer.xmin.horizon.transaction.age";
 
+  /**
+   * Timer: how long each gauge refresh took (one health check, whether it succeeded or failed). Its
+   * time also spaces the refreshes: see {@link RelayerMetrics#start()}.
+   */
+  public static final String GAUGE_REFRESH = "relayer.metrics.refresh";
+
   /** Counter: gauge refreshes that failed (their gauges read NaN until the next success). */
   public static final String GAUGE_REFRESH_FAILURES = "relayer.metrics.refresh.failures";
 
@@ -110,5 +116,6 @@ public final class MeterNames {
           TABLE_DEAD_TUPLES,
           XMIN_HORIZON_AGE,
           XMIN_HORIZON_TRANSACTION_AGE,
+          GAUGE_REFRESH,
           GAUGE_REFRESH_FAILURES);
 }

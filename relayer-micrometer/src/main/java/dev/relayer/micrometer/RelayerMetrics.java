@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -35,11 +36,12 @@ import org.slf4j.LoggerFactory;
  * <p>{@link Builder#build()} registers the meters and the listeners on the Relayer and its store at
  * once: counters and timers count from then on, whether or not the Relayer was started. The gauges
  * read the values of the last refresh: {@link #start()} runs one on a thread of its own ({@code
- * relayer-<store>-metrics}) every {@code gaugeRefresh} (default 30 s), the first right away; {@link
- * #refresh()} runs one on the caller's thread. A refresh is one {@link Relayer#health()} check (two
- * statements on Relayer's tables, four on PostgreSQL's statistics views); a scrape never queries
- * the database, however many threads scrape. Before the first refresh, and after one that failed,
- * every gauge reads NaN, and {@value MeterNames#GAUGE_REFRESH_FAILURES} counts the failures.
+ * relayer-<store>-metrics}) every {@code gaugeRefresh} (default 30 s, longer where a refresh is
+ * slow), the first right away; {@link #refresh()} runs one on the caller's thread. A refresh is one
+ * {@link Relayer#health()} check (two statements on Relayer's tables, four on PostgreSQL's
+ * statistics views); a scrape never queries the database, however many threads scrape. Before the
+ * first refresh, and after one that failed, every gauge reads NaN, and {@value
+ * MeterNames#GAUGE_REFRESH_FAILURES} counts the failures.
  *
  * <h2>Tags</h2>
  *
@@ -55,6 +57,12 @@ public final class RelayerMetrics implements AutoCloseable {
 
   /** Default time between gauge refreshes. */
   public static final Duration DEFAULT_GAUGE_REFRESH = Duration.ofSeconds(30);
+
+  /**
+   * A refresh is followed by a pause of at least this many times its own duration, so that the
+   * gauges' reads take at most a twentieth of the time of the connection that runs them.
+   */
+  public static final int REFRESH_PAUSE_FACTOR = 20;
 
   /** Default bound of the {@code destination} tag's values. */
   public static final int DEFAULT_MAX_DESTINATIONS = 100;
@@ -113,8 +121,16 @@ public final class RelayerMetrics implements AutoCloseable {
   }
 
   /**
-   * Starts refreshing the gauges every {@code gaugeRefresh}, the first time at once; idempotent,
-   * and does nothing once closed.
+   * Starts refreshing the gauges, the first time at once and then every {@code gaugeRefresh}, or
+   * longer where a refresh is slow: the pause after a refresh is {@link #pauseAfter the larger} of
+   * {@code gaugeRefresh} and {@value #REFRESH_PAUSE_FACTOR} times the refresh's own duration.
+   *
+   * <p>A refresh reads the whole outbox (a backlog's every row), so its duration grows with the
+   * backlog: a few hundred milliseconds for a million rows on two cores, several seconds for ten
+   * million. Spaced by its duration, it keeps to a twentieth of one connection's time, and of the
+   * server CPU that connection uses, on every instance that refreshes, however large the backlog
+   * grows; the gauges then lag by up to twenty times the read. {@value MeterNames#GAUGE_REFRESH}
+   * times each refresh. Idempotent, and does nothing once closed.
    */
   public void start() {
     synchronized (lifecycle) {
@@ -128,9 +144,28 @@ public final class RelayerMetrics implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
               });
-      pool.scheduleWithFixedDelay(
-          this::refreshQuietly, 0, gaugeRefresh.toNanos(), TimeUnit.NANOSECONDS);
       refresher = pool;
+      pool.execute(() -> refreshAndSchedule(pool));
+    }
+  }
+
+  /**
+   * The pause after a refresh that took {@code took}: {@code gaugeRefresh}, or {@value
+   * #REFRESH_PAUSE_FACTOR} times {@code took} where that is longer.
+   */
+  static Duration pauseAfter(Duration gaugeRefresh, Duration took) {
+    Duration bound = took.multipliedBy(REFRESH_PAUSE_FACTOR);
+    return bound.compareTo(gaugeRefresh) > 0 ? bound : gaugeRefresh;
+  }
+
+  private void refreshAndSchedule(ScheduledExecutorService pool) {
+    long started = System.nanoTime();
+    refreshQuietly();
+    Duration pause = pauseAfter(gaugeRefresh, Duration.ofNanos(System.nanoTime() - started));
+    try {
+      pool.schedule(() -> refreshAndSchedule(pool), pause.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // Closed meanwhile: no more refreshes.
     }
   }
 
@@ -207,7 +242,10 @@ public final class RelayerMetrics implements AutoCloseable {
       return this;
     }
 
-    /** Time between gauge refreshes; positive, default 30 s. */
+    /**
+     * Time between gauge refreshes, the least: a slow refresh waits longer (see {@link
+     * RelayerMetrics#start()}); positive, default 30 s.
+     */
     public Builder gaugeRefresh(Duration gaugeRefresh) {
       this.gaugeRefresh = gaugeRefresh;
       return this;

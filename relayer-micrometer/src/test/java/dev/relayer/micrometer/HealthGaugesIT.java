@@ -10,8 +10,10 @@ import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.pass.Passes;
 import dev.relayer.testkit.HeldSnapshot;
 import dev.relayer.transport.memory.InMemoryTransport;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -73,6 +75,37 @@ class HealthGaugesIT {
     assertThat(gauge("relayer.outbox.eligible")).isZero();
     assertThat(gauge("relayer.outbox.oldest.age")).isZero();
     assertThat(gauge("relayer.outbox.oldest.eligible.age")).isZero();
+  }
+
+  @Test
+  void slowRefreshesAreSpacedSoThatReadingTakesAtMostATwentiethOfTheTime() throws Exception {
+    Relayer writer = fixture.track(Relayer.builder(fixture.pool).build());
+    // Enough rows that each refresh's read of the whole outbox takes some milliseconds.
+    fixture.dsl.execute(
+        "INSERT INTO relayer_outbox (message_id, transport, destination, message_type, body)"
+            + " SELECT gen_random_uuid(), 'memory', 'orders', 'OrderPlaced', '\\x00'"
+            + " FROM generate_series(1, 20000)");
+    // Asked to refresh every millisecond, far more often than a read takes.
+    RelayerMetrics metrics =
+        fixture.track(
+            RelayerMetrics.builder(writer, registry).gaugeRefresh(Duration.ofMillis(1)).build());
+
+    long started = System.nanoTime();
+    metrics.start();
+    Thread.sleep(3_000);
+    Timer refreshes = registry.get("relayer.metrics.refresh").timer();
+    long count = refreshes.count();
+    double reading = refreshes.totalTime(TimeUnit.NANOSECONDS);
+    double longest = refreshes.max(TimeUnit.NANOSECONDS);
+    double elapsed = System.nanoTime() - started;
+
+    assertThat(gauge("relayer.outbox.eligible")).isEqualTo(20000);
+    assertThat(count).as("refreshes in 3 s").isGreaterThan(1);
+    // Each finished refresh was followed by a pause of at least 20 times its duration, so the
+    // refreshes' time is at most a twentieth of the time elapsed, and the last one's.
+    assertThat(reading)
+        .as("time spent in %d refreshes of %.0f ns elapsed", count, elapsed)
+        .isLessThanOrEqualTo(elapsed / RelayerMetrics.REFRESH_PAUSE_FACTOR + longest);
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.relayer.micrometer.internal;
 
 import static dev.relayer.micrometer.MeterNames.DEAD_ROWS;
 import static dev.relayer.micrometer.MeterNames.ELIGIBLE;
+import static dev.relayer.micrometer.MeterNames.GAUGE_REFRESH;
 import static dev.relayer.micrometer.MeterNames.GAUGE_REFRESH_FAILURES;
 import static dev.relayer.micrometer.MeterNames.LEASE_HOLDERS;
 import static dev.relayer.micrometer.MeterNames.OLDEST_AGE;
@@ -19,12 +20,14 @@ import dev.relayer.store.LeaseState;
 import dev.relayer.store.TableDeadTuples;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
@@ -85,6 +88,7 @@ public final class HealthGauges {
   private final Supplier<HealthReport> check;
   private final String owner;
   private final Counter failures;
+  private final Timer took;
   private volatile Values values = Values.UNKNOWN;
   private boolean failing;
 
@@ -149,6 +153,11 @@ public final class HealthGauges {
               .description("Dead tuples of a Relayer table (pg_stat_user_tables estimate)")
               .tags(meters.tags("table", table)));
     }
+    this.took =
+        meters.register(
+            Timer.builder(GAUGE_REFRESH)
+                .description("How long each gauge refresh (one health check) took")
+                .tags(meters.tags()));
     this.failures =
         meters.register(
             Counter.builder(GAUGE_REFRESH_FAILURES)
@@ -178,9 +187,11 @@ public final class HealthGauges {
    */
   public synchronized boolean refresh() {
     HealthReport report;
+    long started = System.nanoTime();
     try {
       report = check.get();
     } catch (RuntimeException e) {
+      took.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
       values = Values.UNKNOWN;
       failures.increment();
       if (!failing) {
@@ -191,6 +202,7 @@ public final class HealthGauges {
       }
       return false;
     }
+    took.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
     if (failing) {
       failing = false;
       log.info("store={} metrics: the gauges' health check works again", store);

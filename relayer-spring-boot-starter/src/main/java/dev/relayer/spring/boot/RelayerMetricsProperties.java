@@ -12,8 +12,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * path and the application has a {@code MeterRegistry}.
  *
  * @param enabled whether the Relayer's meters are bound to the registry; default true
- * @param gaugeRefresh time between two reads of the gauges from the database; positive, default 30
- *     s
+ * @param gaugeRefresh time between two reads of the gauges from the database, the least (after a
+ *     slow read the next waits twenty times that read); positive, default 30 s
  * @param storeTag the {@code store} tag's value; default the store's {@code schema.prefix}
  */
 @ConfigurationProperties("relayer.metrics")
