@@ -82,7 +82,7 @@ public final class SteadyStateDriver {
       String label,
       ProducingSystem system,
       DeliveryProbe probe) {
-    return new SteadyStateDriver(context, context.database(), key, label, system, probe);
+    return of(context, context.database(), key, label, system, probe);
   }
 
   /**

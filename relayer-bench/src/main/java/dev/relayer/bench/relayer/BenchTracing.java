@@ -1,5 +1,6 @@
 package dev.relayer.bench.relayer;
 
+import dev.relayer.bench.ScenarioContext;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
@@ -17,6 +18,32 @@ import java.util.concurrent.atomic.AtomicLong;
 final class BenchTracing {
 
   private BenchTracing() {}
+
+  /**
+   * Notes in {@code context}'s report what its observed Relayer has when {@code --observe} leaves
+   * one of the two out, and the share of traces sampled when {@code --trace-sample} is below 1;
+   * {@code rows} names the rows the share also applies to.
+   */
+  static void noteObserving(ScenarioContext context, String rows) {
+    String observe = context.options().observe();
+    if (!observe.equals("both")) {
+      context.note(
+          "observed here: "
+              + (observe.equals("metrics") ? "the meters only" : "the spans only")
+              + " (--observe "
+              + observe
+              + ")");
+    }
+    double sample = context.options().traceSample();
+    if (sample < 1) {
+      context.note(
+          "traces sampled: "
+              + sample
+              + " of new traces (parent-based, trace-id ratio), and of "
+              + rows
+              + " (--trace-sample)");
+    }
+  }
 
   /**
    * A tracer provider sampling {@code sample} of new traces; its exported spans add to {@code

@@ -117,25 +117,10 @@ public final class ObservabilityScenario implements Scenario {
   private static void runAll(ScenarioContext context, long rows) throws Exception {
     ScenarioDatabase db = context.database();
     db.installRelayerSchema();
-    String observe = context.options().observe();
-    if (!observe.equals("both")) {
-      context.note(
-          "observed here: "
-              + (observe.equals("metrics") ? "the meters only" : "the spans only")
-              + " (--observe "
-              + observe
-              + ")");
-    }
+    BenchTracing.noteObserving(context, "the burn-downs' rows");
     DataSource pool = db.pool("relayer", context.options().poolSize());
     AtomicLong exported = new AtomicLong();
     double sample = context.options().traceSample();
-    if (sample < 1) {
-      context.note(
-          "traces sampled: "
-              + sample
-              + " of new traces (parent-based, trace-id ratio), and of the burn-downs' rows"
-              + " (--trace-sample)");
-    }
     SdkTracerProvider tracerProvider = BenchTracing.provider(sample, exported);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try (OpenTelemetrySdk openTelemetry =

@@ -134,14 +134,8 @@ public final class ObservedPairScenario implements Scenario {
   }
 
   private static void runAll(ScenarioContext context, long rows) throws Exception {
+    BenchTracing.noteObserving(context, "the races' rows");
     double sample = context.options().traceSample();
-    if (sample < 1) {
-      context.note(
-          "traces sampled: "
-              + sample
-              + " of new traces (parent-based, trace-id ratio), and of the races' rows"
-              + " (--trace-sample)");
-    }
     AtomicLong exported = new AtomicLong();
     SdkTracerProvider tracerProvider = BenchTracing.provider(sample, exported);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
