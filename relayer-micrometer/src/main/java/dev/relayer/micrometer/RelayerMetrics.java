@@ -126,11 +126,12 @@ public final class RelayerMetrics implements AutoCloseable {
    * {@code gaugeRefresh} and {@value #REFRESH_PAUSE_FACTOR} times the refresh's own duration.
    *
    * <p>A refresh reads the whole outbox (a backlog's every row), so its duration grows with the
-   * backlog: a few hundred milliseconds for a million rows on two cores, several seconds for ten
-   * million. Spaced by its duration, it keeps to a twentieth of one connection's time, and of the
-   * server CPU that connection uses, on every instance that refreshes, however large the backlog
-   * grows; the gauges then lag by up to twenty times the read. {@value MeterNames#GAUGE_REFRESH}
-   * times each refresh. Idempotent, and does nothing once closed.
+   * backlog: about half a second of server CPU for a million settled rows on two cores ({@code
+   * docs/benchmarks.md}). Spaced by its duration, it keeps to a twentieth of one connection's time,
+   * and of the server CPU that connection uses, on every instance that refreshes, however large the
+   * backlog grows; a read that took 6 s is followed by a pause of 120 s, and the gauges lag by that
+   * much. {@value MeterNames#GAUGE_REFRESH} times each refresh. Idempotent, and does nothing once
+   * closed.
    */
   public void start() {
     synchronized (lifecycle) {

@@ -147,7 +147,8 @@ public final class ObservedPairScenario implements Scenario {
       // Which side carries the observed Relayer, per race or window; null: both plain.
       Side[] races = even ? new Side[] {null, Side.A, Side.B} : new Side[] {Side.B, Side.A, null};
       // The first race on fresh databases runs slower on both sides and unevenly between them
-      // (seen in every repetition that began with a counted race): it is run and not counted.
+      // (side A 13% slower in both repetitions of a first version that began with the control
+      // race): it is run and not counted.
       pair.race(rows, null);
       Race observedRaces = Race.NONE;
       for (Side observed : races) {
