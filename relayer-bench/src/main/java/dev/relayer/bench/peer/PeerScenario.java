@@ -2,7 +2,7 @@ package dev.relayer.bench.peer;
 
 import com.gruelbox.transactionoutbox.TransactionOutbox;
 import dev.relayer.bench.BenchOptions;
-import dev.relayer.bench.Scenario;
+import dev.relayer.bench.RowsScenario;
 import dev.relayer.bench.ScenarioContext;
 import dev.relayer.bench.anchor.AnchorScenario;
 import dev.relayer.bench.db.ScenarioDatabase;
@@ -20,7 +20,7 @@ import javax.sql.DataSource;
  * Scenario 6, the peer: com.gruelbox:transactionoutbox-core over the same PostgreSQL, pool size and
  * payload, with a no-op sink — the burn-down and the steady state of scenarios 3 and 4.
  */
-public final class PeerScenario implements Scenario {
+public final class PeerScenario implements RowsScenario {
 
   /** Scenario id. */
   public static final String ID = "peer";
@@ -77,23 +77,12 @@ public final class PeerScenario implements Scenario {
             ""));
   }
 
+  /**
+   * A burn-down of {@code burnDownRows} entries and a steady-state run (in the warm-up, {@link
+   * BenchOptions#warmUpRows()} entries and both untimed).
+   */
   @Override
-  public boolean warmsUp() {
-    return true;
-  }
-
-  /** A burn-down of {@link BenchOptions#warmUpRows()} entries and a steady-state run, untimed. */
-  @Override
-  public void warmUp(ScenarioContext context) throws Exception {
-    drive(context, context.options().warmUpRows());
-  }
-
-  @Override
-  public void run(ScenarioContext context) throws Exception {
-    drive(context, context.options().rows());
-  }
-
-  private static void drive(ScenarioContext context, long burnDownRows) throws Exception {
+  public void run(ScenarioContext context, long burnDownRows) throws Exception {
     ScenarioDatabase db = context.database();
     BenchOptions o = context.options();
     DataSource pool = db.pool("peer", o.poolSize());

@@ -1,6 +1,6 @@
 package dev.relayer.bench.relayer;
 
-import dev.relayer.bench.Scenario;
+import dev.relayer.bench.RowsScenario;
 import dev.relayer.bench.ScenarioContext;
 import dev.relayer.bench.db.OutboxRows;
 import dev.relayer.bench.db.ScenarioDatabase;
@@ -25,7 +25,7 @@ import javax.sql.DataSource;
  * Scenario 11, the cost of observing Relayer: the steady state and a direct-dispatch burn-down,
  * each with Relayer's meters and tracing on beside the same with them off, in the same repetition.
  */
-public final class ObservabilityScenario implements Scenario {
+public final class ObservabilityScenario implements RowsScenario {
 
   /** Scenario id. */
   public static final String ID = "observability";
@@ -100,21 +100,7 @@ public final class ObservabilityScenario implements Scenario {
   }
 
   @Override
-  public boolean warmsUp() {
-    return true;
-  }
-
-  @Override
-  public void warmUp(ScenarioContext context) throws Exception {
-    runAll(context, context.options().warmUpRows());
-  }
-
-  @Override
-  public void run(ScenarioContext context) throws Exception {
-    runAll(context, context.options().rows());
-  }
-
-  private static void runAll(ScenarioContext context, long rows) throws Exception {
+  public void run(ScenarioContext context, long rows) throws Exception {
     ScenarioDatabase db = context.database();
     db.installRelayerSchema();
     BenchTracing.noteObserving(context, "the burn-downs' rows");

@@ -1,6 +1,6 @@
 package dev.relayer.bench.relayer;
 
-import dev.relayer.bench.Scenario;
+import dev.relayer.bench.RowsScenario;
 import dev.relayer.bench.ScenarioContext;
 import dev.relayer.bench.db.OutboxRows;
 import dev.relayer.bench.db.ScenarioDatabase;
@@ -35,7 +35,7 @@ import javax.sql.DataSource;
  * machine does in a measurement falls on both. A control pair of two plain Relayers shows what the
  * pairing itself reads as a difference.
  */
-public final class ObservedPairScenario implements Scenario {
+public final class ObservedPairScenario implements RowsScenario {
 
   /** Scenario id. */
   public static final String ID = "observability-pair";
@@ -119,21 +119,7 @@ public final class ObservedPairScenario implements Scenario {
   }
 
   @Override
-  public boolean warmsUp() {
-    return true;
-  }
-
-  @Override
-  public void warmUp(ScenarioContext context) throws Exception {
-    runAll(context, context.options().warmUpRows());
-  }
-
-  @Override
-  public void run(ScenarioContext context) throws Exception {
-    runAll(context, context.options().rows());
-  }
-
-  private static void runAll(ScenarioContext context, long rows) throws Exception {
+  public void run(ScenarioContext context, long rows) throws Exception {
     BenchTracing.noteObserving(context, "the races' rows");
     double sample = context.options().traceSample();
     AtomicLong exported = new AtomicLong();
