@@ -73,7 +73,8 @@ public final class ObservedPairScenario implements RowsScenario {
         + " then three races a repetition: a *control* of two plain Relayers (side B over"
         + " side A), then the observed Relayer on side A and on side B (their rates added up, so"
         + " that a difference between the sides cancels). *Steady state*: a plain Relayer's"
-        + " capacity is measured alone on side A; then both sides run at "
+        + " capacity is measured alone on side A; then, after one window of two plain Relayers"
+        + " that is not counted, both sides run at "
         + LEVEL
         + "% of it each at the same time (the machine at half that capacity), as a control pair"
         + " and as a plain and an observed pair, the observed on side A and B in turn by"
