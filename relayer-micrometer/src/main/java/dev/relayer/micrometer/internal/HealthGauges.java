@@ -191,7 +191,6 @@ public final class HealthGauges {
     try {
       report = check.get();
     } catch (RuntimeException e) {
-      took.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
       values = Values.UNKNOWN;
       failures.increment();
       if (!failing) {
@@ -201,8 +200,9 @@ public final class HealthGauges {
         log.debug("store={} metrics: the gauges' health check failed again", store, e);
       }
       return false;
+    } finally {
+      took.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
     }
-    took.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
     if (failing) {
       failing = false;
       log.info("store={} metrics: the gauges' health check works again", store);
