@@ -126,6 +126,7 @@ final class StatusCommand extends OperatorCommand {
     }
     out.println(
         "eligible:         "
+            + (report.rowLimitReached() ? "at least " : "")
             + report.eligible()
             + " (oldest "
             + age(report.oldestEligibleAge())
@@ -133,12 +134,16 @@ final class StatusCommand extends OperatorCommand {
     out.println("oldest pending:   " + age(report.oldestPendingAge()));
     out.println(
         "retrying:         "
+            + (report.rowLimitReached() ? "at least " : "")
             + report.retrying()
             + " (oldest "
             + age(report.oldestRetryingAge())
             + ")");
     out.println("scheduled:        " + backlog.total().scheduled());
-    out.println("never handed off: " + report.neverHandedOff());
+    out.println(
+        "never handed off: "
+            + (report.rowLimitReached() ? "at least " : "")
+            + report.neverHandedOff());
     out.println(
         "parked keys:      "
             + report.parkedKeys()

@@ -46,6 +46,7 @@ final class StatusJson {
     doc.put("oldest_retrying_age_seconds", seconds(report.oldestRetryingAge()));
     doc.put("scheduled", backlog.total().scheduled());
     doc.put("never_handed_off", report.neverHandedOff());
+    doc.put("row_limit_reached", report.rowLimitReached());
     doc.put("parked_keys", report.parkedKeys());
     doc.put("oldest_parked_age_seconds", seconds(report.oldestParkedAge()));
     doc.put("dead_rows", report.deadRows());

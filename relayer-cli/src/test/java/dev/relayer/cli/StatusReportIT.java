@@ -318,6 +318,7 @@ class StatusReportIT {
             "oldest_retrying_age_seconds",
             "scheduled",
             "never_handed_off",
+            "row_limit_reached",
             "parked_keys",
             "oldest_parked_age_seconds",
             "dead_rows",

@@ -28,6 +28,10 @@ import java.util.Optional;
  * @param neverHandedOff unordered rows older than the recovery delay that no one ever claimed and
  *     that were due when written: their hand-off is missing (or direct dispatch is not running) and
  *     the sweeper has not reached them yet
+ * @param rowLimitReached the outbox read stopped at the check's row limit: at least that many due
+ *     rows are pending, and {@code eligible}, {@code retrying} and {@code neverHandedOff} count
+ *     only the oldest of them (lower bounds); the ages stay the oldest (see {@link
+ *     dev.relayer.store.OutboxHealth#rowLimitReached()}). See {@link RelayerHealth} for the status
  * @param parkedKeys ordering keys held for an operator
  * @param oldestParkedAge how long the longest-parked head has been parked
  * @param deadRows rows in the dead table
@@ -54,6 +58,7 @@ public record HealthReport(
     long retrying,
     Optional<Duration> oldestRetryingAge,
     long neverHandedOff,
+    boolean rowLimitReached,
     long parkedKeys,
     Optional<Duration> oldestParkedAge,
     long deadRows,

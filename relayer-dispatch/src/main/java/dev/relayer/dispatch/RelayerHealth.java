@@ -34,12 +34,22 @@ import org.jspecify.annotations.Nullable;
  *       minute, or had one success among its failures, does not.
  * </ol>
  *
- * Each rule that fired is named in {@link HealthReport#reasons()}. The check is two statements on
- * Relayer's tables — one over the outbox (with the dead table's counts as subqueries) and one over
- * the leases — and four on PostgreSQL's statistics views: dead tuples of Relayer's tables ({@code
- * pg_stat_user_tables}) and what holds the xmin horizon ({@code pg_stat_activity}, {@code
- * pg_replication_slots}, {@code pg_prepared_xacts}). Dead tuples and the horizon are reported, not
- * judged: no rule reads them, because what is too many depends on the table's size and traffic.
+ * Each rule that fired is named in {@link HealthReport#reasons()}.
+ *
+ * <p>The outbox read visits at most {@code rowLimit} due pending rows, the oldest first, so a check
+ * costs the same however large the backlog grows. Below the limit every figure is exact. When the
+ * read {@linkplain HealthReport#rowLimitReached() stops at the limit}, the counts are of the rows
+ * it visited, and the eligible-backlog rule judges the backlog as at least {@code rowLimit} rows,
+ * which is never below {@code unhealthyAt}: so at least that many due rows make the status
+ * unhealthy, even if some of those it visited are in flight. Raise {@code rowLimit} for exact
+ * counts of a larger backlog, at a cost that grows with it.
+ *
+ * <p>The check is two statements on Relayer's tables — one over the outbox (with the parked heads
+ * and the dead table's counts as subqueries) and one over the leases — and four on PostgreSQL's
+ * statistics views: dead tuples of Relayer's tables ({@code pg_stat_user_tables}) and what holds
+ * the xmin horizon ({@code pg_stat_activity}, {@code pg_replication_slots}, {@code
+ * pg_prepared_xacts}). Dead tuples and the horizon are reported, not judged: no rule reads them,
+ * because what is too many depends on the table's size and traffic.
  *
  * <pre>{@code
  * RelayerHealth health =
@@ -58,6 +68,7 @@ public final class RelayerHealth {
   private final Duration ageDegradedAt;
   private final Duration ageUnhealthyAt;
   private final Duration recoveryDelay;
+  private final long rowLimit;
   private final @Nullable TransportWatch sends;
   private final Clock clock;
 
@@ -80,6 +91,7 @@ public final class RelayerHealth {
     this.ageDegradedAt = builder.ageDegradedAt;
     this.ageUnhealthyAt = builder.ageUnhealthyAt;
     this.recoveryDelay = builder.recoveryDelay;
+    this.rowLimit = builder.effectiveRowLimit();
     this.sends = builder.dispatcher == null ? null : builder.dispatcher.engine().sends();
     this.clock = builder.clock;
   }
@@ -87,6 +99,11 @@ public final class RelayerHealth {
   /** A builder over {@code store}; every option has a default. */
   public static Builder builder(RelayerStore store) {
     return new Builder(store);
+  }
+
+  /** The most due pending rows a check reads (see the class description). */
+  public long rowLimit() {
+    return rowLimit;
   }
 
   /** The verdict of the eligible-backlog rule alone for {@code eligible} rows. */
@@ -116,12 +133,21 @@ public final class RelayerHealth {
 
   /** Checks at {@code now}. The per-transport counts are always of the last minute by the clock. */
   public HealthReport check(DSLContext dsl, Instant now) {
-    OutboxHealth outbox = store.health(dsl, new HealthQuery(now, recoveryDelay, DEAD_WINDOW));
+    OutboxHealth outbox =
+        store.health(dsl, new HealthQuery(now, recoveryDelay, DEAD_WINDOW, rowLimit));
     Map<String, TransportSends> transports = sends == null ? Map.of() : sends.lastMinute();
     List<String> reasons = new ArrayList<>();
     long eligible = outbox.backlog().eligible();
-    HealthStatus byCount = evaluate(eligible);
-    if (byCount != HealthStatus.HEALTHY) {
+    HealthStatus byCount = evaluate(outbox.rowLimitReached() ? rowLimit : eligible);
+    if (outbox.rowLimitReached()) {
+      reasons.add(
+          "the read stopped at rowLimit="
+              + rowLimit
+              + " due rows (eligible="
+              + eligible
+              + " among them), at or above unhealthyAt="
+              + unhealthyAt);
+    } else if (byCount != HealthStatus.HEALTHY) {
       reasons.add(
           "eligible="
               + eligible
@@ -165,6 +191,7 @@ public final class RelayerHealth {
         outbox.retrying(),
         outbox.oldestRetryingAge(),
         outbox.neverHandedOff(),
+        outbox.rowLimitReached(),
         outbox.parkedKeys(),
         outbox.oldestParkedAge(),
         outbox.deadRows(),
@@ -187,6 +214,7 @@ public final class RelayerHealth {
     private Duration ageDegradedAt = Duration.ofMinutes(1);
     private Duration ageUnhealthyAt = Duration.ofMinutes(5);
     private Duration recoveryDelay = Duration.ofSeconds(30);
+    private @Nullable Long rowLimit;
     private @Nullable RelayerDispatcher dispatcher;
     private Clock clock = Clock.systemUTC();
 
@@ -225,6 +253,20 @@ public final class RelayerHealth {
     }
 
     /**
+     * The most due pending rows a check reads (≥ unhealthyAt; default the larger of {@value
+     * HealthQuery#DEFAULT_ROW_LIMIT} and unhealthyAt). A check's cost grows with it; see the class
+     * description for what is reported once a read stops at it.
+     */
+    public Builder rowLimit(long rowLimit) {
+      this.rowLimit = rowLimit;
+      return this;
+    }
+
+    private long effectiveRowLimit() {
+      return rowLimit != null ? rowLimit : Math.max(HealthQuery.DEFAULT_ROW_LIMIT, unhealthyAt);
+    }
+
+    /**
      * The dispatcher whose sends (direct, sweeper and lanes of this process) the report counts per
      * transport and the failing-transport rule reads; without one, neither applies.
      */
@@ -253,6 +295,15 @@ public final class RelayerHealth {
               .positive("ageDegradedAt", ageDegradedAt)
               .positive("ageUnhealthyAt", ageUnhealthyAt)
               .notNegative("recoveryDelay", recoveryDelay);
+      if (rowLimit != null) {
+        checks.rule(
+            rowLimit >= unhealthyAt,
+            "rowLimit="
+                + rowLimit
+                + " must not be below unhealthyAt="
+                + unhealthyAt
+                + ": the count rule judges the rows the read visits");
+      }
       if (ageDegradedAt != null && ageUnhealthyAt != null) {
         checks.rule(
             ageUnhealthyAt.compareTo(ageDegradedAt) >= 0,

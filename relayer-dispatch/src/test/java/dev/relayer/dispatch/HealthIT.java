@@ -120,6 +120,35 @@ class HealthIT {
     assertThat(health.check(fx.dsl, now).status()).isEqualTo(HealthStatus.UNHEALTHY);
   }
 
+  /**
+   * Twenty due pending rows: the seeded live claim, five eligible rows and fourteen more live
+   * claims. A read limited to twenty stops there; one limited to twenty-one sees them all.
+   */
+  @Test
+  void aReadThatStopsAtItsRowLimitIsUnhealthyHoweverFewOfItsRowsAreEligible() {
+    addEligible(5);
+    List<Long> inFlight = new ArrayList<>();
+    for (int i = 0; i < 14; i++) {
+      inFlight.add(fx.store.enqueue(fx.dsl, message("in-flight")));
+    }
+    fx.claimByIds(fx.dsl, new ClaimByIds(inFlight, now.minusSeconds(1), Duration.ofSeconds(30)));
+    RelayerHealth.Builder limited = RelayerHealth.builder(fx.store).eligibleThresholds(10, 20);
+
+    HealthReport stopped = limited.rowLimit(20).build().check(fx.dsl, now);
+    HealthReport whole = limited.rowLimit(21).build().check(fx.dsl, now);
+
+    assertThat(stopped.rowLimitReached()).isTrue();
+    assertThat(stopped.eligible()).isEqualTo(5);
+    assertThat(stopped.status()).isEqualTo(HealthStatus.UNHEALTHY);
+    assertThat(stopped.reasons())
+        .singleElement()
+        .asString()
+        .contains("rowLimit=20", "eligible=5", "unhealthyAt=20");
+    assertThat(whole.rowLimitReached()).isFalse();
+    assertThat(whole.eligible()).isEqualTo(5);
+    assertThat(whole.status()).isEqualTo(HealthStatus.HEALTHY);
+  }
+
   @Test
   void theReportNamesTheSweeperLeaseHolder() {
     try (RelayerDispatcher dispatcher =

@@ -401,6 +401,19 @@ class OptionsTest {
         .hasMessageContaining("health.ageDegradedAt must be positive");
   }
 
+  @Test
+  void theHealthRowLimitDefaultsToTenThousandOrUnhealthyAtAndIsNeverBelowUnhealthyAt() {
+    var store = dev.relayer.store.RelayerStore.create(dev.relayer.store.StoreOptions.defaults());
+    assertThat(RelayerHealth.builder(store).build().rowLimit()).isEqualTo(10_000);
+    assertThat(RelayerHealth.builder(store).eligibleThresholds(1_000, 50_000).build().rowLimit())
+        .isEqualTo(50_000);
+    assertThat(RelayerHealth.builder(store).rowLimit(250_000).build().rowLimit())
+        .isEqualTo(250_000);
+    assertThatThrownBy(() -> RelayerHealth.builder(store).rowLimit(9_999).build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("rowLimit=9999 must not be below unhealthyAt=10000");
+  }
+
   private static void assertRejected(MaintenanceOptions.Builder builder, String message) {
     assertThatThrownBy(builder::build)
         .isInstanceOf(InvalidInputException.class)

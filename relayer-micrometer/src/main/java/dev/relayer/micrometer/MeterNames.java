@@ -63,6 +63,12 @@ public final class MeterNames {
   /** Gauge: rows waiting out a retry. */
   public static final String RETRYING = "relayer.outbox.retrying";
 
+  /**
+   * Gauge: 1 when the last health check's outbox read stopped at its row limit, so {@link
+   * #ELIGIBLE} and {@link #RETRYING} count only the oldest due rows (lower bounds); else 0.
+   */
+  public static final String READ_LIMITED = "relayer.outbox.read.limited";
+
   /** Gauge: ordering keys parked for an operator. */
   public static final String PARKED_KEYS = "relayer.outbox.parked.keys";
 
@@ -110,6 +116,7 @@ public final class MeterNames {
           OLDEST_AGE,
           OLDEST_ELIGIBLE_AGE,
           RETRYING,
+          READ_LIMITED,
           PARKED_KEYS,
           DEAD_ROWS,
           LEASE_HOLDERS,

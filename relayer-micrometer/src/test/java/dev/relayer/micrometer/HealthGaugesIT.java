@@ -65,6 +65,7 @@ class HealthGaugesIT {
     assertThat(gauge("relayer.outbox.eligible")).isEqualTo(7);
     assertThat(gauge("relayer.outbox.oldest.eligible.age")).isGreaterThan(firstAge);
     assertThat(gauge("relayer.outbox.retrying")).isZero();
+    assertThat(gauge("relayer.outbox.read.limited")).isZero();
 
     InMemoryTransport memory = InMemoryTransport.named("memory");
     Relayer deliverer = fixture.track(fixture.fastRelayer(memory).withoutLanes().build());
@@ -78,9 +79,32 @@ class HealthGaugesIT {
   }
 
   @Test
+  void aReadStoppedAtTheRowLimitShowsInItsGaugeAndTheCountsStopThere() {
+    Relayer writer =
+        fixture.track(
+            Relayer.builder(fixture.pool)
+                .health(h -> h.eligibleThresholds(1, 2).rowLimit(2))
+                .build());
+    RelayerMetrics metrics = fixture.track(RelayerMetrics.builder(writer, registry).build());
+
+    writer.dsl().transaction(tx -> enqueue(writer, tx.dsl(), 1));
+    metrics.refresh();
+    assertThat(gauge("relayer.outbox.read.limited")).isZero();
+    assertThat(gauge("relayer.outbox.eligible")).isEqualTo(1);
+
+    writer.dsl().transaction(tx -> enqueue(writer, tx.dsl(), 2));
+    metrics.refresh();
+    assertThat(gauge("relayer.outbox.read.limited")).isEqualTo(1);
+    assertThat(gauge("relayer.outbox.eligible")).isEqualTo(2);
+    assertThat(gauge("relayer.outbox.oldest.eligible.age")).isPositive();
+  }
+
+  @Test
   void slowRefreshesAreSpacedSoThatReadingTakesAtMostATwentiethOfTheTime() throws Exception {
-    Relayer writer = fixture.track(Relayer.builder(fixture.pool).build());
-    // Enough rows that each refresh's read of the whole outbox takes some milliseconds.
+    // Enough rows, and a health row limit above them, that each refresh reads them all and takes
+    // some milliseconds.
+    Relayer writer =
+        fixture.track(Relayer.builder(fixture.pool).health(h -> h.rowLimit(100_000)).build());
     fixture.dsl.execute(
         "INSERT INTO relayer_outbox (message_id, transport, destination, message_type, body)"
             + " SELECT gen_random_uuid(), 'memory', 'orders', 'OrderPlaced', '\\x00'"

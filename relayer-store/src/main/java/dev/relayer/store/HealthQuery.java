@@ -13,8 +13,13 @@ import java.util.Objects;
  *     handed off
  * @param deadWindow dead rows with {@code failed_at} within this long before {@code now} count as
  *     recent
+ * @param rowLimit the most due pending rows the read visits, oldest (lowest id) first; ≥ 1. Up to
+ *     it every figure is exact; see {@link OutboxHealth#rowLimitReached()} for what is read beyond
  */
-public record HealthQuery(Instant now, Duration recoveryDelay, Duration deadWindow) {
+public record HealthQuery(Instant now, Duration recoveryDelay, Duration deadWindow, long rowLimit) {
+
+  /** The row limit when none is given: a read of this many rows takes milliseconds. */
+  public static final long DEFAULT_ROW_LIMIT = 10_000;
 
   public HealthQuery {
     Objects.requireNonNull(now, "now");
@@ -22,5 +27,13 @@ public record HealthQuery(Instant now, Duration recoveryDelay, Duration deadWind
       throw new InvalidInputException("recoveryDelay must not be negative, was " + recoveryDelay);
     }
     StoreChecks.requirePositive("deadWindow", deadWindow);
+    if (rowLimit < 1) {
+      throw new InvalidInputException("rowLimit must be at least 1, was " + rowLimit);
+    }
+  }
+
+  /** A query with the {@linkplain #DEFAULT_ROW_LIMIT default row limit}. */
+  public HealthQuery(Instant now, Duration recoveryDelay, Duration deadWindow) {
+    this(now, recoveryDelay, deadWindow, DEFAULT_ROW_LIMIT);
   }
 }

@@ -130,7 +130,7 @@ final class OutboxQueries {
   /**
    * {@code current_schema()}, a function PostgreSQL marks parallel unsafe: selected beside a
    * statement's own columns, it keeps the statement's plan serial, with no parallel workers. For
-   * the health read, which scans the whole outbox on a schedule: serial, it takes the server's
+   * the health read, which reads up to its row limit on a schedule: serial, it takes the server's
    * parallel workers from no application query, and it costs less CPU in all, since each worker
    * compiles the statement's expressions again (JIT) and aggregates its part apart (measured in
    * {@code docs/benchmarks.md}, <i>The gauges' health read in the burn-down</i>). A planner setting
@@ -138,38 +138,59 @@ final class OutboxQueries {
    */
   private static final Field<String> SERIAL_PLAN = DSL.function("current_schema", String.class);
 
+  /** The alias of the health read's window, typed as the outbox so its conditions read alike. */
+  private static final RelayerOutbox W = O.as("due_rows");
+
   /**
-   * The health read: one statement over the outbox, with the dead table's counts as subqueries; its
-   * plan serial ({@link #SERIAL_PLAN}).
+   * The health read, one statement: the pending figures over a window of the due pending rows,
+   * oldest (lowest id) first and at most {@code query.rowLimit()} of them, read through the primary
+   * key; the parked heads through their partial index; the dead table's counts. Its plan serial
+   * ({@link #SERIAL_PLAN}).
    */
   static OutboxHealth health(DSLContext dsl, HealthQuery query) {
     OffsetDateTime at = OffsetDateTime.ofInstant(query.now(), ZoneOffset.UTC);
-    Field<OffsetDateTime> dueSince = DSL.coalesce(O.DELIVER_AT, O.CREATED_AT);
-    Condition pending = O.STATUS.eq(PENDING);
-    Condition due = pending.and(O.DELIVER_AT.isNull().or(O.DELIVER_AT.le(at)));
-    Condition retrying = pending.and(O.LAST_ERROR.isNotNull()).and(O.CLAIM_EXPIRES_AT.gt(at));
+    Condition duePending = O.STATUS.eq(PENDING).and(O.DELIVER_AT.isNull().or(O.DELIVER_AT.le(at)));
+    var window =
+        dsl.select(
+                O.ID,
+                O.CREATED_AT,
+                O.DELIVER_AT,
+                O.CLAIM_TOKEN,
+                O.CLAIM_EXPIRES_AT,
+                O.LAST_ERROR,
+                O.LANE,
+                O.ATTEMPTS)
+            .from(O)
+            .where(duePending)
+            .orderBy(O.ID)
+            .limit(DSL.inline(query.rowLimit()))
+            .asTable(W.getName());
+    Field<OffsetDateTime> dueSince = DSL.coalesce(W.DELIVER_AT, W.CREATED_AT);
+    Condition free = W.CLAIM_EXPIRES_AT.isNull().or(W.CLAIM_EXPIRES_AT.le(at));
+    Condition retrying = W.LAST_ERROR.isNotNull().and(W.CLAIM_EXPIRES_AT.gt(at));
     Condition neverHandedOff =
-        pending
-            .and(O.LANE.isNull())
-            .and(O.ATTEMPTS.eq(0))
-            .and(O.CLAIM_TOKEN.isNull())
-            .and(O.CREATED_AT.le(utc(query.now().minus(query.recoveryDelay()))))
-            .and(O.DELIVER_AT.isNull().or(O.DELIVER_AT.le(O.CREATED_AT)));
+        W.LANE
+            .isNull()
+            .and(W.ATTEMPTS.eq(0))
+            .and(W.CLAIM_TOKEN.isNull())
+            .and(W.CREATED_AT.le(utc(query.now().minus(query.recoveryDelay()))))
+            .and(W.DELIVER_AT.isNull().or(W.DELIVER_AT.le(W.CREATED_AT)));
     Condition parked = O.STATUS.eq(PARKED);
     var row =
         dsl.select(
-                count().filterWhere(eligible(at)),
-                min(dueSince).filterWhere(eligible(at)),
-                min(dueSince).filterWhere(due),
+                count().filterWhere(free),
+                min(dueSince).filterWhere(free),
+                min(dueSince),
                 count().filterWhere(retrying),
                 min(dueSince).filterWhere(retrying),
                 count().filterWhere(neverHandedOff),
-                count().filterWhere(parked),
-                min(O.PARKED_AT).filterWhere(parked),
+                count(),
+                DSL.field(DSL.select(count()).from(O).where(parked)),
+                DSL.field(DSL.select(min(O.PARKED_AT)).from(O).where(parked)),
                 OutboxDeadQueries.countField(),
                 OutboxDeadQueries.countSinceField(query.now().minus(query.deadWindow())),
                 SERIAL_PLAN)
-            .from(O)
+            .from(window)
             .fetchOne();
     return new OutboxHealth(
         new Backlog(row.value1(), age(row.value2(), query.now())),
@@ -177,10 +198,11 @@ final class OutboxQueries {
         row.value4(),
         age(row.value5(), query.now()),
         row.value6(),
-        row.value7(),
-        age(row.value8(), query.now()),
-        row.value9(),
-        row.value10());
+        row.value7() >= query.rowLimit(),
+        row.value8(),
+        age(row.value9(), query.now()),
+        row.value10(),
+        row.value11());
   }
 
   /** How long before {@code now} {@code since} was (never negative); empty for null. */

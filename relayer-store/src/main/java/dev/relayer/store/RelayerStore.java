@@ -768,8 +768,9 @@ public final class RelayerStore {
   /**
    * The outbox and dead table at {@code query.now()}, in one statement: the eligible backlog, the
    * oldest due pending row, rows waiting out a retry, rows never handed off, parked keys, dead rows
-   * and recent dead rows; see {@link OutboxHealth}. It reads every outbox row and counts the dead
-   * table; run it at probe rates (seconds), not per message.
+   * and recent dead rows; see {@link OutboxHealth}. It visits at most {@code query.rowLimit()} due
+   * pending rows (the oldest) and the parked heads, and counts the dead table; run it at probe
+   * rates (seconds), not per message.
    */
   public OutboxHealth health(DSLContext dsl, HealthQuery query) {
     return OutboxQueries.health(mapping.map(dsl), Objects.requireNonNull(query, "query"));

@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jooq.DSLContext;
 import org.jooq.ExecuteContext;
 import org.jooq.ExecuteListener;
@@ -22,9 +24,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The health read scans the whole outbox on a schedule, and its plan stays serial: on a server told
- * that parallel workers cost nothing, the statement the store runs is planned without a {@code
- * Gather}, while the same statement without its serial marker gets one. On a real server.
+ * The health read's plan, on a real server: it visits at most its row limit of outbox rows however
+ * many there are, and it stays serial: on a server told that parallel workers cost nothing, the
+ * statement the store runs is planned without a {@code Gather}, while the same statement without
+ * its serial marker gets one.
  */
 class HealthReadPlanIT {
 
@@ -44,7 +47,7 @@ class HealthReadPlanIT {
     fx.execute(
         "INSERT INTO %s (message_id, transport, destination, message_type, body)"
             + " SELECT gen_random_uuid(), 'memory', 'orders', 'OrderPlaced', '\\x00'"
-            + " FROM generate_series(1, 5000)",
+            + " FROM generate_series(1, 20000)",
         SchemaNames.OUTBOX);
     fx.execute("ANALYZE %s", SchemaNames.OUTBOX);
   }
@@ -57,11 +60,12 @@ class HealthReadPlanIT {
   @Test
   void theHealthReadIsPlannedWithoutParallelWorkersWhereTheSameScanWouldGetThem() throws Exception {
     List<String> statements = new ArrayList<>();
-    HealthQuery query = new HealthQuery(Instant.now(), Duration.ofSeconds(10), Duration.ofHours(1));
+    HealthQuery query =
+        new HealthQuery(Instant.now(), Duration.ofSeconds(10), Duration.ofHours(1), 20_000);
 
     OutboxHealth health = fx.store.health(recording(fx.dsl, statements), query);
 
-    assertThat(health.backlog().eligible()).isEqualTo(5000);
+    assertThat(health.backlog().eligible()).isEqualTo(20_000);
     assertThat(statements).hasSize(1);
     String read = statements.get(0);
     String marker = "\"current_schema\"()";
@@ -75,6 +79,48 @@ class HealthReadPlanIT {
           .as("the same read without its serial marker")
           .contains("Gather");
     }
+  }
+
+  @Test
+  void theReadVisitsItsRowLimitOfOutboxRowsNotTheWholeOutbox() throws Exception {
+    List<String> statements = new ArrayList<>();
+    HealthQuery query =
+        new HealthQuery(Instant.now(), Duration.ofSeconds(10), Duration.ofHours(1), 500);
+
+    OutboxHealth health = fx.store.health(recording(fx.dsl, statements), query);
+
+    assertThat(health.backlog().eligible()).isEqualTo(500);
+    assertThat(health.rowLimitReached()).isTrue();
+    try (Connection connection = fx.connect()) {
+      String analyzed = plan(connection, "(ANALYZE) " + statements.get(0));
+      assertThat(outboxRowsVisited(analyzed)).as(analyzed).isPositive().isLessThanOrEqualTo(500);
+    }
+  }
+
+  /**
+   * The rows the scans of the outbox table (not the dead table) in an {@code EXPLAIN ANALYZE} plan
+   * returned or removed by their filters, over all their loops.
+   */
+  private static long outboxRowsVisited(String analyzed) {
+    Pattern scan = Pattern.compile(" on hp_outbox\\b(?!_).*actual .*rows=(\\d+) loops=(\\d+)");
+    Pattern removed = Pattern.compile("Rows Removed by (?:Filter|Index Recheck): (\\d+)");
+    long visited = 0;
+    boolean inOutboxScan = false;
+    for (String line : analyzed.split("\n")) {
+      Matcher node = scan.matcher(line);
+      if (node.find()) {
+        inOutboxScan = true;
+        visited += Long.parseLong(node.group(1)) * Long.parseLong(node.group(2));
+      } else if (line.contains("->")) {
+        inOutboxScan = false;
+      } else if (inOutboxScan) {
+        Matcher filtered = removed.matcher(line);
+        if (filtered.find()) {
+          visited += Long.parseLong(filtered.group(1));
+        }
+      }
+    }
+    return visited;
   }
 
   /** A context over {@code dsl}'s data source that adds each statement it runs, inlined. */

@@ -8,6 +8,7 @@ import static dev.relayer.micrometer.MeterNames.LEASE_HOLDERS;
 import static dev.relayer.micrometer.MeterNames.OLDEST_AGE;
 import static dev.relayer.micrometer.MeterNames.OLDEST_ELIGIBLE_AGE;
 import static dev.relayer.micrometer.MeterNames.PARKED_KEYS;
+import static dev.relayer.micrometer.MeterNames.READ_LIMITED;
 import static dev.relayer.micrometer.MeterNames.RETRYING;
 import static dev.relayer.micrometer.MeterNames.TABLE_DEAD_TUPLES;
 import static dev.relayer.micrometer.MeterNames.XMIN_HORIZON_AGE;
@@ -55,6 +56,7 @@ public final class HealthGauges {
       double oldestAge,
       double oldestEligibleAge,
       double retrying,
+      double readLimited,
       double parkedKeys,
       double deadRows,
       Map<String, Double> leases,
@@ -64,6 +66,7 @@ public final class HealthGauges {
 
     static final Values UNKNOWN =
         new Values(
+            Double.NaN,
             Double.NaN,
             Double.NaN,
             Double.NaN,
@@ -120,6 +123,12 @@ public final class HealthGauges {
         "Pending rows waiting out a retry after a failed send",
         null,
         Values::retrying);
+    gauge(
+        meters,
+        READ_LIMITED,
+        "1 when the outbox read stopped at its row limit: eligible and retrying are lower bounds",
+        null,
+        Values::readLimited);
     gauge(
         meters,
         PARKED_KEYS,
@@ -248,6 +257,7 @@ public final class HealthGauges {
         report.oldestPendingAge().map(HealthGauges::seconds).orElse(0.0),
         report.oldestEligibleAge().map(HealthGauges::seconds).orElse(0.0),
         report.retrying(),
+        report.rowLimitReached() ? 1.0 : 0.0,
         report.parkedKeys(),
         report.deadRows(),
         Map.copyOf(leases),

@@ -27,6 +27,7 @@ final class HealthReportDetails {
     details.put("retrying", report.retrying());
     age(details, "oldestRetryingAge", report.oldestRetryingAge());
     details.put("neverHandedOff", report.neverHandedOff());
+    details.put("rowLimitReached", report.rowLimitReached());
     details.put("parkedKeys", report.parkedKeys());
     age(details, "oldestParkedAge", report.oldestParkedAge());
     details.put("deadRows", report.deadRows());

@@ -124,6 +124,9 @@ public class RelayerAutoConfiguration {
           if (health.ageDegradedAt() != null) {
             h.ageThresholds(health.ageDegradedAt(), health.ageUnhealthyAt());
           }
+          if (health.rowLimit() != null) {
+            h.rowLimit(health.rowLimit());
+          }
         });
     customizers.orderedStream().forEach(c -> c.customize(builder));
     Relayer relayer;

@@ -163,9 +163,15 @@ public record RelayerProperties(
    * @param unhealthyAt eligible rows from which health is unhealthy; default 10,000
    * @param ageDegradedAt oldest eligible age from which health is degraded; default 1 min
    * @param ageUnhealthyAt oldest eligible age from which health is unhealthy; default 5 min
+   * @param rowLimit the most due pending rows a health check reads, the oldest first; at least
+   *     unhealthyAt; default the larger of 10,000 and unhealthyAt
    */
   public record Health(
-      Long degradedAt, Long unhealthyAt, Duration ageDegradedAt, Duration ageUnhealthyAt) {}
+      Long degradedAt,
+      Long unhealthyAt,
+      Duration ageDegradedAt,
+      Duration ageUnhealthyAt,
+      Long rowLimit) {}
 
   /** The store options: schema, prefix, lane count and lane notifications. */
   public StoreOptions storeOptions() {

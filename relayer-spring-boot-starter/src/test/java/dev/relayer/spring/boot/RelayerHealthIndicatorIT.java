@@ -85,6 +85,38 @@ class RelayerHealthIndicatorIT {
   }
 
   @Test
+  void aReadStoppedAtTheRowLimitIsDownAndSaysSo() {
+    fixture
+        .runner()
+        .withUserConfiguration(StarterFixture.MemoryTransport.class)
+        .withPropertyValues(
+            // Only writes: the rows stay eligible.
+            "relayer.dispatch.enabled=false",
+            "relayer.health.degraded-at=3",
+            "relayer.health.unhealthy-at=5",
+            "relayer.health.row-limit=6")
+        .run(
+            context -> {
+              RelayerHealthIndicator indicator = context.getBean(RelayerHealthIndicator.class);
+              enqueue(context, 5);
+              Health whole = indicator.health();
+              assertThat(whole.getStatus()).isEqualTo(Status.DOWN);
+              assertThat(whole.getDetails()).containsEntry("rowLimitReached", false);
+
+              enqueue(context, 1);
+              Health stopped = indicator.health();
+              assertThat(stopped.getStatus()).isEqualTo(Status.DOWN);
+              assertThat(stopped.getDetails())
+                  .containsEntry("rowLimitReached", true)
+                  .containsEntry("eligible", 6L);
+              assertThat((List<?>) stopped.getDetails().get("reasons"))
+                  .singleElement()
+                  .asString()
+                  .contains("rowLimit=6");
+            });
+  }
+
+  @Test
   void healthIndicatorTurnedOffIsNotCreated() {
     fixture
         .runner()

@@ -192,6 +192,23 @@ class RelayerPropertiesIT {
             });
   }
 
+  @Test
+  void aHealthRowLimitBelowUnhealthyAtIsRejectedByPropertyName() {
+    fixture
+        .runner()
+        .withUserConfiguration(StarterFixture.MemoryTransport.class)
+        .withPropertyValues("relayer.health.row-limit=500")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .hasMessageContaining(
+                      "relayer.health.row-limit=500 must not be below"
+                          + " relayer.health.unhealthy-at=10000");
+            });
+  }
+
   /** The messages of {@code failure} and its causes, one a line. */
   private static String causes(Throwable failure) {
     StringBuilder messages = new StringBuilder();
