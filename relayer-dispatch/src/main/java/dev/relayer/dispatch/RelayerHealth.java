@@ -36,13 +36,15 @@ import org.jspecify.annotations.Nullable;
  *
  * Each rule that fired is named in {@link HealthReport#reasons()}.
  *
- * <p>The outbox read visits at most {@code rowLimit} due pending rows, the oldest first, so a check
- * costs the same however large the backlog grows. Below the limit every figure is exact. When the
- * read {@linkplain HealthReport#rowLimitReached() stops at the limit}, the counts are of the rows
- * it visited, and the eligible-backlog rule judges the backlog as at least {@code rowLimit} rows,
- * which is never below {@code unhealthyAt}: so at least that many due rows make the status
- * unhealthy, even if some of those it visited are in flight. Raise {@code rowLimit} for exact
- * counts of a larger backlog, at a cost that grows with it.
+ * <p>The outbox read visits at most {@code rowLimit} due pending rows, the oldest first, so once
+ * the backlog passes the limit a check costs no more as it grows. Rows scheduled for later are
+ * passed over on the way (they add to the read's cost, never to its counts, and never hide a due
+ * row behind them). Below the limit every figure is exact. When the read {@linkplain
+ * HealthReport#rowLimitReached() stops at the limit}, the counts are of the rows it visited, and
+ * the eligible-backlog rule judges the backlog as at least {@code rowLimit} rows, which is never
+ * below {@code unhealthyAt}: so at least that many due rows make the status unhealthy, even if some
+ * of those it visited are in flight. Raise {@code rowLimit} for exact counts of a larger backlog,
+ * at a cost that grows with it.
  *
  * <p>The check is two statements on Relayer's tables — one over the outbox (with the parked heads
  * and the dead table's counts as subqueries) and one over the leases — and four on PostgreSQL's

@@ -125,13 +125,14 @@ public final class RelayerMetrics implements AutoCloseable {
    * longer where a refresh is slow: the pause after a refresh is {@link #pauseAfter the larger} of
    * {@code gaugeRefresh} and {@value #REFRESH_PAUSE_FACTOR} times the refresh's own duration.
    *
-   * <p>A refresh reads the whole outbox (a backlog's every row), so its duration grows with the
-   * backlog: about half a second of server CPU for a million settled rows on two cores ({@code
-   * docs/benchmarks.md}). Spaced by its duration, it keeps to a twentieth of one connection's time,
-   * and of the server CPU that connection uses, on every instance that refreshes, however large the
-   * backlog grows; a read that took 6 s is followed by a pause of 120 s, and the gauges lag by that
-   * much. {@value MeterNames#GAUGE_REFRESH} times each refresh. Idempotent, and does nothing once
-   * closed.
+   * <p>A refresh's outbox read visits at most the health check's row limit of due rows (see {@link
+   * dev.relayer.dispatch.RelayerHealth}), so past that limit its cost no longer grows with the
+   * backlog. A large limit costs about half a second of server CPU per million rows on two cores
+   * ({@code docs/benchmarks.md}). Spaced by its duration, a refresh keeps to a twentieth of one
+   * connection's time, and of the server CPU that connection uses, on every instance that
+   * refreshes, whatever the limit; a read that took 6 s is followed by a pause of 120 s, and the
+   * gauges lag by that much. {@value MeterNames#GAUGE_REFRESH} times each refresh. Idempotent, and
+   * does nothing once closed.
    */
   public void start() {
     synchronized (lifecycle) {

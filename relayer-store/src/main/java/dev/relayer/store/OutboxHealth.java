@@ -9,9 +9,9 @@ import java.util.Optional;
  *
  * <p>The pending figures (backlog, oldest pending age, retrying, never handed off) are of the due
  * pending rows the read visited: the oldest ones by id, at most the query's {@linkplain
- * HealthQuery#rowLimit() row limit}. The read's cost follows the limit, not the outbox's size.
- * Below the limit they are every due pending row, and every figure is exact. Parked keys and dead
- * rows are always whole counts.
+ * HealthQuery#rowLimit() row limit}. The read's cost follows the limit (and the rows scheduled for
+ * later that it passes over on the way), not the backlog's size. Below the limit they are every due
+ * pending row, and every figure is exact. Parked keys and dead rows are always whole counts.
  *
  * @param backlog the eligible rows (pending, due, not under a live claim or retry hold) and the
  *     oldest one's age

@@ -60,10 +60,8 @@ class HealthReadPlanIT {
   @Test
   void theHealthReadIsPlannedWithoutParallelWorkersWhereTheSameScanWouldGetThem() throws Exception {
     List<String> statements = new ArrayList<>();
-    HealthQuery query =
-        new HealthQuery(Instant.now(), Duration.ofSeconds(10), Duration.ofHours(1), 20_000);
 
-    OutboxHealth health = fx.store.health(recording(fx.dsl, statements), query);
+    OutboxHealth health = read(20_000, statements);
 
     assertThat(health.backlog().eligible()).isEqualTo(20_000);
     assertThat(statements).hasSize(1);
@@ -84,10 +82,8 @@ class HealthReadPlanIT {
   @Test
   void theReadVisitsItsRowLimitOfOutboxRowsNotTheWholeOutbox() throws Exception {
     List<String> statements = new ArrayList<>();
-    HealthQuery query =
-        new HealthQuery(Instant.now(), Duration.ofSeconds(10), Duration.ofHours(1), 500);
 
-    OutboxHealth health = fx.store.health(recording(fx.dsl, statements), query);
+    OutboxHealth health = read(500, statements);
 
     assertThat(health.backlog().eligible()).isEqualTo(500);
     assertThat(health.rowLimitReached()).isTrue();
@@ -95,6 +91,13 @@ class HealthReadPlanIT {
       String analyzed = plan(connection, "(ANALYZE) " + statements.get(0));
       assertThat(outboxRowsVisited(analyzed)).as(analyzed).isPositive().isLessThanOrEqualTo(500);
     }
+  }
+
+  /** The store's health read now with {@code rowLimit}; adds the statements it ran, inlined. */
+  private OutboxHealth read(long rowLimit, List<String> statements) {
+    HealthQuery query =
+        new HealthQuery(Instant.now(), Duration.ofSeconds(10), Duration.ofHours(1), rowLimit);
+    return fx.store.health(recording(fx.dsl, statements), query);
   }
 
   /**
