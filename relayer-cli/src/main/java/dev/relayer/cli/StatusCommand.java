@@ -118,6 +118,8 @@ final class StatusCommand extends OperatorCommand {
   static void print(PrintWriter out, RelayerStatus status) {
     HealthReport report = status.health();
     BacklogBreakdown backlog = status.backlog();
+    // The health check's counts stop at its row limit; the breakdown below counts every row.
+    String atLeast = report.rowLimitReached() ? "at least " : "";
     out.println("store:            " + status.store());
     out.println("at:               " + report.at());
     out.println("status:           " + report.status().name().toLowerCase(Locale.ROOT));
@@ -126,7 +128,7 @@ final class StatusCommand extends OperatorCommand {
     }
     out.println(
         "eligible:         "
-            + (report.rowLimitReached() ? "at least " : "")
+            + atLeast
             + report.eligible()
             + " (oldest "
             + age(report.oldestEligibleAge())
@@ -134,16 +136,13 @@ final class StatusCommand extends OperatorCommand {
     out.println("oldest pending:   " + age(report.oldestPendingAge()));
     out.println(
         "retrying:         "
-            + (report.rowLimitReached() ? "at least " : "")
+            + atLeast
             + report.retrying()
             + " (oldest "
             + age(report.oldestRetryingAge())
             + ")");
     out.println("scheduled:        " + backlog.total().scheduled());
-    out.println(
-        "never handed off: "
-            + (report.rowLimitReached() ? "at least " : "")
-            + report.neverHandedOff());
+    out.println("never handed off: " + atLeast + report.neverHandedOff());
     out.println(
         "parked keys:      "
             + report.parkedKeys()

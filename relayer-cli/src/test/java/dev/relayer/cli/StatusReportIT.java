@@ -480,6 +480,31 @@ class StatusReportIT {
   }
 
   @Test
+  void statusOverMoreDueRowsThanTheHealthRowLimitSaysItsCountsAreLowerBounds() throws Exception {
+    dsl.execute(
+        "INSERT INTO "
+            + OUTBOX
+            + " (message_id, transport, destination, message_type, body)"
+            + " SELECT gen_random_uuid(), 'rabbitmq', 'billing', 'InvoiceDue', '\\x00'"
+            + " FROM generate_series(1, 10001)");
+
+    Run text = status();
+    Run json = status("--json");
+
+    assertThat(text.exitCode()).as(text.err()).isZero();
+    assertThat(text.out())
+        .contains("\nstatus:           unhealthy\n")
+        .contains("\neligible:         at least 10000 (oldest ")
+        .contains("the read stopped at rowLimit=10000 due rows")
+        .containsPattern("\ntotal +10001 +10001 ");
+    Map<String, Object> doc = JsonReader.object(json.out());
+    assertThat(doc)
+        .containsEntry("row_limit_reached", true)
+        .containsEntry("eligible", 10000L)
+        .containsEntry("status", "unhealthy");
+  }
+
+  @Test
   void aBadByOrLimitIsAUsageErrorNamingTheOption() throws Exception {
     Run by = status("--by", "region");
     Run limit = status("--limit", "0");
