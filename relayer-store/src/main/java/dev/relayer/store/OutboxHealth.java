@@ -26,12 +26,12 @@ import java.util.Optional;
  *     claimed ({@code attempts = 0}, no claim) and due when written: nobody handed them over, or
  *     direct dispatch is not running, and the sweeper has not reached them yet
  * @param rowLimitReached the read visited as many due pending rows as the row limit allows and
- *     stopped: the outbox holds at least that many. The four pending counts are then of those rows
- *     and are lower bounds. The ages are still the oldest, since ids follow creation order, with
- *     two exceptions: a row's {@code created_at} is its transaction's start, so a row from a long
- *     transaction can be older than rows with lower ids by up to that transaction's length; and a
- *     row written with a {@code deliver_at} before its own {@code created_at} has been due since
- *     then
+ *     stopped: the outbox holds at least that many. The pending counts (eligible, retrying, never
+ *     handed off) are then of those rows and are lower bounds. The ages are still the oldest, since
+ *     ids follow creation order, with two exceptions: a row's {@code created_at} is its
+ *     transaction's start, so a row from a long transaction can be older than rows with lower ids
+ *     by up to that transaction's length; and a row written with a {@code deliver_at} before its
+ *     own {@code created_at} has been due since then
  * @param parkedKeys ordering keys whose head is parked
  * @param oldestParkedAge how long the longest-parked head has been parked; empty when none is
  * @param deadRows rows in the dead table

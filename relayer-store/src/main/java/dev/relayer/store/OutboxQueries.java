@@ -153,6 +153,7 @@ final class OutboxQueries {
     var window =
         dsl.select(
                 O.ID,
+                O.STATUS,
                 O.CREATED_AT,
                 O.DELIVER_AT,
                 O.CLAIM_TOKEN,
@@ -166,7 +167,7 @@ final class OutboxQueries {
             .limit(DSL.inline(query.rowLimit()))
             .asTable(W.getName());
     Field<OffsetDateTime> dueSince = DSL.coalesce(W.DELIVER_AT, W.CREATED_AT);
-    Condition free = W.CLAIM_EXPIRES_AT.isNull().or(W.CLAIM_EXPIRES_AT.le(at));
+    Condition eligible = OutboxJdbc.eligible(W, DSL.val(at));
     Condition retrying = W.LAST_ERROR.isNotNull().and(W.CLAIM_EXPIRES_AT.gt(at));
     Condition neverHandedOff =
         W.LANE
@@ -178,8 +179,8 @@ final class OutboxQueries {
     Condition parked = O.STATUS.eq(PARKED);
     var row =
         dsl.select(
-                count().filterWhere(free),
-                min(dueSince).filterWhere(free),
+                count().filterWhere(eligible),
+                min(dueSince).filterWhere(eligible),
                 min(dueSince),
                 count().filterWhere(retrying),
                 min(dueSince).filterWhere(retrying),
