@@ -18,7 +18,9 @@ import java.util.Objects;
  */
 public record HealthQuery(Instant now, Duration recoveryDelay, Duration deadWindow, long rowLimit) {
 
-  /** The row limit when none is given: a read of this many rows takes milliseconds. */
+  /**
+   * The row limit health checks use unless told otherwise: a read of this many takes milliseconds.
+   */
   public static final long DEFAULT_ROW_LIMIT = 10_000;
 
   public HealthQuery {
@@ -30,10 +32,5 @@ public record HealthQuery(Instant now, Duration recoveryDelay, Duration deadWind
     if (rowLimit < 1) {
       throw new InvalidInputException("rowLimit must be at least 1, was " + rowLimit);
     }
-  }
-
-  /** A query with the {@linkplain #DEFAULT_ROW_LIMIT default row limit}. */
-  public HealthQuery(Instant now, Duration recoveryDelay, Duration deadWindow) {
-    this(now, recoveryDelay, deadWindow, DEFAULT_ROW_LIMIT);
   }
 }

@@ -163,12 +163,9 @@ class RelayerPropertiesIT {
         .run(
             context -> {
               assertThat(context).hasFailed();
-              Throwable root = context.getStartupFailure();
-              while (root.getCause() != null && root.getCause() != root) {
-                root = root.getCause();
-              }
+              var root = assertThat(context.getStartupFailure()).rootCause();
               for (String message : messages) {
-                assertThat(root.getMessage()).contains(message);
+                root.hasMessageContaining(message);
               }
             });
   }
