@@ -7,6 +7,7 @@ import dev.relayer.bench.db.PgServer;
 import dev.relayer.bench.db.ScenarioDatabase;
 import dev.relayer.bench.pipeline.BurnDownDriver;
 import dev.relayer.bench.pipeline.CpuTime;
+import dev.relayer.bench.pipeline.PairedBurnDowns;
 import dev.relayer.bench.pipeline.SteadyStateDriver;
 import dev.relayer.bench.report.MachineInfo;
 import dev.relayer.bench.report.MarkdownReport;
@@ -49,6 +50,8 @@ public final class BenchMain {
     PrivatePostgres cluster = null;
     int status;
     try {
+      // Read before a cluster starts, so that a wrong pairing variable stops the run at once.
+      String paired = PairedBurnDowns.fromEnvironment().map(p -> "; " + p.describe()).orElse("");
       String serverKind;
       if (options.external()) {
         serverKind = "external: --external, " + BenchOptions.URL_VARIABLE + ", as configured";
@@ -63,7 +66,7 @@ public final class BenchMain {
                 + ", deleted at exit";
       }
       String url = cluster == null ? options.pgUrl() : cluster.jdbcUrl();
-      status = run(options, scenarios, url, serverKind);
+      status = run(options, scenarios, url, serverKind + paired);
     } catch (IllegalArgumentException | IllegalStateException e) {
       System.err.println("relayer-bench: " + e.getMessage());
       status = 2;

@@ -1,11 +1,15 @@
 package dev.relayer.bench.pipeline;
 
 import dev.relayer.bench.ScenarioContext;
+import java.util.Optional;
 
 /**
  * Times a burn-down: from {@link DrainingSystem#startDraining()} until the sink has seen every
  * pre-loaded row, bounded by {@code --timeout}. Records {@code <key>.msgs} (rows delivered per
- * second) and {@code <key>.heap} (heap after GC, max, in MiB).
+ * second) and {@code <key>.heap} (heap after GC, max, in MiB). With {@link PairedBurnDowns} set up,
+ * each burn-down starts together with the same burn-down of the paired process and its clock stops
+ * when either side has delivered all of its rows; the rate is then over the rows delivered by that
+ * moment.
  */
 public final class BurnDownDriver {
 
@@ -60,7 +64,11 @@ public final class BurnDownDriver {
     long baseline = probe.deliveredCount();
     long commits0 = context.database().commits();
     long timeout = context.options().timeout().toNanos();
+    Optional<PairedBurnDowns> pair = PairedBurnDowns.fromEnvironment();
     try (HeapWatcher heap = HeapWatcher.start()) {
+      if (pair.isPresent()) {
+        pair.get().awaitPeer();
+      }
       long start = System.nanoTime();
       CpuTime.Reading cpu0 = CpuTime.Reading.now();
       system.startDraining();
@@ -75,7 +83,10 @@ public final class BurnDownDriver {
           commits0 = context.database().commits();
         }
       }
-      long end = probe.awaitDelivered(baseline + rows, timeout);
+      long end =
+          pair.isPresent()
+              ? pair.get().awaitDeliveredOrPeer(probe, baseline + rows, timeout)
+              : probe.awaitDelivered(baseline + rows, timeout);
       CpuTime.Reading cpu = CpuTime.Reading.now().since(cpu0);
       long delivered = probe.deliveredCount() - baseline;
       double seconds;
