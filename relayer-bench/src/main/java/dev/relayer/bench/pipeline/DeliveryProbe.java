@@ -3,6 +3,7 @@ package dev.relayer.bench.pipeline;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.BooleanSupplier;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -65,10 +66,19 @@ public final class DeliveryProbe {
    * returns {@link System#nanoTime()} when the target was seen, or -1 on timeout.
    */
   public long awaitDelivered(long target, long timeoutNanos) throws InterruptedException {
+    return awaitDelivered(target, timeoutNanos, () -> false);
+  }
+
+  /**
+   * {@link #awaitDelivered(long, long)} that also stops, returning the {@link System#nanoTime()} it
+   * stopped at, as soon as {@code stopEarly} is true.
+   */
+  public long awaitDelivered(long target, long timeoutNanos, BooleanSupplier stopEarly)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeoutNanos;
     while (true) {
       long now = System.nanoTime();
-      if (delivered.get() >= target) {
+      if (delivered.get() >= target || stopEarly.getAsBoolean()) {
         return now;
       }
       if (now - deadline >= 0) {

@@ -103,21 +103,8 @@ public final class PairedBurnDowns {
    */
   synchronized long awaitDeliveredOrPeer(DeliveryProbe probe, long target, long timeoutNanos)
       throws InterruptedException {
-    long deadline = System.nanoTime() + timeoutNanos;
     Path theirs = file(other, "done");
-    long end;
-    while (true) {
-      long now = System.nanoTime();
-      if (probe.deliveredCount() >= target || Files.exists(theirs)) {
-        end = now;
-        break;
-      }
-      if (now - deadline >= 0) {
-        end = -1;
-        break;
-      }
-      TimeUnit.MICROSECONDS.sleep(200);
-    }
+    long end = probe.awaitDelivered(target, timeoutNanos, () -> Files.exists(theirs));
     touch("done");
     return end;
   }
