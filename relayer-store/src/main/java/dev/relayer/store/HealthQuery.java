@@ -19,7 +19,8 @@ import java.util.Objects;
 public record HealthQuery(Instant now, Duration recoveryDelay, Duration deadWindow, long rowLimit) {
 
   /**
-   * The row limit health checks use unless told otherwise: a read of this many takes milliseconds.
+   * The row limit health checks use unless told otherwise: a read of this many rows of a settled
+   * table takes milliseconds.
    */
   public static final long DEFAULT_ROW_LIMIT = 10_000;
 
