@@ -47,6 +47,8 @@ import java.util.OptionalInt;
  *     sample (1 = every one): their tracer providers sample that share of new traces and follow a
  *     stored parent's decision, and that share of their messages carry a sampled {@code
  *     traceparent}
+ * @param raceMaintenance whether the {@code observability-pair} scenario's races run each Relayer
+ *     with its maintenance worker at its defaults, as an application instance runs it
  * @param out where the Markdown report is written
  * @param docs a Markdown file whose results section (between the markers) is replaced by the report
  * @param pgbench pgbench executable, overriding the lookup
@@ -83,6 +85,7 @@ public record BenchOptions(
     Duration pinBucket,
     String observe,
     double traceSample,
+    boolean raceMaintenance,
     Path out,
     Optional<Path> docs,
     Optional<Path> pgbench,
@@ -146,6 +149,8 @@ public record BenchOptions(
           "                            metrics or tracing (both)",
           "  --trace-sample R          observability, observers: share of traces sampled,",
           "                            0 < R <= 1 (1)",
+          "  --race-maintenance on|off observability-pair: the races' Relayers run their",
+          "                            maintenance worker too (off)",
           "  --external                run on RELAYER_PG_URL's server, not a private cluster",
           "  --out FILE                report file (benchmarks.md)",
           "  --docs FILE               also replace the results section of FILE",
@@ -220,6 +225,7 @@ public record BenchOptions(
             o.seconds("--pin-bucket", quick ? 1.0 : 60.0),
             o.choice("--observe", "both", List.of("both", "metrics", "tracing")),
             o.share("--trace-sample", 1.0),
+            o.choice("--race-maintenance", "off", List.of("on", "off")).equals("on"),
             Path.of(values.getOrDefault("--out", "benchmarks.md")),
             Optional.ofNullable(values.get("--docs")).map(Path::of),
             Optional.ofNullable(values.get("--pgbench")).map(Path::of),

@@ -67,7 +67,9 @@ public final class ObservedPairScenario implements RowsScenario {
         + " spans through `RelayerTracing`, as in scenario 11). Checkpoints, autovacuum, other"
         + " processes and the machine's own speed then fall on both within one measurement."
         + " *Burn-down race*: `--rows` rows wait in each database (loaded, `VACUUM ANALYZE`,"
-        + " `CHECKPOINT`); both direct dispatchers start together and the race ends when either"
+        + " `CHECKPOINT`); both direct dispatchers start together (with `--race-maintenance on`"
+        + " each Relayer runs its maintenance worker as well, at its defaults, so its sweeper"
+        + " takes part once the rows are older than its recovery delay), and the race ends when either"
         + " has delivered all of its rows; each side's rate is its rows delivered by then over the"
         + " race's time. A first race of two plain Relayers on the fresh databases is not counted;"
         + " then three races a repetition: a *control* of two plain Relayers (side B over"
@@ -236,7 +238,8 @@ public final class ObservedPairScenario implements RowsScenario {
         DirectFeeder[] feeders = new DirectFeeder[2];
         for (Side side : Side.values()) {
           int i = side.ordinal();
-          ObservedRelayer relayer = start(side, side == observed, false, probes[i]);
+          ObservedRelayer relayer =
+              start(side, side == observed, context.options().raceMaintenance(), probes[i]);
           open.add(relayer);
           feeders[i] = new DirectFeeder(relayer, claimBatch, first[i], first[i] + rows - 1, queue);
           open.add(feeders[i]);
