@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relayer.schema.SchemaNames;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.pass.Passes;
+import dev.relayer.store.pass.SweepPass;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -27,7 +29,9 @@ import org.junit.jupiter.api.Test;
  * The health read's plan, on a real server: it visits at most its row limit of outbox rows however
  * many there are, and it stays serial: on a server told that parallel workers cost nothing, the
  * statement the store runs is planned without a {@code Gather}, while the same statement without
- * its serial marker gets one.
+ * its serial marker gets one. After rows are claimed and deleted, the first read that passes their
+ * primary-key entries visits the heap for each; once a sweep pass's bounds read has passed them,
+ * the health read skips them.
  */
 class HealthReadPlanIT {
 
@@ -90,6 +94,58 @@ class HealthReadPlanIT {
     try (Connection connection = fx.connect()) {
       String analyzed = plan(connection, "(ANALYZE) " + statements.get(0));
       assertThat(outboxRowsVisited(analyzed)).as(analyzed).isPositive().isLessThanOrEqualTo(500);
+    }
+  }
+
+  @Test
+  void afterTheSweepersBoundsReadTheHealthReadSkipsTheEntriesOfDeletedRows() throws Exception {
+    List<String> statements = new ArrayList<>();
+    read(500, statements);
+    String read = statements.get(0);
+    String outbox = fx.store.names().qualified(SchemaNames.OUTBOX);
+    long lowest = fx.dsl.fetchOne("SELECT min(id) FROM " + outbox).get(0, Long.class);
+
+    // Rows claimed (a new version each) and deleted, as direct dispatch does, and then read by the
+    // health read first: it visits the heap for each entry.
+    claimAndDelete(lowest + 7_000);
+    long first = buffers(read);
+    // Rows deleted and then read by a sweep pass's bounds first, as the maintenance worker does.
+    claimAndDelete(lowest + 14_000);
+    fx.dsl.transaction(
+        tx -> {
+          SweepPass pass =
+              Passes.of(fx.store)
+                  .sweep(tx.dsl(), new LeaseRequest("sweeper", "a", Duration.ofMinutes(1)));
+          assertThat(pass.bounds(0).lowest()).hasValue(lowest + 14_000);
+          pass.end();
+        });
+    long afterSweep = buffers(read);
+
+    assertThat(first).as("buffers of the first read past 7,000 deleted rows").isGreaterThan(7_000);
+    assertThat(afterSweep)
+        .as("buffers of the health read past 7,000 more, after the sweeper's bounds")
+        .isLessThan(first / 5);
+  }
+
+  /** Claims the pending rows below {@code id} (a new row version each), then deletes them. */
+  private void claimAndDelete(long id) {
+    fx.execute(
+        "UPDATE %s SET attempts = attempts + 1, last_error = 'in flight' WHERE id < " + id,
+        SchemaNames.OUTBOX);
+    fx.execute("DELETE FROM %s WHERE id < " + id, SchemaNames.OUTBOX);
+  }
+
+  /**
+   * The shared buffers (hit and read) an {@code EXPLAIN (ANALYZE, BUFFERS)} of {@code sql} used.
+   */
+  private long buffers(String sql) throws SQLException {
+    try (Connection connection = fx.connect()) {
+      Matcher m =
+          Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?")
+              .matcher(plan(connection, "(ANALYZE, BUFFERS) " + sql));
+      assertThat(m.find()).as("a Buffers line").isTrue();
+      return (m.group(1) == null ? 0 : Long.parseLong(m.group(1)))
+          + (m.group(2) == null ? 0 : Long.parseLong(m.group(2)));
     }
   }
 
