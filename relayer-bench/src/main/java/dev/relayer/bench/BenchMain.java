@@ -7,7 +7,7 @@ import dev.relayer.bench.db.PgServer;
 import dev.relayer.bench.db.ScenarioDatabase;
 import dev.relayer.bench.pipeline.BurnDownDriver;
 import dev.relayer.bench.pipeline.CpuTime;
-import dev.relayer.bench.pipeline.PairedBurnDowns;
+import dev.relayer.bench.pipeline.PairedRuns;
 import dev.relayer.bench.pipeline.SteadyStateDriver;
 import dev.relayer.bench.report.MachineInfo;
 import dev.relayer.bench.report.MarkdownReport;
@@ -51,7 +51,7 @@ public final class BenchMain {
     int status;
     try {
       // Read before a cluster starts, so that a wrong pairing variable stops the run at once.
-      String paired = PairedBurnDowns.fromEnvironment().map(p -> "; " + p.describe()).orElse("");
+      String paired = PairedRuns.fromEnvironment().map(p -> "; " + p.describe()).orElse("");
       String serverKind;
       if (options.external()) {
         serverKind = "external: --external, " + BenchOptions.URL_VARIABLE + ", as configured";

@@ -6,10 +6,11 @@ import java.util.Optional;
 /**
  * Times a burn-down: from {@link DrainingSystem#startDraining()} until the sink has seen every
  * pre-loaded row, bounded by {@code --timeout}. Records {@code <key>.msgs} (rows delivered per
- * second) and {@code <key>.heap} (heap after GC, max, in MiB). With {@link PairedBurnDowns} set up,
- * each burn-down starts together with the same burn-down of the paired process and its clock stops
- * when either side has delivered all of its rows; the rate is then over the rows delivered by that
- * moment.
+ * second) and {@code <key>.heap} (heap after GC, max, in MiB). With {@link PairedRuns} set up, each
+ * burn-down starts together with the same burn-down of the paired process and its clock stops when
+ * either side has delivered all of its rows; the rate is then over the rows delivered by that
+ * moment. A note gives the rate to the side's own last row too, and the next burn-down waits until
+ * both sides have delivered all of their rows.
  */
 public final class BurnDownDriver {
 
@@ -64,7 +65,7 @@ public final class BurnDownDriver {
     long baseline = probe.deliveredCount();
     long commits0 = context.database().commits();
     long timeout = context.options().timeout().toNanos();
-    Optional<PairedBurnDowns> pair = PairedBurnDowns.fromEnvironment();
+    Optional<PairedRuns> pair = PairedRuns.fromEnvironment();
     try (HeapWatcher heap = HeapWatcher.start()) {
       if (pair.isPresent()) {
         pair.get().awaitPeer();
@@ -102,6 +103,16 @@ public final class BurnDownDriver {
       }
       long commits = context.database().commits() - commits0;
       long counted = Math.min(delivered, rows) - (from - baseline);
+      if (pair.isPresent()) {
+        long own = pair.get().awaitOwnLastRow(probe, baseline + rows, timeout);
+        if (own >= 0) {
+          double ownSeconds = (own - start) / 1e9;
+          context.note(
+              String.format(
+                  "%s: paired, to its own last row: %.4f s, %.0f msgs/s",
+                  label, ownSeconds, (rows - (from - baseline)) / ownSeconds));
+        }
+      }
       return new Timing(
           counted, delivered - (from - baseline), seconds, commits, heap.finish(), cpu);
     }

@@ -33,7 +33,8 @@ import java.util.function.IntConsumer;
  * </ol>
  *
  * Records {@code <key>.capacity.msgs} and, per level {@code f}, {@code <key>.at<f>.rate}, {@code
- * .p50}, {@code .p99} and {@code .backlog}.
+ * .p50}, {@code .p99} and {@code .backlog}. With {@link PairedRuns} set up, each capacity window,
+ * load level and run of buckets starts together with the paired process's same measurement.
  */
 public final class SteadyStateDriver {
 
@@ -150,6 +151,7 @@ public final class SteadyStateDriver {
   }
 
   private double capacity(boolean countCommits) throws Exception {
+    PairedRuns.awaitPeerIfPaired();
     AtomicBoolean stop = new AtomicBoolean();
     List<Future<?>> producers = new ArrayList<>();
     ExecutorService pool = producerPool();
@@ -212,6 +214,7 @@ public final class SteadyStateDriver {
 
   private void level(int percent, double rate, boolean record) throws Exception {
     long totalNanos = options.warmup().toNanos() + options.window().toNanos();
+    PairedRuns.awaitPeerIfPaired();
     try (FixedRate producers = new FixedRate(rate, totalNanos)) {
       sleep(producers.start + options.warmup().toNanos() - System.nanoTime());
       long from = producers.produced();
@@ -306,6 +309,7 @@ public final class SteadyStateDriver {
   public List<Bucket> runBuckets(
       double rate, Duration length, Duration bucket, IntConsumer atBoundary) throws Exception {
     long totalNanos = options.warmup().toNanos() + length.toNanos();
+    PairedRuns.awaitPeerIfPaired();
     List<long[]> bounds = new ArrayList<>();
     List<Double> seconds = new ArrayList<>();
     try (FixedRate producers = new FixedRate(rate, totalNanos)) {
