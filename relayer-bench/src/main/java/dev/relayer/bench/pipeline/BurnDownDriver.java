@@ -104,7 +104,8 @@ public final class BurnDownDriver {
       long commits = context.database().commits() - commits0;
       long counted = Math.min(delivered, rows) - (from - baseline);
       if (pair.isPresent()) {
-        long own = pair.get().awaitOwnLastRow(probe, baseline + rows, timeout);
+        long left = Math.max(0, timeout - (System.nanoTime() - start));
+        long own = pair.get().awaitOwnLastRow(probe, baseline + rows, left);
         if (own >= 0) {
           double ownSeconds = (own - start) / 1e9;
           context.note(
