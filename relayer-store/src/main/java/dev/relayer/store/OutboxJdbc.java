@@ -96,6 +96,15 @@ final class OutboxJdbc {
   private static final Condition FLUSH_WAIT =
       DSL.field(select(TransactionSettings.FLUSH_WAIT)).isNotNull();
 
+  /**
+   * True, and the transaction's commit does not wait for the WAL flush ({@link
+   * TransactionSettings#NO_FLUSH_WAIT}): in the delete that completes a claim committed before its
+   * send, in a transaction of its own. The setting rides on the statement instead of costing a
+   * round trip of its own; the server evaluates the condition once, before the first row.
+   */
+  private static final Condition NO_FLUSH_WAIT =
+      DSL.field(select(TransactionSettings.NO_FLUSH_WAIT)).isNotNull();
+
   /** The oldest transaction id still running, in the statement's snapshot. */
   private static final Field<Long> SNAPSHOT_XMIN =
       DSL.field("pg_snapshot_xmin(pg_current_snapshot())::text::bigint", Long.class);
@@ -113,6 +122,7 @@ final class OutboxJdbc {
   private final RenderedStatement lockPage;
   private final RenderedStatement sweepBounds;
   private final RenderedStatement deleteFenced;
+  private final RenderedStatement deleteFencedWithoutFlushWait;
   private final RenderedStatement deleteLocked;
   private final RenderedStatement stampLocked;
   private final RenderedStatement markInFlight;
@@ -146,8 +156,10 @@ final class OutboxJdbc {
                 select(DSL.max(O.ID)).from(O).where(aboveFloor).asField(),
                 SNAPSHOT_XMIN,
                 SNAPSHOT_XMAX));
-    this.deleteFenced =
-        jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))).and(O.CLAIM_TOKEN.eq(TOKEN)));
+    Condition sentUnderToken = O.ID.eq(any(IDS)).and(O.CLAIM_TOKEN.eq(TOKEN));
+    this.deleteFenced = jdbc.render(deleteFrom(O).where(sentUnderToken));
+    this.deleteFencedWithoutFlushWait =
+        jdbc.render(deleteFrom(O).where(sentUnderToken).and(NO_FLUSH_WAIT));
     this.deleteLocked = jdbc.render(deleteFrom(O).where(O.ID.eq(any(IDS))));
     this.stampLocked =
         jdbc.render(
@@ -565,6 +577,14 @@ final class OutboxJdbc {
 
   int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids) {
     return updateClaimed(jdbc, dsl, deleteFenced, token, ids);
+  }
+
+  /**
+   * {@link #deleteFenced}, and the transaction's commit does not wait for the WAL flush; without a
+   * round trip, and without the setting, when {@code ids} is empty.
+   */
+  int deleteFencedWithoutFlushWait(DSLContext dsl, UUID token, Collection<Long> ids) {
+    return updateClaimed(jdbc, dsl, deleteFencedWithoutFlushWait, token, ids);
   }
 
   /**

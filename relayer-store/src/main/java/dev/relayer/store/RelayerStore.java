@@ -523,6 +523,16 @@ public final class RelayerStore {
   }
 
   /**
+   * {@link #deleteFenced}, and the caller's transaction then commits without waiting for its WAL
+   * flush, as after {@link #commitWithoutFlushWait}, when {@code ids} is not empty: the completion
+   * of a claim committed before its send, in one round trip fewer.
+   */
+  int deleteFencedWithoutFlushWait(DSLContext dsl, UUID token, Collection<Long> ids) {
+    int deleted = outbox.deleteFencedWithoutFlushWait(dsl, token, ids);
+    return checkAtMost("deleteFencedWithoutFlushWait", deleted, ids.size());
+  }
+
+  /**
    * Marks rows still under {@code token} in flight ({@link #IN_FLIGHT}), for a claim that commits
    * before its send; returns how many.
    */

@@ -80,6 +80,11 @@ final class StorePassStatements implements PassStatements {
   }
 
   @Override
+  public int deleteFencedWithoutFlushWait(DSLContext dsl, UUID token, Collection<Long> ids) {
+    return store.deleteFencedWithoutFlushWait(dsl, token, ids);
+  }
+
+  @Override
   public int deleteLocked(DSLContext dsl, Claim.Locked claim, Collection<Long> ids) {
     return store.deleteLocked(dsl, claim, ids);
   }

@@ -12,11 +12,19 @@ import dev.relayer.store.pass.LanePass;
 import dev.relayer.store.pass.Passes;
 import dev.relayer.store.pass.StoreAccess;
 import dev.relayer.store.pass.SweepPass;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.jooq.DSLContext;
 import org.jooq.Record;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -222,6 +230,66 @@ class PassesIT {
   }
 
   @Test
+  void aDirectClaimAndItsCompletionCarryTheirFlushSettingInTheirOwnStatements() {
+    List<Long> ids = fx.store.enqueue(fx.dsl, StoreFixture.unordered(3));
+    Instant at = Instant.now();
+
+    // Each transaction first sets the opposite of what its statements must leave.
+    Claim.Stamped claim =
+        fx.dsl.transactionResult(
+            tx -> {
+              synchronousCommit(tx.dsl(), "off");
+              List<Claim.Stamped> c = new ArrayList<>();
+              assertThat(
+                      statementsRun(
+                          tx.dsl(),
+                          d -> c.add(passes.direct(d).claimByIds(new ClaimByIds(ids, at, MINUTE)))))
+                  .as("statements of the claim")
+                  .isOne();
+              assertThat(synchronousCommit(tx.dsl())).as("after the claim").isEqualTo("on");
+              return c.get(0);
+            });
+    assertThat(claim.messages()).hasSize(3);
+
+    fx.dsl.transaction(
+        tx -> {
+          synchronousCommit(tx.dsl(), "on");
+          List<Completion.Written> written = new ArrayList<>();
+          Completion sentOneOfTwo =
+              new Completion(
+                  List.of(ids.get(0)),
+                  List.of(new FailedSend(ids.get(1), "later", at.plusSeconds(60))),
+                  List.of(),
+                  at);
+          assertThat(
+                  statementsRun(
+                      tx.dsl(), d -> written.add(passes.direct(d).complete(claim, sentOneOfTwo))))
+              .as("statements of the completion: the delete and the failure")
+              .isEqualTo(2);
+          assertThat(written.get(0).deleted()).isEqualTo(1);
+          assertThat(synchronousCommit(tx.dsl())).as("after sending").isEqualTo("off");
+        });
+
+    fx.dsl.transaction(
+        tx -> {
+          synchronousCommit(tx.dsl(), "on");
+          Completion.Written written =
+              passes
+                  .direct(tx.dsl())
+                  .complete(
+                      claim,
+                      new Completion(
+                          List.of(),
+                          List.of(new FailedSend(ids.get(2), "later", at.plusSeconds(60))),
+                          List.of(),
+                          at));
+          assertThat(written.deleted()).isZero();
+          assertThat(synchronousCommit(tx.dsl())).as("after sending nothing").isEqualTo("off");
+        });
+    assertThat(claimedRows()).isEqualTo(2);
+  }
+
+  @Test
   void theStoresBridgeToItsPassesCannotBeInstalledTwice() {
     assertThatThrownBy(
             () ->
@@ -236,6 +304,40 @@ class PassesIT {
   private static ClaimPage page() {
     Instant now = Instant.now();
     return new ClaimPage(0, Long.MAX_VALUE, now.plusSeconds(1), 10, now, MINUTE);
+  }
+
+  /** How many statements {@code work} prepared on the connection of {@code tx}. */
+  private static int statementsRun(DSLContext tx, Consumer<DSLContext> work) {
+    AtomicInteger prepared = new AtomicInteger();
+    tx.connection(
+        connection -> {
+          Connection counting =
+              (Connection)
+                  Proxy.newProxyInstance(
+                      Connection.class.getClassLoader(),
+                      new Class<?>[] {Connection.class},
+                      (proxy, method, args) -> {
+                        if (method.getName().startsWith("prepare")
+                            || method.getName().equals("createStatement")) {
+                          prepared.incrementAndGet();
+                        }
+                        try {
+                          return method.invoke(connection, args);
+                        } catch (InvocationTargetException e) {
+                          throw e.getCause();
+                        }
+                      });
+          work.accept(DSL.using(counting, tx.dialect()));
+        });
+    return prepared.get();
+  }
+
+  private static void synchronousCommit(DSLContext tx, String value) {
+    tx.execute("set local synchronous_commit = " + value);
+  }
+
+  private static String synchronousCommit(DSLContext tx) {
+    return tx.fetchValue(DSL.field("current_setting('synchronous_commit')", String.class));
   }
 
   private long claimedRows() {

@@ -29,6 +29,11 @@ public abstract sealed class ClaimTransaction permits SweepPass, LanePass, Direc
   /** Throws {@link IllegalStateException} when this transaction may not write to claims now. */
   abstract void checkWritable(String step);
 
+  /** Deletes the sent rows {@code ids} of a stamped claim still under {@code token}. */
+  int deleteSent(UUID token, Collection<Long> ids) {
+    return statements.deleteFenced(tx, token, ids);
+  }
+
   /**
    * Writes a send's outcome under the claim's token, in this order: for a {@linkplain Claim.Locked
    * locked} claim, the stamp on every row not accepted (so that the token-fenced writes below find
@@ -50,7 +55,7 @@ public abstract sealed class ClaimTransaction permits SweepPass, LanePass, Direc
       statements.stampLocked(tx, locked, unsent);
       deleted = statements.deleteLocked(tx, locked, completion.accepted());
     } else {
-      deleted = statements.deleteFenced(tx, token, completion.accepted());
+      deleted = deleteSent(token, completion.accepted());
     }
     List<Completion.Burial> parked = new ArrayList<>();
     List<Completion.Burial> dead = new ArrayList<>();

@@ -51,6 +51,8 @@ public interface PassStatements {
 
   int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids);
 
+  int deleteFencedWithoutFlushWait(DSLContext dsl, UUID token, Collection<Long> ids);
+
   int deleteLocked(DSLContext dsl, Claim.Locked claim, Collection<Long> ids);
 
   int stampLocked(DSLContext dsl, Claim.Locked claim, Collection<Long> ids);
