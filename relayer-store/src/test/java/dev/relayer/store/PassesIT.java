@@ -273,17 +273,19 @@ class PassesIT {
     fx.dsl.transaction(
         tx -> {
           synchronousCommit(tx.dsl(), "on");
-          Completion.Written written =
-              passes
-                  .direct(tx.dsl())
-                  .complete(
-                      claim,
-                      new Completion(
-                          List.of(),
-                          List.of(new FailedSend(ids.get(2), "later", at.plusSeconds(60))),
-                          List.of(),
-                          at));
-          assertThat(written.deleted()).isZero();
+          List<Completion.Written> written = new ArrayList<>();
+          Completion sentNothing =
+              new Completion(
+                  List.of(),
+                  List.of(new FailedSend(ids.get(2), "later", at.plusSeconds(60))),
+                  List.of(),
+                  at);
+          assertThat(
+                  statementsRun(
+                      tx.dsl(), d -> written.add(passes.direct(d).complete(claim, sentNothing))))
+              .as("statements of a completion that sent nothing: the setting and the failure")
+              .isEqualTo(2);
+          assertThat(written.get(0).deleted()).isZero();
           assertThat(synchronousCommit(tx.dsl())).as("after sending nothing").isEqualTo("off");
         });
     assertThat(claimedRows()).isEqualTo(2);
