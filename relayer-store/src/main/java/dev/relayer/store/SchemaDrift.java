@@ -88,11 +88,7 @@ final class SchemaDrift {
       if (installedSchema == null) {
         return new SchemaReport(
             Optional.empty(),
-            List.of(
-                new SchemaFinding(
-                    "schema",
-                    names.schema(),
-                    "schema " + names.schema() + " missing (no Relayer tables installed)")));
+            List.of(finding("schema", names.schema(), "missing (no Relayer tables installed)")));
       }
       Catalog installed = catalog(dsl, installedSchema, tables);
       return new SchemaReport(version(installed, names), compare(expected, installed, names));
@@ -243,26 +239,14 @@ final class SchemaDrift {
       String name = entry.getKey();
       Constraint have = installed.constraints().get(name);
       if (have == null) {
-        findings.add(
-            new SchemaFinding(
-                "constraint", name, "constraint " + name + " missing on " + want.table()));
+        findings.add(finding("constraint", name, "missing on " + want.table()));
       } else if (!have.table().equals(want.table())) {
         findings.add(
-            new SchemaFinding(
-                "constraint",
-                name,
-                "constraint " + name + " is on " + have.table() + ", expected " + want.table()));
+            finding("constraint", name, "is on " + have.table() + ", expected " + want.table()));
       } else if (!have.kind().equals(want.kind()) || !have.definition().equals(want.definition())) {
         findings.add(
-            new SchemaFinding(
-                "constraint",
-                name,
-                "constraint "
-                    + name
-                    + " is "
-                    + have.definition()
-                    + ", expected "
-                    + want.definition()));
+            finding(
+                "constraint", name, "is " + have.definition() + ", expected " + want.definition()));
       }
     }
     for (Map.Entry<String, Index> entry : expected.indexes().entrySet()) {
@@ -273,68 +257,58 @@ final class SchemaDrift {
       String name = entry.getKey();
       Index have = installed.indexes().get(name);
       if (have == null) {
-        findings.add(new SchemaFinding("index", name, "index " + name + " missing"));
+        findings.add(finding("index", name, "missing"));
       } else if (!have.table().equals(want.table())) {
         findings.add(
-            new SchemaFinding(
-                "index",
-                name,
-                "index " + name + " is on " + have.table() + ", expected " + want.table()));
+            finding("index", name, "is on " + have.table() + ", expected " + want.table()));
       } else if (!have.definition().equals(want.definition())) {
         findings.add(
-            new SchemaFinding(
-                "index",
-                name,
-                "index " + name + " is " + have.definition() + ", expected " + want.definition()));
+            finding("index", name, "is " + have.definition() + ", expected " + want.definition()));
       }
     }
     return findings;
   }
 
+  /** A finding on the {@code kind} named {@code name}: "{@code kind name problem}". */
+  private static SchemaFinding finding(String kind, String name, String problem) {
+    return new SchemaFinding(kind, name, kind + " " + name + " " + problem);
+  }
+
   private static void compareColumn(
       List<SchemaFinding> findings, String name, Column want, @Nullable Column have) {
     if (have == null) {
-      findings.add(new SchemaFinding("column", name, "column " + name + " missing"));
+      findings.add(finding("column", name, "missing"));
       return;
     }
     if (!have.type().equals(want.type())) {
       findings.add(
-          new SchemaFinding(
-              "column",
-              name,
-              "column " + name + " has type " + have.type() + ", expected " + want.type()));
+          finding("column", name, "has type " + have.type() + ", expected " + want.type()));
     }
     if (have.notNull() != want.notNull()) {
       findings.add(
-          new SchemaFinding(
+          finding(
               "column",
               name,
-              "column "
-                  + name
-                  + (have.notNull()
-                      ? " is NOT NULL, expected nullable"
-                      : " is nullable, expected NOT NULL")));
+              have.notNull()
+                  ? "is NOT NULL, expected nullable"
+                  : "is nullable, expected NOT NULL"));
     }
     if (!have.defaultValue().equals(want.defaultValue())) {
       findings.add(
-          new SchemaFinding(
+          finding(
               "column",
               name,
-              "column "
-                  + name
-                  + " has "
+              "has "
                   + describeDefault(have.defaultValue())
                   + ", expected "
                   + describeDefault(want.defaultValue())));
     }
     if (!have.identity().equals(want.identity())) {
       findings.add(
-          new SchemaFinding(
+          finding(
               "column",
               name,
-              "column "
-                  + name
-                  + " is "
+              "is "
                   + describeIdentity(have.identity())
                   + ", expected "
                   + describeIdentity(want.identity())));
