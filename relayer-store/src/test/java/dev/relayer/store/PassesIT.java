@@ -251,44 +251,48 @@ class PassesIT {
             });
     assertThat(claim.messages()).hasSize(3);
 
-    fx.dsl.transaction(
-        tx -> {
-          synchronousCommit(tx.dsl(), "on");
-          List<Completion.Written> written = new ArrayList<>();
-          Completion sentOneOfTwo =
-              new Completion(
-                  List.of(ids.get(0)),
-                  List.of(new FailedSend(ids.get(1), "later", at.plusSeconds(60))),
-                  List.of(),
-                  at);
-          assertThat(
-                  statementsRun(
-                      tx.dsl(), d -> written.add(passes.direct(d).complete(claim, sentOneOfTwo))))
-              .as("statements of the completion: the delete and the failure")
-              .isEqualTo(2);
-          assertThat(written.get(0).deleted()).isEqualTo(1);
-          assertThat(synchronousCommit(tx.dsl())).as("after sending").isEqualTo("off");
-        });
+    Completion sentOneOfTwo =
+        new Completion(
+            List.of(ids.get(0)),
+            List.of(new FailedSend(ids.get(1), "later", at.plusSeconds(60))),
+            List.of(),
+            at);
+    assertThat(completeInTwoStatementsLeavingNoFlushWait(claim, sentOneOfTwo, "a send").deleted())
+        .isEqualTo(1);
 
-    fx.dsl.transaction(
+    Completion sentNothing =
+        new Completion(
+            List.of(),
+            List.of(new FailedSend(ids.get(2), "later", at.plusSeconds(60))),
+            List.of(),
+            at);
+    // The setting in a statement of its own, then the failure.
+    assertThat(completeInTwoStatementsLeavingNoFlushWait(claim, sentNothing, "no send").deleted())
+        .isZero();
+    assertThat(claimedRows()).isEqualTo(2);
+  }
+
+  /**
+   * Completes {@code claim} with {@code outcome} by direct dispatch in a transaction that first
+   * sets {@code synchronous_commit = on}, asserts that the completion ran two statements and left
+   * the setting {@code off}, and returns what it wrote.
+   */
+  private Completion.Written completeInTwoStatementsLeavingNoFlushWait(
+      Claim.Stamped claim, Completion outcome, String with) {
+    return fx.dsl.transactionResult(
         tx -> {
           synchronousCommit(tx.dsl(), "on");
           List<Completion.Written> written = new ArrayList<>();
-          Completion sentNothing =
-              new Completion(
-                  List.of(),
-                  List.of(new FailedSend(ids.get(2), "later", at.plusSeconds(60))),
-                  List.of(),
-                  at);
           assertThat(
                   statementsRun(
-                      tx.dsl(), d -> written.add(passes.direct(d).complete(claim, sentNothing))))
-              .as("statements of a completion that sent nothing: the setting and the failure")
+                      tx.dsl(), d -> written.add(passes.direct(d).complete(claim, outcome))))
+              .as("statements of a completion with " + with)
               .isEqualTo(2);
-          assertThat(written.get(0).deleted()).isZero();
-          assertThat(synchronousCommit(tx.dsl())).as("after sending nothing").isEqualTo("off");
+          assertThat(synchronousCommit(tx.dsl()))
+              .as("after a completion with " + with)
+              .isEqualTo("off");
+          return written.get(0);
         });
-    assertThat(claimedRows()).isEqualTo(2);
   }
 
   @Test
