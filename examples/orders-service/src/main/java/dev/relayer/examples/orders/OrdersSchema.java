@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
  * uses {@code IF NOT EXISTS}, so a restart on an existing database changes nothing.
  *
  * <p>An example's shortcut: a production service deploys its schema with its migrations, for
- * example Liquibase including Relayer's changelog (see the README).
+ * example Liquibase including Relayer's changelog (see docs/deploying-the-schema.md).
  */
 @Component
 class OrdersSchema implements InitializingBean {
