@@ -41,6 +41,7 @@ final class ConnectionOptions {
 
   @Option(
       names = "--schema",
+      parameterConsumer = AttachedName.class,
       paramLabel = "<schema>",
       defaultValue = SchemaOptions.DEFAULT_SCHEMA,
       description = "Schema of Relayer's tables, exactly as given. Default: ${DEFAULT-VALUE}")
@@ -48,6 +49,7 @@ final class ConnectionOptions {
 
   @Option(
       names = "--prefix",
+      parameterConsumer = AttachedName.class,
       paramLabel = "<prefix>",
       defaultValue = SchemaOptions.DEFAULT_PREFIX,
       description = "Prefix of Relayer's tables; --prefix \"\" for none. Default: ${DEFAULT-VALUE}")

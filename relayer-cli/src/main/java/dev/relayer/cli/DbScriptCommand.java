@@ -56,6 +56,7 @@ final class DbScriptCommand implements Callable<Integer> {
 
   @Option(
       names = "--schema",
+      parameterConsumer = AttachedName.class,
       paramLabel = "<schema>",
       defaultValue = SchemaOptions.DEFAULT_SCHEMA,
       description =
@@ -65,6 +66,7 @@ final class DbScriptCommand implements Callable<Integer> {
 
   @Option(
       names = "--prefix",
+      parameterConsumer = AttachedName.class,
       paramLabel = "<prefix>",
       defaultValue = SchemaOptions.DEFAULT_PREFIX,
       description =

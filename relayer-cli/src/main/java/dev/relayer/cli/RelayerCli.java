@@ -120,9 +120,9 @@ public final class RelayerCli {
 
   /**
    * The usage error for an option whose value, given as the next argument, is another option
-   * ({@code --schema --prefix x}): probably a forgotten value. Values that look like options are
-   * accepted attached ({@code --schema=--prefix}), where nothing is ambiguous. Null when there is
-   * none.
+   * ({@code --schema --prefix x}) or the end-of-options marker {@code --}: probably a forgotten
+   * value. Values that look like options are accepted attached ({@code --schema=--prefix}, {@code
+   * --schema=--}), where nothing is ambiguous. Null when there is none.
    */
   private static @Nullable String optionAsSeparateValue(CommandLine commandLine, String[] args) {
     Map<String, String> takingValues = new HashMap<>();
@@ -135,7 +135,7 @@ public final class RelayerCli {
       }
       String next = args[i + 1];
       int equals = next.indexOf('=');
-      if (names.contains(equals < 0 ? next : next.substring(0, equals))) {
+      if (next.equals("--") || names.contains(equals < 0 ? next : next.substring(0, equals))) {
         return command
             + ": Expected parameter for option '"
             + args[i]

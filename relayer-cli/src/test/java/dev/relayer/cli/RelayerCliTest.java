@@ -449,6 +449,26 @@ class RelayerCliTest {
   }
 
   @Test
+  void aSchemaAndPrefixNamedDoubleDashAreAcceptedAttachedAsTheApiAcceptsThem() {
+    Run script = run("db", "script", "--provider", "postgres", "--schema=--", "--prefix=--");
+    Run status =
+        run(
+            "status",
+            "--url=jdbc:postgresql://127.0.0.1:1/app?connectTimeout=1",
+            "--schema=--",
+            "--prefix=--");
+
+    assertThat(script.exitCode()).as(script.err()).isZero();
+    assertThat(script.out())
+        .isEqualTo(PostgreSqlOutboxSchema.createScript(SchemaOptions.of("--", "--")))
+        .contains("\"--\".\"--outbox\"");
+    assertThat(status.exitCode())
+        .as("a failure to connect, not a usage error: " + status.err())
+        .isEqualTo(RelayerCli.EXIT_FAILURE);
+    assertThat(status.err()).startsWith("relayer status: cannot use --.-- at ");
+  }
+
+  @Test
   void statusWithANonPostgresUrlIsAUsageErrorThatHidesThePassword() {
     String error = usageError("status", "--url=jdbc:mysql://db/app?user=a&password=hunter2");
 
