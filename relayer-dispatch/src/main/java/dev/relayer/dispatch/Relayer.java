@@ -2,6 +2,7 @@ package dev.relayer.dispatch;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.spi.Transport;
+import dev.relayer.dispatch.internal.KnownTransports;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.RelayerStore;
@@ -9,9 +10,11 @@ import dev.relayer.store.StoreOptions;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -45,6 +48,18 @@ import org.slf4j.LoggerFactory;
  * writes: {@link #store()}, {@link #operator()} and {@link #health()} work, {@link #start()} starts
  * no thread, and nothing is handed over at commit — other instances' sweepers deliver its unordered
  * rows after their {@code recoveryDelay}, their lanes its ordered ones.
+ *
+ * <h2>Transport names</h2>
+ *
+ * Every message enqueued through {@link #store()} must name a transport this Relayer knows: one
+ * registered with {@link Builder#transport} or {@link Builder#sharedTransport}, or one named with
+ * {@link Builder#externalTransports} (delivered by other instances, which register it). Any other
+ * name makes the enqueue throw {@link InvalidInputException} naming it and the known ones, and
+ * nothing is written: no instance here could send the row, and a typo would otherwise surface only
+ * as a dead {@code unknown-transport} row after {@code maxAttempts} retries. So a writer-only
+ * Relayer (no transport) refuses every enqueue until it names the transports other instances
+ * deliver, or turns the check off with {@link Builder#acceptAnyTransport()}. The check holds in
+ * every state, closed included.
  *
  * <h2>Lifecycle</h2>
  *
@@ -131,6 +146,11 @@ public final class Relayer implements AutoCloseable {
         dispatcher != null ? dispatcher.transactionListener() : new TransactionListener() {};
     this.appDsl = DSL.using(dsl.configuration().deriveAppending(listener));
     this.owned = List.copyOf(builder.owned);
+    if (!builder.acceptAnyTransport) {
+      Set<String> registered = new TreeSet<>();
+      builder.transports.forEach(t -> registered.add(t.name()));
+      store.addEnqueueCheck(new KnownTransports(registered, builder.externalTransports));
+    }
   }
 
   /**
@@ -438,6 +458,9 @@ public final class Relayer implements AutoCloseable {
     private final List<Transport> transports = new ArrayList<>();
     private final List<Transport> owned = new ArrayList<>();
     private final List<RelayerEventListener> listeners = new ArrayList<>();
+    private final Set<String> externalTransports = new LinkedHashSet<>();
+    private final List<String> externalProblems = new ArrayList<>();
+    private boolean acceptAnyTransport;
     private @Nullable String schema;
     private boolean schemaGiven;
     private @Nullable String prefix;
@@ -500,6 +523,38 @@ public final class Relayer implements AutoCloseable {
      */
     public Builder sharedTransport(Transport transport) {
       transports.add(present(transport, "transport"));
+      return this;
+    }
+
+    /**
+     * Names transports that other instances deliver and this one only writes to: an enqueue naming
+     * one of them is accepted although no transport of that name is registered here (see the class
+     * documentation). May be called several times; default none. Names must be non-blank and must
+     * not be registered here too.
+     */
+    public Builder externalTransports(String... names) {
+      present(names, "external transport names");
+      for (int i = 0; i < names.length; i++) {
+        String name = names[i];
+        if (name == null || name.isBlank()) {
+          externalProblems.add(
+              "externalTransports: name " + (i + 1) + " of " + names.length + " is blank");
+        } else {
+          externalTransports.add(name);
+        }
+      }
+      return this;
+    }
+
+    /**
+     * Turns the transport-name check off: an enqueue through this Relayer writes a row for any
+     * transport name, known or not, and a row that no instance can send goes dead as {@code
+     * unknown-transport} after its attempts. For a writer-only process that cannot list the
+     * transports its messages name; prefer {@link #externalTransports}, which still catches typos.
+     * Default: the check is on.
+     */
+    public Builder acceptAnyTransport() {
+      this.acceptAnyTransport = true;
       return this;
     }
 
@@ -636,6 +691,21 @@ public final class Relayer implements AutoCloseable {
       }
       if (laneOptions != null && withoutLanes) {
         problems.add("lane options were given, and withoutLanes(): choose one");
+      }
+      problems.addAll(externalProblems);
+      if (acceptAnyTransport && !externalTransports.isEmpty()) {
+        problems.add(
+            "externalTransports "
+                + externalTransports
+                + " were named, and acceptAnyTransport(): choose one");
+      }
+      for (Transport transport : transports) {
+        if (externalTransports.contains(transport.name())) {
+          problems.add(
+              "transport '"
+                  + transport.name()
+                  + "' is registered here and named in externalTransports: choose one");
+        }
       }
       if (listenConnections != null && withoutLanes) {
         problems.add("listenConnections is for lanes, and withoutLanes() was called");
