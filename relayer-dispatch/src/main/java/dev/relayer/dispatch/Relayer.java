@@ -2,7 +2,9 @@ package dev.relayer.dispatch;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.spi.Transport;
+import dev.relayer.dispatch.internal.Durations;
 import dev.relayer.dispatch.internal.KnownTransports;
+import dev.relayer.dispatch.internal.PoolSize;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.RelayerStore;
@@ -594,6 +596,13 @@ public final class Relayer implements AutoCloseable {
     /**
      * Where the lanes' listening connection comes from; default the builder's data source or
      * context. See {@link RelayerLanes.Builder#listenConnections}.
+     *
+     * <p>Without it, on a pool of a single connection (HikariCP's {@code maximumPoolSize=1}, or the
+     * same setting of Commons DBCP 2, Tomcat JDBC or c3p0), the lanes do not listen: a listening
+     * connection would hold the only one. They poll every {@code pollInterval} instead (default 5
+     * s, so an ordered message waits up to that long for another instance's lanes), and {@code
+     * build()} logs that once at INFO. The application's work, direct dispatch, maintenance and
+     * lane passes then take turns on the one connection.
      */
     public Builder listenConnections(DataSource dataSource) {
       this.listenConnections = present(dataSource, "listen data source");
@@ -769,9 +778,7 @@ public final class Relayer implements AutoCloseable {
         }
         if (dispatcher != null && !withoutLanes && problems.isEmpty()) {
           RelayerLanes.Builder lanes =
-              RelayerLanes.builder(dispatcher)
-                  .options(laneOptions != null ? laneOptions : LaneOptions.defaults())
-                  .owner(owner);
+              RelayerLanes.builder(dispatcher).options(laneOptions(relayerStore)).owner(owner);
           if (listenConnections != null) {
             lanes.listenConnections(listenConnections);
           }
@@ -792,6 +799,34 @@ public final class Relayer implements AutoCloseable {
       // No problems: the health checks were built.
       return new Relayer(
           this, relayerStore, dispatcher, maintainer, laneRunner, Objects.requireNonNull(checks));
+    }
+
+    /**
+     * The lane options given, or the defaults; with {@code listen} off when the lanes would listen
+     * on a connection of the application's pool and that pool has a single connection: holding it
+     * would starve every other statement, so the lanes poll every {@code pollInterval} instead.
+     */
+    private LaneOptions laneOptions(RelayerStore store) {
+      LaneOptions options = laneOptions != null ? laneOptions : LaneOptions.defaults();
+      if (!options.listen() || listenConnections != null || PoolSize.of(dsl).orElse(2) > 1) {
+        return options;
+      }
+      log.info(
+          "store={} the pool has a single connection: the lanes poll every {} instead of holding"
+              + " it to LISTEN; give listenConnections(...) a data source of its own to wake them"
+              + " at once",
+          store.displayName(),
+          Durations.format(options.pollInterval()));
+      return new LaneOptions(
+          options.pollInterval(),
+          options.leaseDuration(),
+          options.keysPerPass(),
+          options.rowsPerKey(),
+          options.claimsPerPass(),
+          options.threads(),
+          false,
+          options.reconnectDelay(),
+          options.shutdownTimeout());
     }
 
     /** The store options, or null (with the problems added) when they are invalid. */
