@@ -7,6 +7,7 @@ import static dev.relayer.store.OutboxQueries.utc;
 import static org.jooq.impl.DSL.any;
 import static org.jooq.impl.DSL.arrayGet;
 import static org.jooq.impl.DSL.deleteFrom;
+import static org.jooq.impl.DSL.greatest;
 import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.param;
@@ -83,6 +84,7 @@ final class OutboxJdbc {
   private static final Param<String[]> ERRORS = param("errors", String[].class);
   private static final Param<OffsetDateTime[]> RETRY_ATS =
       param("retryAts", OffsetDateTime[].class);
+  private static final Param<Integer[]> REFUNDS = param("refunds", Integer[].class);
 
   /** Most lock calls one statement carries (PostgreSQL allows 1664 select-list entries). */
   private static final int LOCKS_PER_STATEMENT = 500;
@@ -176,7 +178,7 @@ final class OutboxJdbc {
                 .where(O.ID.eq(any(IDS)))
                 .and(O.CLAIM_TOKEN.eq(TOKEN))
                 .and(FLUSH_WAIT));
-    // The i-th failure is (ids[i], errors[i], retryAts[i]).
+    // The i-th failure is (ids[i], errors[i], retryAts[i], refunds[i]).
     Table<?> failed = unnest(IDS).withOrdinality().as("failed", "id", "i");
     Field<Long> i = failed.field("i", Long.class);
     this.recordFailures =
@@ -184,6 +186,10 @@ final class OutboxJdbc {
             update(O)
                 .set(O.LAST_ERROR, arrayGet(ERRORS, i.cast(Integer.class)))
                 .set(O.CLAIM_EXPIRES_AT, arrayGet(RETRY_ATS, i.cast(Integer.class)))
+                // A refund gives back the attempt the claim counted, never below zero.
+                .set(
+                    O.ATTEMPTS,
+                    greatest(O.ATTEMPTS.minus(arrayGet(REFUNDS, i.cast(Integer.class))), inline(0)))
                 .from(failed)
                 .where(O.ID.eq(failed.field("id", Long.class)))
                 .and(O.CLAIM_TOKEN.eq(TOKEN)));
@@ -633,16 +639,23 @@ final class OutboxJdbc {
     Long[] ids = new Long[failures.size()];
     String[] errors = new String[failures.size()];
     OffsetDateTime[] retryAts = new OffsetDateTime[failures.size()];
+    Integer[] refunds = new Integer[failures.size()];
     for (int i = 0; i < failures.size(); i++) {
       FailedSend failure = failures.get(i);
       ids[i] = failure.id();
       errors[i] = ErrorText.stored(failure.error());
       retryAts[i] = utc(failure.retryAt());
+      refunds[i] = failure.refund() ? 1 : 0;
     }
     return jdbc.update(
         dsl,
         recordFailures,
-        new Binds().set(IDS, ids).set(ERRORS, errors).set(RETRY_ATS, retryAts).set(TOKEN, token));
+        new Binds()
+            .set(IDS, ids)
+            .set(ERRORS, errors)
+            .set(RETRY_ATS, retryAts)
+            .set(REFUNDS, refunds)
+            .set(TOKEN, token));
   }
 
   int deleteLocked(DSLContext dsl, Collection<Long> ids) {

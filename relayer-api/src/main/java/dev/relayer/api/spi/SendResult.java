@@ -5,8 +5,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The outcome of sending one message: accepted by the broker, failed for now ({@link
- * #failed(String)}, retried after a backoff), or rejected for good ({@link #rejected(String)},
- * never retried).
+ * #failed(String)}, retried after a backoff), not sent because the broker could not be reached
+ * ({@link #unavailable(String)}, retried without counting an attempt), or rejected for good ({@link
+ * #rejected(String)}, never retried).
  *
  * <p>Choose {@code rejected} only when sending the same message to the same destination again
  * cannot succeed without someone changing the message or the broker's configuration: a malformed or
@@ -14,17 +15,27 @@ import org.jspecify.annotations.Nullable;
  * Anything that may pass on its own — a broker that is down, a timeout, a full queue — is {@code
  * failed}. When unsure, say {@code failed}: the row is then retried up to the dispatcher's {@code
  * maxAttempts} and still ends in the dead table (an ordered head: parked), only later.
+ *
+ * <p>Choose {@code unavailable} when the message certainly did not reach the broker for a reason
+ * that is not the message's: no connection or channel could be had, the connection was down before
+ * the publish, an earlier message of the same ordered batch failed so this one was held back, or
+ * the destination does not exist now but an operator can create it. An outage is not poison: such a
+ * row is retried after a backoff and its attempt is given back, so a broker that is down for hours
+ * never moves a row towards the dead table or parks its key. When the message may have reached the
+ * broker (a timeout after the publish, a lost confirm), say {@code failed}.
  */
 public final class SendResult {
 
-  private static final SendResult ACCEPTED = new SendResult(null, false);
+  private static final SendResult ACCEPTED = new SendResult(null, false, false);
 
   private final @Nullable String error;
   private final boolean permanent;
+  private final boolean unavailable;
 
-  private SendResult(@Nullable String error, boolean permanent) {
+  private SendResult(@Nullable String error, boolean permanent, boolean unavailable) {
     this.error = error;
     this.permanent = permanent;
+    this.unavailable = unavailable;
   }
 
   /** The broker accepted the message; Relayer will delete its row. */
@@ -37,7 +48,7 @@ public final class SendResult {
    * the dead table (an ordered head: parks its key) once it has used {@code maxAttempts}.
    */
   public static SendResult failed(String error) {
-    return new SendResult(Objects.requireNonNull(error, "error"), false);
+    return new SendResult(Objects.requireNonNull(error, "error"), false, false);
   }
 
   /** {@link #failed(String)} because of {@code cause}, described as {@link #describe}. */
@@ -52,12 +63,27 @@ public final class SendResult {
    * the field (destination, message type, which header).
    */
   public static SendResult rejected(String error) {
-    return new SendResult(Objects.requireNonNull(error, "error"), true);
+    return new SendResult(Objects.requireNonNull(error, "error"), true, false);
   }
 
   /** {@link #rejected(String)} because of {@code cause}, described as {@link #describe}. */
   public static SendResult rejected(Throwable cause) {
     return rejected(describe(cause));
+  }
+
+  /**
+   * The message did not reach the broker, through no fault of its own (see the class
+   * documentation): Relayer retries it after a backoff and gives back the attempt its claim
+   * counted, so that an outage never sends a row to the dead table or parks its key. The error
+   * should say what was unavailable (which broker, which destination).
+   */
+  public static SendResult unavailable(String error) {
+    return new SendResult(Objects.requireNonNull(error, "error"), false, true);
+  }
+
+  /** {@link #unavailable(String)} because of {@code cause}, described as {@link #describe}. */
+  public static SendResult unavailable(Throwable cause) {
+    return unavailable(describe(cause));
   }
 
   /** Whether the broker accepted the message. */
@@ -68,6 +94,11 @@ public final class SendResult {
   /** Whether the message was {@link #rejected(String) rejected for good}; false when accepted. */
   public boolean isPermanent() {
     return permanent;
+  }
+
+  /** Whether the message {@linkplain #unavailable(String) did not reach the broker}. */
+  public boolean isUnavailable() {
+    return unavailable;
   }
 
   /** {@code null} when accepted; otherwise a short description of the failure. */
@@ -87,12 +118,13 @@ public final class SendResult {
   public boolean equals(Object other) {
     return other instanceof SendResult that
         && permanent == that.permanent
+        && unavailable == that.unavailable
         && Objects.equals(error, that.error);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(error, permanent);
+    return Objects.hash(error, permanent, unavailable);
   }
 
   @Override
@@ -100,6 +132,7 @@ public final class SendResult {
     if (error == null) {
       return "SendResult[accepted]";
     }
-    return (permanent ? "SendResult[rejected: " : "SendResult[failed: ") + error + "]";
+    String kind = permanent ? "rejected" : unavailable ? "unavailable" : "failed";
+    return "SendResult[" + kind + ": " + error + "]";
   }
 }

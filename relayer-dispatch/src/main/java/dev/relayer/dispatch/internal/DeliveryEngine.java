@@ -136,9 +136,10 @@ public final class DeliveryEngine implements AutoCloseable {
 
   /**
    * Writes the outcome in {@code pass} under the claim's token, in one {@link Completion}: deletes
-   * accepted rows, holds failed ones for their backoff, buries rows the transport rejected for good
-   * and rows out of attempts (an ordered head is parked instead). Returns the events to emit once
-   * the caller's transaction has committed.
+   * accepted rows, holds failed ones for their backoff, gives back the attempt of failures that
+   * were not the row's fault (an unavailable broker, an outage), buries rows the transport rejected
+   * for good and rows out of attempts (an ordered head is parked instead). Returns the events to
+   * emit once the caller's transaction has committed.
    */
   public List<Consumer<RelayerEventListener>> complete(
       ClaimTransaction pass, Claim claim, SendOutcome outcome, String component) {
@@ -158,6 +159,13 @@ public final class DeliveryEngine implements AutoCloseable {
       ClaimedMessage m = failure.message();
       if (failure.permanent()) {
         buried.add(new Completion.Burial(m, Sender.REJECTED, failure.error()));
+      } else if (!failure.charged()) {
+        // An outage, not the row's fault: its attempt is given back, and it waits about as long
+        // as the transport has been failing (capped by backoffMax) before it is tried again.
+        Duration failingFor = sender.sends().failingFor(m.transport());
+        retries.add(
+            FailedSend.refunded(
+                m.id(), failure.error(), now.plus(backoff.delayDuring(m.attempts(), failingFor))));
       } else if (m.attempts() >= sender.maxAttempts()) {
         String reason =
             Sender.UNKNOWN_TRANSPORT.equals(failure.reason())

@@ -17,11 +17,23 @@ public record SendOutcome(
 
   /**
    * A row whose send failed; {@code reason} is {@link Sender#REJECTED} when the transport rejected
-   * it for good, {@link Sender#UNKNOWN_TRANSPORT} when no transport of its name is registered,
-   * {@code timed-out} when the transport call did not return within the send timeout, otherwise
-   * {@code send-failed}.
+   * it for good, {@link Sender#UNAVAILABLE} when it did not reach the broker through no fault of
+   * its own, {@link Sender#UNKNOWN_TRANSPORT} when no transport of its name is registered, {@code
+   * timed-out} when the transport call did not return within the send timeout, otherwise {@code
+   * send-failed}. {@code charged} is whether the attempt its claim counted stays counted: not for
+   * an unavailable broker, nor for any failure during an outage (see {@link TransportWatch}).
    */
-  public record Failure(ClaimedMessage message, String reason, String error) {
+  public record Failure(ClaimedMessage message, String reason, String error, boolean charged) {
+
+    /** A failure charged to the row, unless the broker was {@link Sender#UNAVAILABLE}. */
+    public Failure(ClaimedMessage message, String reason, String error) {
+      this(message, reason, error, !Sender.UNAVAILABLE.equals(reason));
+    }
+
+    /** This failure with its attempt given back: an outage, not the row's fault. */
+    public Failure refunded() {
+      return charged && !permanent() ? new Failure(message, reason, error, false) : this;
+    }
 
     /** Whether the row must not be retried: it goes dead (an ordered head: parks) at once. */
     public boolean permanent() {
@@ -32,6 +44,9 @@ public record SendOutcome(
     public FailureKind kind() {
       if (permanent()) {
         return FailureKind.PERMANENT;
+      }
+      if (Sender.UNAVAILABLE.equals(reason)) {
+        return FailureKind.UNAVAILABLE;
       }
       return Sender.TIMED_OUT.equals(reason) ? FailureKind.TIMEOUT : FailureKind.TRANSIENT;
     }

@@ -57,8 +57,10 @@ import org.slf4j.LoggerFactory;
  *       <ul>
  *         <li>it returned one result per row: an accepted result is accepted; a {@linkplain
  *             SendResult#rejected(String) rejected} one fails with {@link #REJECTED} (buried at
- *             once); any other fails with {@link #SEND_FAILED} (retried), and a {@code null} result
- *             fails with {@link #SEND_FAILED} too;
+ *             once); an {@linkplain SendResult#unavailable(String) unavailable} one with {@link
+ *             #UNAVAILABLE} (retried, its attempt given back); any other fails with {@link
+ *             #SEND_FAILED} (retried), and a {@code null} result fails with {@link #SEND_FAILED}
+ *             too;
  *         <li>it returned {@code null} or a list of another size: every row fails with {@link
  *             #SEND_FAILED}, as nothing says which rows went out;
  *         <li>it threw {@link InvalidInputException}: every row fails with {@link #REJECTED};
@@ -72,7 +74,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Reporting.</b> While a listener is registered, each call is timed and reported as a
  *       {@link SendBatch} ({@code batchSent}); without one, nothing is timed. Every send's accepted
  *       and failed rows go to the {@link TransportWatch} (rows naming an unknown transport, and
- *       rows not attempted, are not sends).
+ *       rows not attempted, are not sends), which gives back the attempts of every failure while
+ *       the transport is in an outage.
  * </ol>
  *
  * <p>Thread-safe: direct dispatch workers, the sweeper and lane workers share one sender.
@@ -90,6 +93,12 @@ public final class Sender implements AutoCloseable {
 
   /** Reason of a failure that is retried: the transport call did not return in time. */
   static final String TIMED_OUT = "timed-out";
+
+  /**
+   * Reason of a failure that is retried without counting the attempt: the message did not reach the
+   * broker ({@link SendResult#unavailable(String)}).
+   */
+  public static final String UNAVAILABLE = "unavailable";
 
   /** Reason stored for rows naming a transport that is not registered. */
   public static final String UNKNOWN_TRANSPORT = "unknown-transport";
@@ -305,7 +314,12 @@ public final class Sender implements AutoCloseable {
       if (error == null) {
         accepted.add(chunk.get(i));
       } else {
-        String reason = result != null && result.isPermanent() ? REJECTED : SEND_FAILED;
+        String reason =
+            result == null
+                ? SEND_FAILED
+                : result.isPermanent()
+                    ? REJECTED
+                    : result.isUnavailable() ? UNAVAILABLE : SEND_FAILED;
         failed.add(new SendOutcome.Failure(chunk.get(i), reason, error));
       }
     }

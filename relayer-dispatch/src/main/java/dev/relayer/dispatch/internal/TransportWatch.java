@@ -4,6 +4,8 @@ import dev.relayer.dispatch.TransportSends;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -23,6 +25,14 @@ import org.jspecify.annotations.Nullable;
  * it recovers (how long it failed, how many messages failed). A call with some messages accepted
  * and some failed (the broker rejected single messages) is not an outage: it logs nothing here.
  * Lines are decided when sends are recorded, by the injected clock; nothing runs on a timer.
+ *
+ * <p><b>Outages are not poison.</b> A transport is <em>in an outage</em> while it is failing and at
+ * least two different rows have failed since it started failing: every send failed, whatever was
+ * sent, so no single message is to blame. {@link #recorded} gives back the attempt of every retried
+ * failure to such a transport ({@link SendOutcome.Failure#refunded()}), so that a broker that is
+ * down, stalled or refusing never moves a row towards the dead table or parks its key, however long
+ * it lasts. One message failing alone, again and again while nothing else is sent, is charged: it
+ * may be the message. So at most the first failed call of an outage counts, once per row in it.
  */
 public final class TransportWatch {
 
@@ -54,6 +64,9 @@ public final class TransportWatch {
     @Nullable String lastError;
     @Nullable String lastDestination;
     @Nullable Instant lastFailureAt;
+    // The first row that failed in the current run, and whether another one has since.
+    long firstFailedId;
+    boolean severalFailed;
 
     void add(long epochSecond, int ok, int bad) {
       int slot = (int) Math.floorMod(epochSecond, (long) SECONDS);
@@ -74,6 +87,7 @@ public final class TransportWatch {
   public SendOutcome recorded(SendOutcome outcome) {
     Map<String, int[]> counts = new TreeMap<>();
     Map<String, SendOutcome.Failure> firstFailure = new TreeMap<>();
+    Map<String, List<Long>> failedIds = new TreeMap<>();
     outcome.accepted().forEach(m -> counts.computeIfAbsent(m.transport(), t -> new int[2])[0]++);
     for (SendOutcome.Failure f : outcome.failed()) {
       if (Sender.UNKNOWN_TRANSPORT.equals(f.reason())) {
@@ -81,6 +95,9 @@ public final class TransportWatch {
       }
       counts.computeIfAbsent(f.message().transport(), t -> new int[2])[1]++;
       firstFailure.putIfAbsent(f.message().transport(), f);
+      failedIds
+          .computeIfAbsent(f.message().transport(), t -> new ArrayList<>())
+          .add(f.message().id());
     }
     counts.forEach(
         (transport, c) -> {
@@ -90,9 +107,54 @@ public final class TransportWatch {
               f == null ? null : f.message().destination(),
               c[0],
               c[1],
-              f == null ? null : f.error());
+              f == null ? null : f.error(),
+              failedIds.getOrDefault(transport, List.of()));
         });
-    return outcome;
+    if (failedIds.isEmpty()) {
+      return outcome;
+    }
+    List<SendOutcome.Failure> failed = new ArrayList<>(outcome.failed().size());
+    boolean refunded = false;
+    for (SendOutcome.Failure f : outcome.failed()) {
+      if (f.charged() && !f.permanent() && inOutage(f.message().transport())) {
+        failed.add(f.refunded());
+        refunded = true;
+      } else {
+        failed.add(f);
+      }
+    }
+    return refunded
+        ? new SendOutcome(outcome.accepted(), failed, outcome.exhausted(), outcome.notAttempted())
+        : outcome;
+  }
+
+  /**
+   * Whether {@code transport} is in an outage (see the class documentation): failing, with at least
+   * two different rows failed since it started.
+   */
+  public boolean inOutage(String transport) {
+    State state = states.get(transport);
+    if (state == null) {
+      return false;
+    }
+    synchronized (state) {
+      return state.failingSince != null && state.severalFailed;
+    }
+  }
+
+  /**
+   * How long {@code transport} has been failing every send, or zero when it is not failing: what
+   * the backoff of a row failed in an outage grows with.
+   */
+  public Duration failingFor(String transport) {
+    State state = states.get(transport);
+    if (state == null) {
+      return Duration.ZERO;
+    }
+    synchronized (state) {
+      Instant since = state.failingSince;
+      return since == null ? Duration.ZERO : Duration.between(since, clock.instant());
+    }
   }
 
   /**
@@ -105,6 +167,17 @@ public final class TransportWatch {
       int accepted,
       int failed,
       @Nullable String error) {
+    record(transport, destination, accepted, failed, error, List.of());
+  }
+
+  /** {@link #record(String, String, int, int, String)}, with the ids of the rows that failed. */
+  private void record(
+      String transport,
+      @Nullable String destination,
+      int accepted,
+      int failed,
+      @Nullable String error,
+      List<Long> failedIds) {
     if (accepted == 0 && failed == 0) {
       return;
     }
@@ -120,6 +193,14 @@ public final class TransportWatch {
         state.lastFailureAt = now;
       }
       if (accepted == 0) {
+        for (long id : failedIds) {
+          if (state.failingSince == null && id == failedIds.get(0)) {
+            state.firstFailedId = id;
+            state.severalFailed = false;
+          } else if (id != state.firstFailedId) {
+            state.severalFailed = true;
+          }
+        }
         if (state.failingSince == null) {
           state.failingSince = now;
           state.lastWarning = now;
@@ -176,6 +257,7 @@ public final class TransportWatch {
         warn = false;
         state.failingSince = null;
         state.lastWarning = null;
+        state.severalFailed = false;
       }
     }
     if (line != null) {

@@ -298,6 +298,9 @@ public abstract class TransportContract {
       outcome.assertAllFailed(3);
       outcome.assertWithin(outageBatchTimeout().plus(timeoutSlack()));
       assertThat(outcome.permanentCount()).as("an unreachable broker is retried").isZero();
+      assertThat(outcome.results())
+          .as("attempt %d: nothing reached the broker, so no attempt is spent", attempt)
+          .allMatch(SendResult::isUnavailable);
       assertThat(outcome.errors())
           .as("attempt %d: errors name the broker", attempt)
           .allSatisfy(error -> assertThat(error).contains(unreachableAddress()));

@@ -212,8 +212,9 @@ public final class KafkaTransport implements Transport {
         results.add(rejected.get(i));
       } else {
         // After a timeout the interrupted hand-off may still be writing; its errors are not ours.
+        // Never handed to the producer (no metadata: the cluster or the topic is unavailable).
         String error = handedOver ? notSent.get(i) : null;
-        results.add(SendResult.failed(error != null ? error : noMetadata(topic, timeout)));
+        results.add(SendResult.unavailable(error != null ? error : noMetadata(topic, timeout)));
       }
     }
     return results;
@@ -249,7 +250,7 @@ public final class KafkaTransport implements Transport {
             outcomes.set(i, outcome);
             if (!outcome.isAccepted()) {
               for (int j = i + 1; j < messages.size(); j++) {
-                outcomes.set(j, SendResult.failed(EARLIER_FAILED));
+                outcomes.set(j, SendResult.unavailable(EARLIER_FAILED));
               }
               return;
             }
@@ -263,12 +264,14 @@ public final class KafkaTransport implements Transport {
       if (outcome != null) {
         results.add(outcome);
       } else if (pendingReported) {
-        results.add(SendResult.failed(EARLIER_FAILED));
+        results.add(SendResult.unavailable(EARLIER_FAILED));
       } else {
         pendingReported = true;
+        // Handed over and unacknowledged: it may have reached Kafka. Never handed over: it did not.
         results.add(
-            SendResult.failed(
-                futures.get(i) != null ? noAcknowledgement(timeout) : noMetadata(topic, timeout)));
+            futures.get(i) != null
+                ? SendResult.failed(noAcknowledgement(timeout))
+                : SendResult.unavailable(noMetadata(topic, timeout)));
       }
     }
     return results;

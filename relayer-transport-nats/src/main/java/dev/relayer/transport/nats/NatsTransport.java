@@ -136,7 +136,14 @@ public final class NatsTransport implements Transport {
     if (messages.isEmpty()) {
       return List.of();
     }
-    Link current = link(deadline, batch.timeout());
+    Link current;
+    try {
+      current = link(deadline, batch.timeout());
+    } catch (Unavailable e) {
+      // Nothing was published: not the messages' fault, and their attempts are given back.
+      String error = String.valueOf(e.getMessage());
+      return messages.stream().map(m -> SendResult.unavailable(error)).toList();
+    }
     long maxPayload = current.connection().getServerInfo().getMaxPayload();
 
     List<SendResult> results =
@@ -217,7 +224,8 @@ public final class NatsTransport implements Transport {
     for (OutgoingMessage message : messages) {
       SendResult result;
       if (!results.isEmpty() && !results.get(results.size() - 1).isAccepted()) {
-        result = SendResult.failed("not sent: an earlier message of this ordered batch failed");
+        result =
+            SendResult.unavailable("not sent: an earlier message of this ordered batch failed");
       } else {
         Prepared prepared = prepare(message, maxPayload);
         result = prepared.refused();
@@ -382,12 +390,13 @@ public final class NatsTransport implements Transport {
     }
     long remaining = deadline - System.nanoTime();
     if (!connectLock.tryLock(Math.max(0, remaining), TimeUnit.NANOSECONDS)) {
-      throw new RelayerException(
+      throw new Unavailable(
           "NATS at "
               + address
               + " is not connected yet: another batch is connecting and the batch timeout of "
               + timeout
-              + " passed");
+              + " passed",
+          null);
     }
     try {
       if (closed) {
@@ -409,7 +418,7 @@ public final class NatsTransport implements Transport {
       try {
         connection = Nats.connect(attempt);
       } catch (IOException e) {
-        throw new RelayerException(
+        throw new Unavailable(
             "NATS at " + address + " is unavailable (cannot connect): " + SendResult.describe(e),
             e);
       }
@@ -417,7 +426,7 @@ public final class NatsTransport implements Transport {
         current = new Link(connection, connection.jetStream());
       } catch (IOException e) {
         connection.close();
-        throw new RelayerException(
+        throw new Unavailable(
             "NATS at " + address + " has no JetStream: " + SendResult.describe(e), e);
       }
       link = current;
@@ -440,8 +449,18 @@ public final class NatsTransport implements Transport {
     if (status == Connection.Status.CLOSED) {
       return false;
     }
-    throw new RelayerException(
-        "NATS at " + address + " is unavailable: the connection is " + status + ", reconnecting");
+    throw new Unavailable(
+        "NATS at " + address + " is unavailable: the connection is " + status + ", reconnecting",
+        null);
+  }
+
+  /** Nothing of the batch could be published: {@link #send} reports it as unavailable. */
+  private static final class Unavailable extends RelayerException {
+    private static final long serialVersionUID = 1L;
+
+    Unavailable(String message, @Nullable Throwable cause) {
+      super(message, cause);
+    }
   }
 
   /**

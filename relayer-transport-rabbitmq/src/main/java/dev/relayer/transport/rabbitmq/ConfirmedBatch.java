@@ -28,10 +28,13 @@ import org.jspecify.annotations.Nullable;
  * {@code basic.ack}, on the same connection thread, so a return is always recorded before the ack
  * that settles the message.
  *
- * <p>Permanent: a return (nothing is bound for the message) and a channel closed with 404 (the
- * exchange does not exist). Both concern the destination, which every message of the batch shares,
- * so an ordered batch rejects the messages it did not publish after one of them for good too.
- * Everything else — a nack, a closed connection, no confirm in time — is a failure to retry.
+ * <p>Permanent: a return (nothing is bound for the message). Unavailable (retried without counting
+ * an attempt, see {@link SendResult#unavailable(String)}): every message that was not published —
+ * held back after an earlier failure of an ordered batch, after a publish that failed, or when the
+ * batch timeout passed while publishing — and a channel closed with 404 (the exchange does not
+ * exist: an operator can declare it again, and until then no message is to blame). Everything else
+ * — a nack, a channel or connection closed before the confirm, no confirm in time — is a failure to
+ * retry: the message may have reached the broker.
  */
 final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownListener {
 
@@ -42,6 +45,7 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
   private final RabbitMqDestination destination;
   private final String[] errors;
   private final boolean[] permanent;
+  private final boolean[] unreached;
   private final boolean[] settled;
   private final String[] returned;
   private final int[] indexBySequence;
@@ -54,6 +58,9 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
   /** Set when the broker said the destination itself takes nothing: every message fails alike. */
   private @Nullable String destinationRejected;
 
+  /** Whether that was a missing exchange (unavailable), not a return (rejected for good). */
+  private boolean destinationMissing;
+
   /**
    * @param ordered publish one message at a time, waiting for its confirm, and stop at the first
    *     failure
@@ -64,6 +71,7 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
     this.destination = destination;
     this.errors = new String[messages.size()];
     this.permanent = new boolean[messages.size()];
+    this.unreached = new boolean[messages.size()];
     this.settled = new boolean[messages.size()];
     this.returned = new String[messages.size()];
     this.indexBySequence = new int[messages.size()];
@@ -94,7 +102,7 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
           timedOut = true;
         }
         failUnpublished(
-            i, "not sent: the batch timeout of " + timeout + " passed while publishing", false);
+            i, "not sent: the batch timeout of " + timeout + " passed while publishing");
         break;
       }
       OutgoingMessage message = messages.get(i);
@@ -102,8 +110,7 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
       if (!problems.isEmpty()) {
         reject(i, "not sent: " + String.join("; ", problems));
         if (ordered) {
-          failUnpublished(
-              i + 1, "not sent: an earlier message of this ordered batch failed", false);
+          failUnpublished(i + 1, "not sent: an earlier message of this ordered batch failed");
           break;
         }
         continue;
@@ -123,21 +130,19 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
             properties(message),
             message.body());
       } catch (IOException | RuntimeException e) {
-        // A publish on a channel the broker closed for a missing exchange fails for the same
-        // reason.
-        boolean missing = exchangeMissing(channel.getCloseReason());
-        failPublished(i, "not sent: " + SendResult.describe(e), missing);
-        failUnpublished(
-            i + 1, "not sent: an earlier message of the batch could not be published", missing);
+        // Not published (also on a channel the broker closed for a missing exchange).
+        failPublished(i, "not sent: " + SendResult.describe(e));
+        failUnpublished(i + 1, "not sent: an earlier message of the batch could not be published");
         break;
       }
       if (ordered && !awaitSettled(deadlineNanos, timeout)) {
         synchronized (this) {
           if (destinationRejected != null) {
-            failUnpublished(i + 1, "not sent: " + destinationRejected, true);
+            // The destination's verdict stands for the rest: a return is for good, a missing
+            // exchange is unavailable.
+            failUnpublished(i + 1, "not sent: " + destinationRejected, !destinationMissing);
           } else {
-            failUnpublished(
-                i + 1, "not sent: an earlier message of this ordered batch failed", false);
+            failUnpublished(i + 1, "not sent: an earlier message of this ordered batch failed");
           }
         }
         break;
@@ -151,7 +156,9 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
         results.add(
             error == null
                 ? SendResult.accepted()
-                : permanent[i] ? SendResult.rejected(error) : SendResult.failed(error));
+                : permanent[i]
+                    ? SendResult.rejected(error)
+                    : unreached[i] ? SendResult.unavailable(error) : SendResult.failed(error));
       }
       return results;
     }
@@ -201,19 +208,30 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
     permanent[index] = true;
   }
 
-  private synchronized void failPublished(int index, String error, boolean forGood) {
+  /** The publish of message {@code index} threw: it did not reach the broker. */
+  private synchronized void failPublished(int index, String error) {
     if (!settled[index]) {
       settled[index] = true;
       errors[index] = error;
-      permanent[index] = forGood;
+      unreached[index] = true;
       unsettled--;
     }
   }
 
+  /** Messages from {@code from} on were never published. */
+  private synchronized void failUnpublished(int from, String error) {
+    failUnpublished(from, error, false);
+  }
+
+  /**
+   * Messages from {@code from} on were never published: rejected for good when {@code forGood}
+   * (their destination takes nothing), else unavailable.
+   */
   private synchronized void failUnpublished(int from, String error, boolean forGood) {
     for (int i = from; i < messages.size(); i++) {
       errors[i] = error;
       permanent[i] = forGood;
+      unreached[i] = !forGood;
       settled[i] = true;
     }
   }
@@ -264,7 +282,9 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
     boolean missing = exchangeMissing(cause);
     if (missing) {
       destinationRejected = error;
+      destinationMissing = true;
     }
+    // A 404 closes the channel on the publish itself: the message never reached an exchange.
     settleRemaining(error, missing);
   }
 
@@ -287,13 +307,13 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
     notifyAll();
   }
 
-  private void settleRemaining(String error, boolean forGood) {
+  private void settleRemaining(String error, boolean notReached) {
     for (int p = 0; p < published; p++) {
       int i = indexBySequence[p];
       if (!settled[i]) {
         settled[i] = true;
         errors[i] = error;
-        permanent[i] = forGood;
+        unreached[i] = notReached;
         unsettled--;
       }
     }

@@ -127,16 +127,23 @@ public final class RabbitMqTransport implements Transport {
     if (batch.messages().isEmpty()) {
       return List.of();
     }
-    Connection current = connection(deadline, batch.timeout());
     Channel channel;
     try {
-      channel = current.createChannel();
-    } catch (IOException | ShutdownSignalException e) {
-      throw unavailable("cannot open a channel", e);
-    }
-    if (channel == null) {
-      throw new RelayerException(
-          "RabbitMQ at " + address + " has no free channel on the connection of '" + name + "'");
+      Connection current = connection(deadline, batch.timeout());
+      try {
+        channel = current.createChannel();
+      } catch (IOException | ShutdownSignalException e) {
+        throw unavailable("cannot open a channel", e);
+      }
+      if (channel == null) {
+        throw new Unavailable(
+            "RabbitMQ at " + address + " has no free channel on the connection of '" + name + "'",
+            null);
+      }
+    } catch (Unavailable e) {
+      // Nothing was published: not the messages' fault, and their attempts are given back.
+      String error = String.valueOf(e.getMessage());
+      return batch.messages().stream().map(m -> SendResult.unavailable(error)).toList();
     }
     ConfirmedBatch confirmed = new ConfirmedBatch(batch.messages(), destination, orderedBatches);
     try {
@@ -212,12 +219,13 @@ public final class RabbitMqTransport implements Transport {
     }
     long remaining = deadline - System.nanoTime();
     if (!connectLock.tryLock(Math.max(0, remaining), TimeUnit.NANOSECONDS)) {
-      throw new RelayerException(
+      throw new Unavailable(
           "RabbitMQ at "
               + address
               + " is not connected yet: another batch is connecting and the batch timeout of "
               + timeout
-              + " passed");
+              + " passed",
+          null);
     }
     try {
       if (closed) {
@@ -300,10 +308,19 @@ public final class RabbitMqTransport implements Transport {
     return connection.getAddress().getHostAddress() + ":" + connection.getPort();
   }
 
-  private RelayerException unavailable(String what, Throwable cause) {
+  private Unavailable unavailable(String what, @Nullable Throwable cause) {
     String detail = cause == null ? "" : ": " + SendResult.describe(cause);
-    return new RelayerException(
+    return new Unavailable(
         "RabbitMQ at " + address + " is unavailable (" + what + ")" + detail, cause);
+  }
+
+  /** Nothing of the batch could be published: {@link #send} reports it as unavailable. */
+  private static final class Unavailable extends RelayerException {
+    private static final long serialVersionUID = 1L;
+
+    Unavailable(String message, @Nullable Throwable cause) {
+      super(message, cause);
+    }
   }
 
   private void closeChannel(Channel channel) {
