@@ -194,6 +194,9 @@ public final class KafkaTransport implements Transport {
                 futures.set(i, future);
                 String metadataFailure = metadataFailure(future);
                 if (metadataFailure != null) {
+                  // Failed before it was handed to a broker: no metadata for the topic.
+                  futures.set(i, null);
+                  notSent.set(i, "not sent: " + metadataFailure);
                   // Every record of the batch goes to the same topic: do not wait again per record.
                   for (int j = i + 1; j < messages.size(); j++) {
                     notSent.set(j, "not sent: " + metadataFailure);
@@ -238,8 +241,14 @@ public final class KafkaTransport implements Transport {
             try {
               Future<RecordMetadata> future = producer.send(record(topic, messages.get(i)));
               futures.set(i, future);
-              future.get();
-              outcome = SendResult.accepted();
+              String metadataFailure = metadataFailure(future);
+              if (metadataFailure != null) {
+                // Failed before it was handed to a broker: no metadata for the topic.
+                outcome = SendResult.unavailable("not sent: " + metadataFailure);
+              } else {
+                future.get();
+                outcome = SendResult.accepted();
+              }
             } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
               return; // the batch timed out; the caller reports the rest
             } catch (ExecutionException e) {
