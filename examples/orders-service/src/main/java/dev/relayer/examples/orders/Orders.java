@@ -14,6 +14,7 @@ import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Table;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -28,16 +29,25 @@ class Orders {
   static final Field<String> ITEM = field(name("item"), String.class);
   static final Field<Integer> QUANTITY = field(name("quantity"), Integer.class);
 
+  /** The transport {@code relayer.rabbitmq.*} configures ({@code relayer.rabbitmq.name}). */
+  static final String TRANSPORT = "rabbitmq";
+
   /** The message header that carries the order id, read by {@link Shipping}. */
   static final String ORDER_ID_HEADER = "order-id";
 
   private final DSLContext dsl;
   private final Relayer relayer;
+  private final ApplicationEventPublisher events;
   private final String queue;
 
-  Orders(DSLContext dsl, Relayer relayer, @Value("${orders.queue}") String queue) {
+  Orders(
+      DSLContext dsl,
+      Relayer relayer,
+      ApplicationEventPublisher events,
+      @Value("${orders.queue}") String queue) {
     this.dsl = dsl; // Spring Boot's: joins the @Transactional transaction
     this.relayer = relayer;
+    this.events = events;
     this.queue = queue;
   }
 
@@ -61,15 +71,17 @@ class Orders {
             dsl,
             NewMessage.builder()
                 .messageId(messageId)
-                .transport(RabbitMq.TRANSPORT)
+                .transport(TRANSPORT)
                 .destination("/" + queue) // the default exchange routes to the queue of that name
                 .messageType("OrderPlaced")
                 .header(ORDER_ID_HEADER, Long.toString(orderId))
                 .body(
                     ("{\"orderId\":" + orderId + ",\"quantity\":" + quantity + "}").getBytes(UTF_8))
                 .build());
-    return new Placed(orderId, messageId);
-  } // the starter hands the message to a dispatcher worker after this transaction commits
+    Placed placed = new Placed(orderId, messageId);
+    events.publishEvent(placed); // for DeliveryLog, after the commit
+    return placed;
+  } // the starter hands the message to Relayer after this transaction commits
 
   @Transactional(readOnly = true)
   public Optional<Order> find(long id) {

@@ -1,0 +1,59 @@
+package dev.relayer.examples.orders;
+
+import java.time.Duration;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.stereotype.Component;
+
+/**
+ * Once the service is ready, places {@code orders.demo.count} orders (3; 0 places none), waits a
+ * little for them to be shipped, then prints how to place more. A demo's start: a real service
+ * removes this class.
+ */
+@Component
+class DemoOrders {
+
+  private static final Logger log = LoggerFactory.getLogger(DemoOrders.class);
+  private static final String[] ITEMS = {"book", "mug", "lamp", "pen", "plant"};
+
+  private final Orders orders;
+  private final Shipping shipping;
+  private final int count;
+
+  DemoOrders(Orders orders, Shipping shipping, @Value("${orders.demo.count:3}") int count) {
+    this.orders = orders;
+    this.shipping = shipping;
+    this.count = count;
+  }
+
+  @EventListener
+  void placeAFew(ApplicationReadyEvent ready) throws InterruptedException {
+    String port = ready.getApplicationContext().getEnvironment().getProperty("local.server.port");
+    if (count > 0) {
+      log.info("Placing {} orders (orders.demo.count={})", count, count);
+      long shippedBefore = shipping.shipped();
+      for (int i = 0; i < count; i++) {
+        orders.place(ITEMS[i % ITEMS.length], i + 1);
+      }
+      Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+      while (shipping.shipped() < shippedBefore + count && Instant.now().isBefore(deadline)) {
+        Thread.sleep(50);
+      }
+    }
+    log.info(
+        """
+        Running. Place an order:
+          curl -X POST localhost:{}/orders -H 'Content-Type: application/json' -d '{"item":"book","quantity":2}'
+        Relayer's health and meters:
+          curl localhost:{}/actuator/health/relayer
+          curl localhost:{}/actuator/metrics/relayer.outbox.sent
+        Stop with Ctrl+C.""",
+        port,
+        port,
+        port);
+  }
+}
