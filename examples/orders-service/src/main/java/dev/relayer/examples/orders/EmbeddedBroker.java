@@ -76,8 +76,9 @@ class EmbeddedBroker {
       if (started.error != null) {
         throw started.error;
       }
+      Broker<?> container = (Broker<?>) started.system.getContainer();
       int port =
-          started.system.getContainer(Broker.class).getPorts().stream()
+          container.getPorts().stream()
               .filter(AmqpPort.class::isInstance)
               .mapToInt(p -> ((AmqpPort<?>) p).getBoundPort())
               .findFirst()
