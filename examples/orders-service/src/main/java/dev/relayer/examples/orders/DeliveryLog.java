@@ -13,12 +13,12 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.event.TransactionalEventListener;
 
 /**
- * One line per message as it is committed and as Relayer sends it ({@link Shipping} writes the
- * line for its consumption), so that the way of each message shows in the terminal. Relayer
- * reports a send once the broker's confirm has reached it and the outbox row is deleted: the
- * consumer may have the message by then, so its line can come first. A demo's view: a real
- * service watches Relayer's metrics and health instead (see application.properties).
- * Registered with Relayer in {@link OrdersApplication}.
+ * One line per message as it is committed and as Relayer sends it ({@link Shipping} writes the line
+ * for its consumption), so that the way of each message shows in the terminal. Relayer reports a
+ * send once the broker's confirm has reached it and the outbox row is deleted: the consumer may
+ * have the message by then, so its line can come first. A demo's view: a real service watches
+ * Relayer's metrics and health instead (see application.properties). Registered with Relayer in
+ * {@link OrdersApplication}.
  */
 @Component
 class DeliveryLog implements RelayerEventListener {
@@ -51,8 +51,7 @@ class DeliveryLog implements RelayerEventListener {
 
   @Override
   public void failed(DeliveryEvent event, String error, Instant retryAt) {
-    log.warn(
-        "message {} not sent, retried at {}: {}", id(event.messageId()), retryAt, error);
+    log.warn("message {} not sent, retried at {}: {}", id(event.messageId()), retryAt, error);
   }
 
   @Override

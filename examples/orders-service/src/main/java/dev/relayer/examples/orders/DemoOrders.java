@@ -51,7 +51,8 @@ class DemoOrders {
         Relayer's health and meters:
           curl localhost:{}/actuator/health/relayer
           curl localhost:{}/actuator/metrics/relayer.outbox.sent
-        Stop with Ctrl+C.""",
+        Stop with Ctrl+C.\
+        """,
         port,
         port,
         port);

@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.qpid.server.SystemLauncher;
@@ -27,15 +28,13 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.FileSystemUtils;
 
 /**
- * With no RabbitMQ configured ({@code spring.rabbitmq.host}, {@code port} or {@code addresses}),
- * or none reachable where it is configured, the service starts an embedded AMQP 0-9-1 broker
- * (Apache Qpid Broker-J, in memory, user guest) on a free local port and points Spring Boot's
- * RabbitMQ connection at it, so that it runs on a machine with only Java. Relayer's RabbitMQ
- * transport and the {@link Shipping} listener both connect to it. Its queues are gone when the
- * service stops.
+ * With no RabbitMQ configured ({@code spring.rabbitmq.host}, {@code port} or {@code addresses}), or
+ * none reachable where it is configured, the service starts an embedded AMQP 0-9-1 broker (Apache
+ * Qpid Broker-J, in memory, user guest) on a free local port and points Spring Boot's RabbitMQ
+ * connection at it, so that it runs on a machine with only Java. Relayer's RabbitMQ transport and
+ * the {@link Shipping} listener both connect to it. Its queues are gone when the service stops.
  *
- * <p>A demo default: a real service removes this class and the {@code qpid-broker-*}
- * dependencies.
+ * <p>A demo default: a real service removes this class and the {@code qpid-broker-*} dependencies.
  */
 @Configuration(proxyBeanMethods = false)
 @Conditional(EmbeddedBroker.NoRabbitMq.class)
@@ -67,12 +66,12 @@ class EmbeddedBroker {
       Path work = Files.createTempDirectory("orders-service-broker");
       Started started = new Started();
       SystemLauncher launcher = new SystemLauncher(started);
-      launcher.startup(
-          Map.of(
-              SystemConfig.TYPE, "Memory",
-              SystemConfig.INITIAL_CONFIGURATION_LOCATION, "classpath:embedded-broker.json",
-              SystemConfig.STARTUP_LOGGED_TO_SYSTEM_OUT, false,
-              "context", Map.of(SystemConfig.QPID_WORK_DIR, work.toString())));
+      Map<String, Object> settings = new HashMap<>();
+      settings.put(SystemConfig.TYPE, "Memory"); // the broker's configuration, in memory only
+      settings.put(SystemConfig.INITIAL_CONFIGURATION_LOCATION, "classpath:embedded-broker.json");
+      settings.put(SystemConfig.STARTUP_LOGGED_TO_SYSTEM_OUT, false);
+      settings.put("context", Map.of(SystemConfig.QPID_WORK_DIR, work.toString()));
+      launcher.startup(settings);
       if (started.error != null) {
         throw started.error;
       }

@@ -59,14 +59,19 @@ class Shipping {
             status -> {
               InboxOutcome recorded = relayer.store().tryRecordInbox(dsl, CONSUMER, messageId);
               if (recorded == InboxOutcome.FIRST) {
-                dsl.insertInto(SHIPMENTS, ORDER_ID, MESSAGE_ID).values(orderId, messageId).execute();
+                dsl.insertInto(SHIPMENTS, ORDER_ID, MESSAGE_ID)
+                    .values(orderId, messageId)
+                    .execute();
               }
               return recorded;
             });
     // Committed; the container acknowledges the delivery when this method returns.
     if (outcome == InboxOutcome.FIRST) {
       shipped.incrementAndGet();
-      log.info("message {} consumed: order {} shipped, id recorded in the inbox", id(messageId), orderId);
+      log.info(
+          "message {} consumed: order {} shipped, id recorded in the inbox",
+          id(messageId),
+          orderId);
     } else {
       log.info("message {} dropped: a redelivery, its id is in the inbox already", id(messageId));
     }

@@ -103,8 +103,7 @@ class OrdersServiceIT {
             () ->
                 assertThat(
                         dsl.fetchCount(
-                            table(name("relayer_outbox")),
-                            field(name("message_id")).eq(messageId)))
+                            table(name("relayer_outbox")), field(name("message_id")).eq(messageId)))
                     .isZero());
     assertThat(get("/orders/" + orderId).body()).contains("\"item\":\"book\"");
   }

@@ -25,7 +25,8 @@ class ReadmeSnippetsTest {
   private static final Path EXAMPLE = Path.of("");
   private static final Path README = Path.of("..", "..", "README.md");
   private static final Pattern MARKER =
-      Pattern.compile("<!-- snippet:example:(\\S+) -->\\s*\\n(`{3,})[^\\n]*\\n(.*?)\\n\\2", Pattern.DOTALL);
+      Pattern.compile(
+          "<!-- snippet:example:(\\S+) -->\\s*\\n(`{3,})[^\\n]*\\n(.*?)\\n\\2", Pattern.DOTALL);
 
   @Test
   void everyExampleSnippetInTheReadmeIsTakenFromTheExample() throws IOException {
