@@ -45,10 +45,18 @@ class EmbeddedBroker {
   @Bean(destroyMethod = "close")
   QpidBroker embeddedAmqpBroker(Environment environment) throws Exception {
     QpidBroker broker = QpidBroker.start();
-    log.info(
-        "{}: started an embedded AMQP broker on 127.0.0.1:{}",
-        NoRabbitMq.reason(environment),
-        broker.port());
+    String configured = NoRabbitMq.configuredAddress(environment);
+    if (configured == null) {
+      log.info(
+          "no RabbitMQ configured (spring.rabbitmq.host, port or addresses): started an embedded"
+              + " AMQP broker on 127.0.0.1:{}",
+          broker.port());
+    } else {
+      log.warn(
+          "no RabbitMQ reachable at amqp://{}: started an embedded AMQP broker on 127.0.0.1:{}",
+          configured,
+          broker.port());
+    }
     return broker;
   }
 
@@ -118,13 +126,6 @@ class EmbeddedBroker {
     public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
       String address = configuredAddress(context.getEnvironment());
       return address == null || !reachable(address);
-    }
-
-    static String reason(Environment environment) {
-      String address = configuredAddress(environment);
-      return address == null
-          ? "no RabbitMQ configured (spring.rabbitmq.host, port or addresses)"
-          : "no RabbitMQ reachable at amqp://" + address;
     }
 
     /** The first configured {@code host:port}, or {@code null} when none is configured. */
