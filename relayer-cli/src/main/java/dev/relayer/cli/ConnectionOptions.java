@@ -20,13 +20,20 @@ import picocli.CommandLine.ParameterException;
 /**
  * The database options every command that connects shares: {@code --url} (else {@code RELAYER_URL},
  * else the libpq environment {@code PGHOST}, {@code PGPORT}, {@code PGDATABASE}, {@code PGUSER},
- * {@code PGPASSWORD}), {@code --schema} and {@code --prefix}. A password, from the URL or from
- * {@code PGPASSWORD}, is never printed: {@link #where()} names the database without it.
+ * {@code PGPASSWORD}), {@code --schema} (else {@code RELAYER_SCHEMA}, else {@code public}) and
+ * {@code --prefix} (else {@code RELAYER_PREFIX}, else {@code relayer_}). A password, from the URL
+ * or from {@code PGPASSWORD}, is never printed: {@link #where()} names the database without it.
  */
 final class ConnectionOptions {
 
   /** The environment variable {@code --url} defaults to. */
   static final String URL_VARIABLE = "RELAYER_URL";
+
+  /** The environment variable {@code --schema} defaults to, so that an operator sets it once. */
+  static final String SCHEMA_VARIABLE = "RELAYER_SCHEMA";
+
+  /** The environment variable {@code --prefix} defaults to; set but empty means no prefix. */
+  static final String PREFIX_VARIABLE = "RELAYER_PREFIX";
 
   @Option(
       names = "--url",
@@ -42,15 +49,25 @@ final class ConnectionOptions {
   @Option(
       names = "--schema",
       paramLabel = "<schema>",
-      defaultValue = SchemaOptions.DEFAULT_SCHEMA,
-      description = "Schema of Relayer's tables, exactly as given. Default: ${DEFAULT-VALUE}")
+      defaultValue =
+          "${env:" + ConnectionOptions.SCHEMA_VARIABLE + ":-" + SchemaOptions.DEFAULT_SCHEMA + "}",
+      description =
+          "Schema of Relayer's tables, exactly as given. Default: the environment variable "
+              + ConnectionOptions.SCHEMA_VARIABLE
+              + ", else "
+              + SchemaOptions.DEFAULT_SCHEMA)
   private String schema = SchemaOptions.DEFAULT_SCHEMA;
 
   @Option(
       names = "--prefix",
       paramLabel = "<prefix>",
-      defaultValue = SchemaOptions.DEFAULT_PREFIX,
-      description = "Prefix of Relayer's tables; --prefix \"\" for none. Default: ${DEFAULT-VALUE}")
+      defaultValue =
+          "${env:" + ConnectionOptions.PREFIX_VARIABLE + ":-" + SchemaOptions.DEFAULT_PREFIX + "}",
+      description =
+          "Prefix of Relayer's tables; --prefix \"\" for none. Default: the environment variable "
+              + ConnectionOptions.PREFIX_VARIABLE
+              + ", else "
+              + SchemaOptions.DEFAULT_PREFIX)
   private String prefix = SchemaOptions.DEFAULT_PREFIX;
 
   /** The database a command reads: a data source and the text naming it without a password. */

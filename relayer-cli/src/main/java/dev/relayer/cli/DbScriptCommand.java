@@ -57,19 +57,27 @@ final class DbScriptCommand implements Callable<Integer> {
   @Option(
       names = "--schema",
       paramLabel = "<schema>",
-      defaultValue = SchemaOptions.DEFAULT_SCHEMA,
+      defaultValue =
+          "${env:" + ConnectionOptions.SCHEMA_VARIABLE + ":-" + SchemaOptions.DEFAULT_SCHEMA + "}",
       description =
           "Schema of the tables, used exactly as given (quoted; case, spaces and Unicode kept)."
-              + " Default: ${DEFAULT-VALUE}")
+              + " Default: the environment variable "
+              + ConnectionOptions.SCHEMA_VARIABLE
+              + ", else "
+              + SchemaOptions.DEFAULT_SCHEMA)
   private String schema;
 
   @Option(
       names = "--prefix",
       paramLabel = "<prefix>",
-      defaultValue = SchemaOptions.DEFAULT_PREFIX,
+      defaultValue =
+          "${env:" + ConnectionOptions.PREFIX_VARIABLE + ":-" + SchemaOptions.DEFAULT_PREFIX + "}",
       description =
           "Prefix of every table, index and constraint name; --prefix \"\" for none."
-              + " Default: ${DEFAULT-VALUE}")
+              + " Default: the environment variable "
+              + ConnectionOptions.PREFIX_VARIABLE
+              + ", else "
+              + SchemaOptions.DEFAULT_PREFIX)
   private String prefix;
 
   @Option(

@@ -23,9 +23,9 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The document {@code relayer status --json} prints; the field names are documented in the README
- * and stable. Ages are seconds with millisecond precision, instants ISO-8601 UTC, absent values
- * {@code null}.
+ * The document {@code relayer status --json} prints; the field names are documented in {@code
+ * docs/operating.md} and stable. Ages are seconds with millisecond precision, instants ISO-8601
+ * UTC, absent values {@code null}.
  */
 final class StatusJson {
 

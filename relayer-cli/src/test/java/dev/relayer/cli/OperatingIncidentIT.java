@@ -36,15 +36,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's worked incident, for real: a running {@link Relayer} publishes {@code InvoiceIssued}
- * messages to a RabbitMQ exchange ({@value #EXCHANGE}) that nobody declared; the broker refuses
- * them (channel closed with 404), the rows go dead; the operator runs {@code relayer status} and
- * {@code relayer dead groups}, declares the exchange and its queue (the fix), and replays the group
- * with {@code relayer dead replay}; the running Relayer delivers the rows again with their message
- * ids. Every command runs as its own {@code java} process, reading the database from {@code
- * RELAYER_URL} as the README shows. The test then checks the README: its incident runs exactly
- * these commands, in this order, and every output line it shows (other than {@code ...}) is a line
- * the command printed, instants and ages aside.
+ * The worked incident of {@code docs/operating.md}, for real: a running {@link Relayer} publishes
+ * {@code InvoiceIssued} messages to a RabbitMQ exchange ({@value #EXCHANGE}) that nobody declared;
+ * the broker refuses them (channel closed with 404), the rows go dead; the operator runs {@code
+ * relayer status} and {@code relayer dead groups}, declares the exchange and its queue (the fix),
+ * and replays the group with {@code relayer dead replay}; the running Relayer delivers the rows
+ * again with their message ids. Every command runs as its own {@code java} process, reading the
+ * database from {@code RELAYER_URL} as the page shows. The test then checks the page: its incident
+ * runs exactly these commands, in this order, and every output line it shows (other than {@code
+ * ...}) is a line the command printed, instants and ages aside.
  *
  * <p>The transcript of the run is written to {@code target/incident-transcript.txt}.
  */
@@ -54,8 +54,11 @@ class OperatingIncidentIT {
   static final String QUEUE = "invoices-accounting";
   static final String OWNER = "billing-service-1";
 
-  /** The heading of the README's incident; its fenced blocks end at the next heading. */
-  static final String README_HEADING = "### A worked incident";
+  /** The page that shows the incident, relative to this module. */
+  static final Path PAGE = Path.of("..", "docs", "operating.md");
+
+  /** The heading of the page's incident; its fenced blocks end at the next heading. */
+  static final String HEADING = "## A worked incident";
 
   record Run(int exitCode, String out, String err) {}
 
@@ -234,7 +237,7 @@ class OperatingIncidentIT {
     }
   }
 
-  /** A README output line or a printed line, with instants, ages and runs of spaces made alike. */
+  /** A page's output line or a printed line, with instants, ages and runs of spaces made alike. */
   static String shape(String line) {
     return line.replaceAll("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z", "<instant>")
         .replaceAll("\\bPT[0-9.HMS]+", "<age>")
@@ -242,11 +245,11 @@ class OperatingIncidentIT {
         .strip();
   }
 
-  /** The README's incident: its commands, each with the output lines it shows. */
+  /** The page's incident: its commands, each with the output lines it shows. */
   static Map<String, List<String>> readmeIncident(List<String> order) throws IOException {
-    List<String> lines = Files.readAllLines(Path.of("..", "README.md"), UTF_8);
-    int start = lines.indexOf(README_HEADING);
-    assertThat(start).as("README heading %s", README_HEADING).isNotNegative();
+    List<String> lines = Files.readAllLines(PAGE, UTF_8);
+    int start = lines.indexOf(HEADING);
+    assertThat(start).as("%s heading %s", PAGE, HEADING).isNotNegative();
     Map<String, List<String>> shown = new java.util.LinkedHashMap<>();
     boolean fenced = false;
     List<String> current = null;
@@ -274,7 +277,7 @@ class OperatingIncidentIT {
     List<String> commands = new ArrayList<>();
     Map<String, List<String>> shown = readmeIncident(commands);
     assertThat(commands)
-        .as("the README's incident commands")
+        .as("the incident commands of %s", PAGE)
         .containsExactlyElementsOf(transcript.stream().map(Step::command).toList());
     int n = 0;
     for (Map.Entry<String, List<String>> entry : shown.entrySet()) {
@@ -289,7 +292,7 @@ class OperatingIncidentIT {
         int found = printed.subList(at, printed.size()).indexOf(want);
         assertThat(found)
             .as(
-                "README line under '$ %s' not printed (in order):%n  %s%nprinted:%n%s",
+                "Page line under '$ %s' not printed (in order):%n  %s%nprinted:%n%s",
                 step.command(), expected, step.run().out())
             .isNotNegative();
         at += found + 1;

@@ -222,8 +222,8 @@ class RelayerCliTest {
     assertThat(script.out())
         .contains("--provider=<provider>")
         .contains("--schema=<schema>")
-        .contains("Default: public")
-        .contains("Default: relayer_");
+        .contains("environment variable RELAYER_SCHEMA, else public")
+        .contains("variable RELAYER_PREFIX, else relayer_");
     assertThat(run("--help").out()).contains("db").contains("Exit codes");
   }
 

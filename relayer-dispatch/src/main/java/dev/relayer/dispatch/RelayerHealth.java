@@ -41,15 +41,14 @@ import org.jspecify.annotations.Nullable;
  * passed over on the way (they add to the read's cost, never to its counts, and never hide a due
  * row behind them), and so are the index entries of rows delivered since the last read that no
  * vacuum has removed yet: after a burst of direct dispatch, about 3 – 4 µs of server CPU for each,
- * paid by the first read that passes it ({@code docs/benchmarks.md}, <i>What the observed side
- * spends with a million rows a side</i>). Where the maintenance worker runs, its sweeper's reads of
+ * paid by the first read that passes it. Where the maintenance worker runs, its sweeper's reads of
  * the same index usually pass them first (the store's {@code HealthReadPlanIT}; {@code
- * docs/benchmarks.md}, <i>The million-row races with the maintenance worker running</i>). Below the
- * limit every figure is exact. When the read {@linkplain HealthReport#rowLimitReached() stops at
- * the limit}, the counts are of the rows it visited, and the eligible-backlog rule judges the
- * backlog as at least {@code rowLimit} rows, which is never below {@code unhealthyAt}: so at least
- * that many due rows make the status unhealthy, even if some of those it visited are in flight.
- * Raise {@code rowLimit} for exact counts of a larger backlog, at a cost that grows with it.
+ * docs/benchmarks.md}, <i>The health read on a draining outbox</i>). Below the limit every figure
+ * is exact. When the read {@linkplain HealthReport#rowLimitReached() stops at the limit}, the
+ * counts are of the rows it visited, and the eligible-backlog rule judges the backlog as at least
+ * {@code rowLimit} rows, which is never below {@code unhealthyAt}: so at least that many due rows
+ * make the status unhealthy, even if some of those it visited are in flight. Raise {@code rowLimit}
+ * for exact counts of a larger backlog, at a cost that grows with it.
  *
  * <p>The check is two statements on Relayer's tables — one over the outbox (with the parked heads
  * and the dead table's counts as subqueries) and one over the leases — and four on PostgreSQL's

@@ -27,6 +27,7 @@ class BomIT {
           "relayer-codegen",
           "relayer-it",
           "relayer-bench",
+          "relayer-release-check",
           "examples/orders-service");
 
   @Test

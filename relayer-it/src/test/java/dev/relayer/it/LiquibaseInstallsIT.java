@@ -116,9 +116,9 @@ class LiquibaseInstallsIT {
   /**
    * Liquibase 4.33 remembers per JVM that a URL was up to date with a changelog path, whatever the
    * parameters: a new install after an up-to-date one is skipped silently unless that memory is
-   * cleared, as {@link RelayerSchemaInstaller} does and the README tells Java API users to do. If
-   * Liquibase ever keys that memory by parameters, the first half of this test fails and the
-   * workaround can go.
+   * cleared, as {@link RelayerSchemaInstaller} does and docs/deploying-the-schema.md tells Java API
+   * users to do. If Liquibase ever keys that memory by parameters, the first half of this test
+   * fails and the workaround can go.
    */
   @Test
   void newInstallAfterAnUpToDateOneInTheSameJvmNeedsLiquibasesFastCheckCleared() throws Exception {
@@ -261,8 +261,8 @@ class LiquibaseInstallsIT {
   }
 
   /**
-   * Liquibase's Java API, as the README shows it: clear Liquibase's up-to-date memory, then {@code
-   * update} with the given changelog parameters (name, value, ...).
+   * Liquibase's Java API, as docs/deploying-the-schema.md shows it: clear Liquibase's up-to-date
+   * memory, then {@code update} with the given changelog parameters (name, value, ...).
    */
   private void update(String changelog, String... parameters) throws Exception {
     Scope.getCurrentScope().getSingleton(FastCheckService.class).clearCache();

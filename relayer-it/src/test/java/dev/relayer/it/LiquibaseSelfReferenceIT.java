@@ -117,7 +117,10 @@ class LiquibaseSelfReferenceIT {
             "relayer-2-operations schema=messaging prefix=x_");
   }
 
-  /** Liquibase's Java API, as the README shows it; a {@code null} schema or prefix is not set. */
+  /**
+   * Liquibase's Java API, as docs/deploying-the-schema.md shows it; a {@code null} schema or prefix
+   * is not set.
+   */
   private void update(String changelog, String schema, String prefix) throws Exception {
     System.setProperty("liquibase.analytics.enabled", "false");
     Scope.getCurrentScope().getSingleton(FastCheckService.class).clearCache();

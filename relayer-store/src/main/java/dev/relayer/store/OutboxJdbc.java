@@ -217,10 +217,9 @@ final class OutboxJdbc {
    * can use. With {@code status = 'pending'} a plan that does not know the ids (a generic plan on a
    * table not yet analysed) may search the pending index by {@code lane IS NULL} alone and filter
    * the ids after, walking every entry of an unordered row, the dead ones a held xmin horizon keeps
-   * included (docs/benchmarks.md, "The direct claim searched by its ids alone"; HeldHorizonClaimIT
-   * fails with {@code status = 'pending'}). It costs direct dispatch some of its median latency at
-   * low load, for reasons not found ("The steady state before and after the reshape, the
-   * held-horizon fix on both sides"). The lane claim's look-up of each head by its id uses it too.
+   * included (HeldHorizonClaimIT fails with {@code status = 'pending'}). It costs direct dispatch
+   * some of its median latency at low load, for reasons not found (docs/benchmarks.md, "Direct
+   * dispatch latency"). The lane claim's look-up of each head by its id uses it too.
    */
   static Condition eligibleById(RelayerOutbox table) {
     return table.STATUS.ne(inline(PARKED)).and(dueAndFree(table, NOW));

@@ -133,7 +133,7 @@ final class OutboxQueries {
    * the health read, which reads up to its row limit on a schedule: serial, it takes the server's
    * parallel workers from no application query, and it costs less CPU in all, since each worker
    * compiles the statement's expressions again (JIT) and aggregates its part apart (measured in
-   * {@code docs/benchmarks.md}, <i>The gauges' health read in the burn-down</i>). A planner setting
+   * {@code docs/benchmarks.md}, <i>The health read on a draining outbox</i>). A planner setting
    * would need a transaction of the read's own, which a caller's context does not always allow.
    */
   private static final Field<String> SERIAL_PLAN = DSL.function("current_schema", String.class);

@@ -341,12 +341,12 @@ public final class RelayerStore {
    * that means walking every dead entry there, on every pass. The planner also avoids sequential
    * scans ({@code enable_seqscan = off}): a generic plan made on an empty outbox that no analyse
    * has seen reads the whole table — a pass's fenced delete by ids included — and keeps doing so as
-   * the table and its dead row versions grow (docs/benchmarks.md, "Ordered lanes after
-   * saturation"). Nor does it read an index through a bitmap ({@code enable_bitmapscan = off}): a
-   * plain index scan marks the entries of rows dead to every transaction as it meets them, a bitmap
-   * scan never does, and a lane's heads read through a bitmap visited the heap for every entry its
-   * delivered rows left in the pending index until the next vacuum (docs/benchmarks.md, "What
-   * bounds the lanes under paced load"). The settings end with the transaction.
+   * the table and its dead row versions grow. Nor does it read an index through a bitmap ({@code
+   * enable_bitmapscan = off}): a plain index scan marks the entries of rows dead to every
+   * transaction as it meets them, a bitmap scan never does, and a lane's heads read through a
+   * bitmap visited the heap for every entry its delivered rows left in the pending index until the
+   * next vacuum (docs/benchmarks.md, "Lanes under paced load"). The settings end with the
+   * transaction.
    */
   LeaseOutcome startLeasedPass(DSLContext tx, LeaseRequest lease) {
     return startLeasedPass(tx, List.of(Objects.requireNonNull(lease, "lease"))).get(0);

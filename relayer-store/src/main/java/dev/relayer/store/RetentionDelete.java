@@ -51,8 +51,7 @@ import org.jooq.impl.SQLDataType;
  * ANY(array(select ctid … order by ts limit n))} with a {@code RETURNING} into an aggregate fetched
  * every row from the heap twice more, a first statement that also counted the rows of the range
  * took an index scan more per batch, and one statement holding both as data-modifying CTEs took
- * longer than the two; see {@code docs/benchmarks.md}.) The statements are rendered once per store
- * and table ({@link StoreJdbc}).
+ * longer than the two.) The statements are rendered once per store and table ({@link StoreJdbc}).
  *
  * <p>When more than {@code limit} rows share the oldest timestamp left (rows written by one
  * transaction share its timestamp), the edge is that timestamp, nothing lies before it, and {@code

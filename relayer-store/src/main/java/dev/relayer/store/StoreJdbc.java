@@ -28,12 +28,12 @@ import org.jspecify.annotations.Nullable;
  * <p>The statements every message or every pass runs go this way (see {@link OutboxJdbc}, {@link
  * OutboxLaneQueries}, {@link LeaseQueries}, {@link InboxQueries}, {@link RetentionDelete}): they
  * are written as typed jOOQ DSL like every other statement, but jOOQ builds, renders and binds a
- * query on every execution, which measured as most of the CPU those paths spent (see {@code
- * docs/benchmarks.md}). Rendered once, a statement's text is also the same on every run, so the
- * driver keeps it prepared on the server. The caller's jOOQ execute listeners do not see these
- * statements. Their variables are bound through the jOOQ parameters they were written with ({@link
- * Binds}), so a value of the wrong type does not compile and a variable left without a value is
- * refused by name before anything reaches the server.
+ * query on every execution, which measured as most of the CPU those paths spent. Rendered once, a
+ * statement's text is also the same on every run, so the driver keeps it prepared on the server.
+ * The caller's jOOQ execute listeners do not see these statements. Their variables are bound
+ * through the jOOQ parameters they were written with ({@link Binds}), so a value of the wrong type
+ * does not compile and a variable left without a value is refused by name before anything reaches
+ * the server.
  */
 final class StoreJdbc {
 

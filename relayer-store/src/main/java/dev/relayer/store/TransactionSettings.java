@@ -41,7 +41,7 @@ final class TransactionSettings {
    * a lane's rows through the pending index, where each delivered row leaves an entry until a
    * vacuum removes it: through a bitmap, every pass visited the heap for every such entry of its
    * lanes, and under a steady load the claim's cost grew from one autovacuum visit to the next
-   * (measured in {@code docs/benchmarks.md}, <i>What bounds the lanes under paced load</i>).
+   * (measured in {@code docs/benchmarks.md}, <i>Lanes under paced load</i>).
    */
   static final Field<String> PLAIN_INDEX_SCANS = local("enable_bitmapscan", "off");
 

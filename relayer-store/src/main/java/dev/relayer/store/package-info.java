@@ -42,17 +42,17 @@
  * named parameters ({@code DSL.param}) for what changes per call. The store renders each once, with
  * the same mapping, and runs it over JDBC on the connection of the caller's {@code DSLContext}
  * ({@code connectionResult}), binding values by parameter name. jOOQ would build, render and bind
- * the query anew on every execution, which measured as most of the CPU Relayer spent per message
- * ({@code docs/benchmarks.md}); the constant text also lets the driver keep each statement prepared
- * on the server. Failures are translated as on jOOQ's path; the caller's execute listeners and
- * statement settings do not apply to these statements. Inserts are rendered per shape (optional
- * columns written, rows, at most 100 per statement), key locks per count and lane notifications per
- * number of payloads, on first use. Status values in these statements are literals, so that a
- * generic plan can use the partial indexes on {@code status}. Where a pass would otherwise wait for
- * one round trip after another, statements are joined: a background pass's settings and the usual
- * case of taking its lease (or leases: a lane pass may serve several lanes) are one statement
- * ({@link dev.relayer.store.pass.Passes#sweep}, {@link dev.relayer.store.pass.Passes#lanes}), and
- * so are a lane pass's lease renewals and its lanes' next due instants ({@link
+ * the query anew on every execution, which measured as most of the CPU Relayer spent per message;
+ * the constant text also lets the driver keep each statement prepared on the server. Failures are
+ * translated as on jOOQ's path; the caller's execute listeners and statement settings do not apply
+ * to these statements. Inserts are rendered per shape (optional columns written, rows, at most 100
+ * per statement), key locks per count and lane notifications per number of payloads, on first use.
+ * Status values in these statements are literals, so that a generic plan can use the partial
+ * indexes on {@code status}. Where a pass would otherwise wait for one round trip after another,
+ * statements are joined: a background pass's settings and the usual case of taking its lease (or
+ * leases: a lane pass may serve several lanes) are one statement ({@link
+ * dev.relayer.store.pass.Passes#sweep}, {@link dev.relayer.store.pass.Passes#lanes}), and so are a
+ * lane pass's lease renewals and its lanes' next due instants ({@link
  * dev.relayer.store.pass.LanePass#end(java.util.Set, java.time.Instant)}).
  *
  * <h2>Where the statements live</h2>

@@ -190,7 +190,10 @@ class OddInputFuzzIT {
     return text.codePoints().allMatch(Character::isWhitespace);
   }
 
-  /** The rules of the README's "Naming rules", written independently of {@link SchemaOptions}. */
+  /**
+   * The "Naming rules" of docs/deploying-the-schema.md, written independently of {@link
+   * SchemaOptions}.
+   */
   private static boolean validNames(String schema, String prefix) {
     boolean schemaOk =
         !schema.isEmpty()
@@ -437,7 +440,10 @@ class OddInputFuzzIT {
     expected.forEach((id, error) -> assertThat(stored.get(id)).as("row %s", id).isEqualTo(error));
   }
 
-  /** The README's rule for stored error texts, written independently of {@link ErrorText}. */
+  /**
+   * docs/troubleshooting.md's rule for stored error texts, written independently of {@link
+   * ErrorText}.
+   */
   private static String storedError(String error) {
     String text = error;
     if (text.length() > RelayerStore.MAX_ERROR_LENGTH) {

@@ -3,6 +3,11 @@ package dev.relayer.testkit;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Properties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,12 +72,42 @@ public final class TestPostgres {
   }
 
   private static boolean dockerAnswers() {
+    if (!dockerMayBeThere()) {
+      // Asking Testcontainers would log an ERROR for a machine that simply has no Docker.
+      log.debug("No Docker engine configured or socket found: not trying Testcontainers");
+      return false;
+    }
     try {
       return DockerClientFactory.instance().isDockerAvailable();
     } catch (Throwable e) {
       log.debug("No Docker engine answers: {}", e.toString());
       return false;
     }
+  }
+
+  /**
+   * Whether a Docker engine may answer: DOCKER_HOST or Testcontainers' own configuration names one,
+   * or a Docker socket exists at one of the usual places.
+   */
+  private static boolean dockerMayBeThere() {
+    if (System.getenv("DOCKER_HOST") != null) {
+      return true;
+    }
+    String home = System.getProperty("user.home", "");
+    String runtime = System.getenv("XDG_RUNTIME_DIR");
+    List<Path> places = new ArrayList<>();
+    places.add(Path.of(home, ".testcontainers.properties"));
+    places.add(Path.of("/var/run/docker.sock"));
+    places.add(Path.of(home, ".docker", "run", "docker.sock"));
+    places.add(Path.of(home, ".docker", "desktop", "docker.sock"));
+    places.add(Path.of(home, ".colima", "default", "docker.sock"));
+    places.add(Path.of(home, ".rd", "docker.sock"));
+    if (runtime != null) {
+      places.add(Path.of(runtime, "docker.sock"));
+      places.add(Path.of(runtime, "podman", "podman.sock"));
+    }
+    return places.stream().anyMatch(Files::exists)
+        || System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("win");
   }
 
   private static PostgresServer startContainer() {

@@ -91,7 +91,7 @@ public final class LanesScenario implements Scenario {
     DataSource pool = db.pool("relayer", o.poolSize());
     // The steady state first, on the fresh database, as in its warm-up. Run after the burn-downs
     // and a TRUNCATE (which keeps the table's statistics of the burn-downs' rows), its p50 at half
-    // load was 7-13 ms against about 1 ms here (docs/benchmarks.md).
+    // load was 7-13 ms against about 1 ms here.
     steady(context, pool);
     db.execute("TRUNCATE " + OutboxRows.TABLE);
     int laneCount = StoreOptions.defaults().laneCount();
