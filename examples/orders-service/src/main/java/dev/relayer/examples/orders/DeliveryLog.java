@@ -1,61 +1,74 @@
 package dev.relayer.examples.orders;
 
-import static dev.relayer.examples.orders.Shipping.id;
-
+import dev.relayer.dispatch.Relayer;
 import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
+import dev.relayer.store.EnqueueListener;
 import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import org.jooq.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.event.TransactionalEventListener;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * One line per message as it is committed and as Relayer sends it ({@link Shipping} writes the line
- * for its consumption), so that the way of each message shows in the terminal. Relayer reports a
- * send once the broker's confirm has reached it and the outbox row is deleted: the consumer may
- * have the message by then, so its line can come first. A demo's view: a real service watches
- * Relayer's metrics and health instead (see application.properties). Registered with Relayer in
- * {@link OrdersApplication}.
+ * A demo's view of each message on its way: one line when its outbox row commits with the order,
+ * one when Relayer has sent it (the broker confirmed it and the row is deleted); {@link Shipping}
+ * writes the line for its consumption. The consumer may have the message before the broker's
+ * confirm reaches Relayer, so its line can come before the send's. A real service watches Relayer's
+ * metrics and health instead; remove this class with the other demo classes.
  */
 @Component
-class DeliveryLog implements RelayerEventListener {
+class DeliveryLog implements EnqueueListener, RelayerEventListener {
 
   private static final Logger log = LoggerFactory.getLogger(DeliveryLog.class);
 
+  DeliveryLog(Relayer relayer) {
+    relayer.store().addEnqueueListener(this);
+    relayer.addEventListener(this);
+  }
+
   /**
-   * After the order's transaction committed, and before the starter hands its message to Relayer
-   * (another after-commit step, ordered last), so that this line comes first.
+   * Called inside the order's transaction: logs after its commit, before the starter hands the row
+   * to Relayer (another after-commit step, ordered last), so that this line comes first.
    */
-  @TransactionalEventListener
-  @Order(Ordered.HIGHEST_PRECEDENCE)
-  void committed(Orders.Placed placed) {
-    log.info(
-        "message {} committed: order {} and its message, in one transaction",
-        id(placed.messageId()),
-        placed.orderId());
+  @Override
+  public void enqueued(Configuration transaction, List<Long> unorderedIds, Set<Integer> lanes) {
+    if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+      return;
+    }
+    List<Long> ids = List.copyOf(unorderedIds);
+    TransactionSynchronizationManager.registerSynchronization(
+        new TransactionSynchronization() {
+          @Override
+          public int getOrder() {
+            return Ordered.HIGHEST_PRECEDENCE;
+          }
+
+          @Override
+          public void afterCommit() {
+            ids.forEach(id -> log.info("outbox row {} committed with its order", id));
+          }
+        });
   }
 
   @Override
   public void sent(DeliveryEvent event) {
     log.info(
-        "message {} sent: {} {}, the broker confirmed it ({} dispatch, attempt {})",
-        id(event.messageId()),
-        event.transport(),
-        event.destination(),
-        event.component(),
-        event.attempts());
+        "outbox row {} sent: message {}, confirmed by the broker", event.id(), event.messageId());
   }
 
   @Override
   public void failed(DeliveryEvent event, String error, Instant retryAt) {
-    log.warn("message {} not sent, retried at {}: {}", id(event.messageId()), retryAt, error);
+    log.warn("outbox row {} not sent, retried at {}: {}", event.id(), retryAt, error);
   }
 
   @Override
   public void dead(DeliveryEvent event, String reason, String error) {
-    log.error("message {} dead ({}): {}", id(event.messageId()), reason, error);
+    log.error("outbox row {} dead ({}): {}", event.id(), reason, error);
   }
 }

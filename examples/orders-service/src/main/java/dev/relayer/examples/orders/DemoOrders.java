@@ -2,6 +2,7 @@ package dev.relayer.examples.orders;
 
 import java.time.Duration;
 import java.time.Instant;
+import org.jooq.DSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -21,12 +22,12 @@ class DemoOrders {
   private static final String[] ITEMS = {"book", "mug", "lamp", "pen", "plant"};
 
   private final Orders orders;
-  private final Shipping shipping;
+  private final DSLContext dsl;
   private final int count;
 
-  DemoOrders(Orders orders, Shipping shipping, @Value("${orders.demo.count:3}") int count) {
+  DemoOrders(Orders orders, DSLContext dsl, @Value("${orders.demo.count:3}") int count) {
     this.orders = orders;
-    this.shipping = shipping;
+    this.dsl = dsl;
     this.count = count;
   }
 
@@ -35,13 +36,14 @@ class DemoOrders {
     String port = ready.getApplicationContext().getEnvironment().getProperty("local.server.port");
     if (count > 0) {
       log.info("Placing {} orders (orders.demo.count={})", count, count);
-      long shippedBefore = shipping.shipped();
+      int shipped = dsl.fetchCount(Shipping.SHIPMENTS);
       for (int i = 0; i < count; i++) {
         orders.place(ITEMS[i % ITEMS.length], i + 1);
       }
       Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-      while (shipping.shipped() < shippedBefore + count && Instant.now().isBefore(deadline)) {
-        Thread.sleep(50);
+      while (dsl.fetchCount(Shipping.SHIPMENTS) < shipped + count
+          && Instant.now().isBefore(deadline)) {
+        Thread.sleep(100);
       }
     }
     log.info(

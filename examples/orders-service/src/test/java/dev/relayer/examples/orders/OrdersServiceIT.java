@@ -20,6 +20,7 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jooq.DSLContext;
+import org.jooq.Table;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,11 @@ import org.springframework.context.ConfigurableApplicationContext;
  * Whatever PostgreSQL or RabbitMQ this machine runs is not used.
  */
 class OrdersServiceIT {
+
+  /** Relayer's tables, as application.properties names them. */
+  static final Table<?> OUTBOX = table(name("messaging", "orders_outbox"));
+
+  static final Table<?> INBOX = table(name("messaging", "orders_inbox"));
 
   static final Pattern ORDER_ID = Pattern.compile("\"orderId\":(\\d+)");
   static final Pattern MESSAGE_ID = Pattern.compile("\"messageId\":\"([0-9a-f-]{36})\"");
@@ -80,7 +86,7 @@ class OrdersServiceIT {
             () -> {
               assertThat(shipmentsOf(1L, 2L, 3L)).isEqualTo(3);
               assertThat(inboxRecordsOf(messagesShippedFor(1L, 2L, 3L))).isEqualTo(3);
-              assertThat(dsl.fetchCount(table(name("relayer_outbox")))).isZero();
+              assertThat(dsl.fetchCount(OUTBOX)).isZero();
             });
     assertThat(get("/actuator/health/relayer").body()).contains("\"status\":\"UP\"");
     assertThat(get("/actuator/metrics/relayer.outbox.sent").body()).contains("\"rabbitmq\"");
@@ -101,9 +107,7 @@ class OrdersServiceIT {
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(
             () ->
-                assertThat(
-                        dsl.fetchCount(
-                            table(name("relayer_outbox")), field(name("message_id")).eq(messageId)))
+                assertThat(dsl.fetchCount(OUTBOX, field(name("message_id")).eq(messageId)))
                     .isZero());
     assertThat(get("/orders/" + orderId).body()).contains("\"item\":\"book\"");
   }
@@ -124,10 +128,10 @@ class OrdersServiceIT {
     app.getBean(RabbitTemplate.class)
         .send(
             "",
-            app.getEnvironment().getProperty("orders.queue"),
+            "orders",
             MessageBuilder.withBody(("{\"orderId\":" + orderId + "}").getBytes(UTF_8))
                 .setMessageId(messageId.toString())
-                .setHeader(Orders.ORDER_ID_HEADER, Long.toString(orderId))
+                .setHeader("order-id", Long.toString(orderId))
                 .build());
 
     await()
@@ -159,8 +163,8 @@ class OrdersServiceIT {
 
   static int inboxRecordsOf(UUID... messageIds) {
     return dsl.fetchCount(
-        table(name("relayer_inbox")),
-        field(name("consumer")).eq(Shipping.CONSUMER),
+        INBOX,
+        field(name("consumer")).eq("shipping"),
         field(name("message_id"), UUID.class).in(messageIds));
   }
 
