@@ -1,5 +1,6 @@
 package dev.relayer.examples.orders;
 
+import dev.relayer.transport.rabbitmq.RabbitMqTransport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -64,6 +65,18 @@ class EmbeddedBroker {
   @Bean
   RabbitConnectionDetails rabbitConnectionDetails(QpidBroker broker) {
     return () -> List.of(new RabbitConnectionDetails.Address("127.0.0.1", broker.port()));
+  }
+
+  /**
+   * Relayer's transport, to the embedded broker too: in place of the starter's from {@code
+   * relayer.rabbitmq.*}, whose {@code uri} (set, for example, by a {@code RELAYER_RABBITMQ_URI}
+   * environment variable) would send to another broker than the one {@link Shipping} consumes from.
+   */
+  @Bean
+  RabbitMqTransport embeddedBrokerTransport(QpidBroker broker) {
+    return RabbitMqTransport.builder()
+        .uri("amqp://guest:guest@127.0.0.1:" + broker.port() + "/")
+        .build();
   }
 
   /** A running Qpid broker, configured by {@code embedded-broker.json}, and its AMQP port. */
