@@ -48,6 +48,7 @@ final class ConnectionOptions {
 
   @Option(
       names = "--schema",
+      parameterConsumer = AttachedName.class,
       paramLabel = "<schema>",
       defaultValue =
           "${env:" + ConnectionOptions.SCHEMA_VARIABLE + ":-" + SchemaOptions.DEFAULT_SCHEMA + "}",
@@ -60,6 +61,7 @@ final class ConnectionOptions {
 
   @Option(
       names = "--prefix",
+      parameterConsumer = AttachedName.class,
       paramLabel = "<prefix>",
       defaultValue =
           "${env:" + ConnectionOptions.PREFIX_VARIABLE + ":-" + SchemaOptions.DEFAULT_PREFIX + "}",

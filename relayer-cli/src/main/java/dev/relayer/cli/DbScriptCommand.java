@@ -56,6 +56,7 @@ final class DbScriptCommand implements Callable<Integer> {
 
   @Option(
       names = "--schema",
+      parameterConsumer = AttachedName.class,
       paramLabel = "<schema>",
       defaultValue =
           "${env:" + ConnectionOptions.SCHEMA_VARIABLE + ":-" + SchemaOptions.DEFAULT_SCHEMA + "}",
@@ -69,6 +70,7 @@ final class DbScriptCommand implements Callable<Integer> {
 
   @Option(
       names = "--prefix",
+      parameterConsumer = AttachedName.class,
       paramLabel = "<prefix>",
       defaultValue =
           "${env:" + ConnectionOptions.PREFIX_VARIABLE + ":-" + SchemaOptions.DEFAULT_PREFIX + "}",

@@ -1,10 +1,11 @@
 package dev.relayer.cli;
 
 /**
- * An error message made fit for one line of a terminal: line breaks and other control characters
- * (which a quoted PostgreSQL identifier may contain) are shown as escapes such as {@code \n}, and a
- * line longer than {@value #MAX_LENGTH} characters keeps its start and end, with the middle left
- * out (a huge argument must not make a huge error line).
+ * An error message made fit for one line of a terminal: line breaks, other control characters
+ * (which a quoted PostgreSQL identifier may contain), C1 codes and bidirectional formatting
+ * characters ({@link TerminalWriter#isUnsafe}) are shown as escapes such as {@code \n}, and a line
+ * longer than {@value #MAX_LENGTH} characters keeps its start and end, with the middle left out (a
+ * huge argument must not make a huge error line).
  */
 final class ErrorLine {
 
@@ -49,7 +50,7 @@ final class ErrorLine {
                 case '\r' -> line.append("\\r");
                 case '\t' -> line.append("\\t");
                 default -> {
-                  if (Character.isISOControl(c) || c == 0x2028 || c == 0x2029) {
+                  if (TerminalWriter.isUnsafe(c)) {
                     line.append(String.format("\\u%04x", c));
                   } else {
                     line.appendCodePoint(c);

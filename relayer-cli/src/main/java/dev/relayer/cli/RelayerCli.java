@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
@@ -25,7 +26,10 @@ import picocli.CommandLine.Model.OptionSpec;
  *
  * <p>Standard output carries only the command's result (the script, the usage, the version), so
  * that it can be piped into {@code psql}. Every error is one line on standard error, and nothing is
- * printed on standard output. Both streams are UTF-8, whatever the platform's default.
+ * printed on standard output. Both streams are UTF-8, whatever the platform's default. No line of
+ * either stream carries a password (from a URL or {@code PGPASSWORD}), picocli's own usage errors
+ * included, and stored texts (errors, keys, operator names) reach the terminal with control
+ * characters, C1 codes and bidirectional formatting characters escaped ({@link TerminalWriter}).
  *
  * <p>Exit codes: {@value #EXIT_OK} success (also for {@code --help} and {@code --version}), {@value
  * #EXIT_FAILURE} failure while running (for example standard output closed, for every command
@@ -63,6 +67,19 @@ public final class RelayerCli {
    * exits the JVM. Both writers are flushed before it returns.
    */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
+    return runWith(out, err, System.getenv("PGPASSWORD"), args);
+  }
+
+  /**
+   * {@link #run(PrintWriter, PrintWriter, String...)} with {@code pgPassword} standing for the
+   * {@code PGPASSWORD} environment variable: every line either stream receives passes through a
+   * {@link TerminalWriter} first (passwords replaced, terminal controls escaped), except the script
+   * of {@code relayer db script}, which is written as generated.
+   */
+  static int runWith(
+      PrintWriter rawOut, PrintWriter rawErr, @Nullable String pgPassword, String... args) {
+    PrintWriter out = TerminalWriter.over(rawOut, pgPassword);
+    PrintWriter err = TerminalWriter.over(rawErr, pgPassword);
     try {
       for (int i = 0; i < args.length; i++) {
         if (args[i].indexOf('\uFFFD') >= 0) {
@@ -78,13 +95,16 @@ public final class RelayerCli {
         }
       }
       CommandLine commandLine = commandLine(out, err);
+      // The script goes out exactly as generated (a quoted identifier may hold any character).
+      CommandLine db = Objects.requireNonNull(commandLine.getSubcommands().get("db"));
+      Objects.requireNonNull(db.getSubcommands().get("script")).setOut(rawOut);
       String separated = optionAsSeparateValue(commandLine, args);
       if (separated != null) {
         err.println(ErrorLine.of(separated));
         return EXIT_USAGE;
       }
       int exitCode = commandLine.execute(args);
-      if (exitCode == EXIT_OK && out.checkError()) {
+      if (exitCode == EXIT_OK && (out.checkError() || rawOut.checkError())) {
         // --help, --version or a result written to a closed standard output.
         err.println("relayer: could not write to standard output");
         return EXIT_FAILURE;
@@ -93,14 +113,16 @@ public final class RelayerCli {
     } finally {
       out.flush();
       err.flush();
+      rawOut.flush();
+      rawErr.flush();
     }
   }
 
   /**
    * The usage error for an option whose value, given as the next argument, is another option
-   * ({@code --schema --prefix x}): probably a forgotten value. Values that look like options are
-   * accepted attached ({@code --schema=--prefix}), where nothing is ambiguous. Null when there is
-   * none.
+   * ({@code --schema --prefix x}) or the end-of-options marker {@code --}: probably a forgotten
+   * value. Values that look like options are accepted attached ({@code --schema=--prefix}, {@code
+   * --schema=--}), where nothing is ambiguous. Null when there is none.
    */
   private static @Nullable String optionAsSeparateValue(CommandLine commandLine, String[] args) {
     Map<String, String> takingValues = new HashMap<>();
@@ -113,7 +135,7 @@ public final class RelayerCli {
       }
       String next = args[i + 1];
       int equals = next.indexOf('=');
-      if (names.contains(equals < 0 ? next : next.substring(0, equals))) {
+      if (next.equals("--") || names.contains(equals < 0 ? next : next.substring(0, equals))) {
         return command
             + ": Expected parameter for option '"
             + args[i]

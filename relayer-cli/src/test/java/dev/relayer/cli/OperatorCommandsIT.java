@@ -631,6 +631,63 @@ class OperatorCommandsIT {
     return ids.get(0);
   }
 
+  /** Text that drives a terminal: a bidi override and isolate, a C1 CSI, an ESC title, a NEL. */
+  static final String HOSTILE =
+      "evil\u202Etxt.exe \u2067x\u2069 \u009B31m \u001B]0;pwned\u0007 next\u0085line";
+
+  private static void assertNoTerminalControls(String what, String text) {
+    assertThat(text.chars().filter(c -> c != '\n' && TerminalWriter.isUnsafe(c)).boxed())
+        .as("%s prints no terminal control raw:%n%s", what, text)
+        .isEmpty();
+  }
+
+  @Test
+  void storedTextsReachTheTerminalWithControlsC1CodesAndBidiCharactersEscaped() throws Exception {
+    long head = park("key-\u202Eright-to-left\u009B");
+    dsl.execute("update " + OUTBOX + " set last_error = ? where id = ?", HOSTILE, head);
+    long dead = buryRejected("InvoiceIssued", "billing-\u2066x", 1, HOSTILE).get(0);
+
+    List<List<String>> commands =
+        List.of(
+            List.of("status"),
+            List.of("status", "--json"),
+            List.of("parked", "list"),
+            List.of("parked", "list", "--json"),
+            List.of("dead", "list"),
+            List.of("dead", "list", "--json"),
+            List.of("dead", "groups"),
+            List.of("dead", "show", Long.toString(dead)),
+            List.of("dead", "show", Long.toString(dead), "--json"));
+    for (List<String> command : commands) {
+      Run run = relayer(command.toArray(String[]::new));
+      assertThat(run.exitCode()).as("%s: %s", command, run.err()).isZero();
+      assertNoTerminalControls(command.toString(), run.out());
+      assertNoTerminalControls(command.toString(), run.err());
+      assertThat(run.out()).as("%s", command).contains("\\u202e");
+    }
+    assertThat(JsonReader.object(relayer("dead", "show", Long.toString(dead), "--json").out()))
+        .as("the JSON escapes read back as the stored text")
+        .containsEntry("last_error", HOSTILE);
+  }
+
+  @Test
+  void anOperatorNameWithBidiOrC1CharactersIsRefusedAndNothingChanges() throws Exception {
+    park("customer-1");
+
+    Run bidi = relayer("parked", "retry", "customer-1", "--operator", "\u202Enimda", "--yes");
+    Run c1 = relayer("parked", "retry", "customer-1", "--operator", "carol\u009B", "--yes");
+
+    assertThat(bidi.exitCode()).isEqualTo(RelayerCli.EXIT_USAGE);
+    assertThat(bidi.err())
+        .contains("--operator: operator must not contain")
+        .contains("bidirectional formatting characters")
+        .contains("U+202E");
+    assertThat(c1.exitCode()).isEqualTo(RelayerCli.EXIT_USAGE);
+    assertThat(c1.err()).contains("control characters").contains("U+009B");
+    assertThat(auditRows()).isEmpty();
+    assertThat(store.parkedKey(dsl, "customer-1")).isPresent();
+  }
+
   private String statusOf(long id) {
     return dsl.fetchValue("select status from " + OUTBOX + " where id = ?", id).toString();
   }

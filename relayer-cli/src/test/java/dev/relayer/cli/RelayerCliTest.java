@@ -10,9 +10,12 @@ import java.io.StringWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class RelayerCliTest {
@@ -379,6 +382,90 @@ class RelayerCliTest {
         "the libpq environment names a database");
 
     assertThat(usageError("status")).contains("no database: give --url or set RELAYER_URL");
+  }
+
+  /** Every way a password given on the command line could come back in what a command prints. */
+  static Stream<List<String>> passwordsOnTheCommandLine() {
+    String url = "jdbc:postgresql://127.0.0.1:1/app?user=a&password=hunter2&connectTimeout=1";
+    return Stream.of(
+        List.of("status", "--ulr", url),
+        List.of("status", "--ulr=" + url),
+        List.of("status", url),
+        List.of("dead", "list", url),
+        List.of("parked", "list", "--url=" + url, url),
+        List.of("status", "--url", url, "--url", url),
+        List.of("status", "--url=postgresql://a:hunter2@127.0.0.1:1/app"),
+        List.of("status", "--url", "jdbc:mysql://a:hunter2@db/app"),
+        List.of("status", "--url=" + url.replace("password", "sslpassword")),
+        List.of("db", "script", "--provider", "postgres", url),
+        List.of("db", "verify", "--url", url, "--PASSWORD=hunter2"),
+        List.of("dead", "show", "password=hunter2", "--url=" + url),
+        List.of("dead", "replay", "--url=" + url, "--dry-run", "--after=password=hunter2"),
+        List.of("parked", "retry", "--url", url),
+        List.of("status", "--url", url, "--schema", "--prefix=password=hunter2"),
+        List.of("status", "--json=" + url),
+        List.of("audit", "--url=" + url, "--limit=password=hunter2"),
+        List.of("bogus", "--url=" + url));
+  }
+
+  @ParameterizedTest
+  @MethodSource("passwordsOnTheCommandLine")
+  void noPasswordFromTheCommandLineReachesEitherStreamInUsageErrorsOrFailures(List<String> args) {
+    Run run = run(args.toArray(String[]::new));
+
+    assertThat(run.exitCode()).as(run.err()).isNotZero();
+    assertThat(run.out() + run.err()).doesNotContain("hunter2");
+  }
+
+  @Test
+  void thePgPasswordValueNeverReachesEitherStreamWhateverArgumentCarriesIt() {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exitCode =
+        RelayerCli.runWith(
+            new PrintWriter(out),
+            new PrintWriter(err),
+            "pg-Secret-42",
+            "status",
+            "--url=jdbc:postgresql://127.0.0.1:1/app",
+            "--bogus=pg-Secret-42",
+            "pg-Secret-42");
+
+    assertThat(exitCode).isEqualTo(RelayerCli.EXIT_USAGE);
+    assertThat(err.toString()).contains("***").doesNotContain("pg-Secret-42");
+    assertThat(out.toString()).doesNotContain("pg-Secret-42");
+  }
+
+  @Test
+  void bidiOverridesC1CodesAndEscapesInAnArgumentAreEscapedInTheUsageError() {
+    String error = usageError("status", "--bogus=a\u202eb\u2067c\u009bd\u001b[2Je");
+
+    assertThat(error)
+        .contains("a\\u202eb\\u2067c\\u009bd\\u001b[2Je")
+        .doesNotContain("\u202e")
+        .doesNotContain("\u2067")
+        .doesNotContain("\u009b")
+        .doesNotContain("\u001b");
+  }
+
+  @Test
+  void aSchemaAndPrefixNamedDoubleDashAreAcceptedAttachedAsTheApiAcceptsThem() {
+    Run script = run("db", "script", "--provider", "postgres", "--schema=--", "--prefix=--");
+    Run status =
+        run(
+            "status",
+            "--url=jdbc:postgresql://127.0.0.1:1/app?connectTimeout=1",
+            "--schema=--",
+            "--prefix=--");
+
+    assertThat(script.exitCode()).as(script.err()).isZero();
+    assertThat(script.out())
+        .isEqualTo(PostgreSqlOutboxSchema.createScript(SchemaOptions.of("--", "--")))
+        .contains("\"--\".\"--outbox\"");
+    assertThat(status.exitCode())
+        .as("a failure to connect, not a usage error: " + status.err())
+        .isEqualTo(RelayerCli.EXIT_FAILURE);
+    assertThat(status.err()).startsWith("relayer status: cannot use --.-- at ");
   }
 
   @Test

@@ -259,6 +259,22 @@ class SchemaCommandsIT {
   }
 
   @Test
+  void verifyAndStatusTakeASchemaAndPrefixNamedDoubleDashAsTheApiDoes() throws Exception {
+    RelayerSchemaInstaller.applyScript(db.dataSource(), SchemaOptions.of("--", "--"));
+
+    Run verify = process(List.of("db", "verify", "--url=" + url(), "--schema=--", "--prefix=--"));
+    Run status = process(List.of("status", "--url=" + url(), "--schema=--", "--prefix=--"));
+
+    assertThat(verify.exitCode()).as(verify.err()).isZero();
+    assertThat(verify.out().strip())
+        .isEqualTo(
+            "--.--: schema version 2, every table, column, constraint and index present and"
+                + " compatible");
+    assertThat(status.exitCode()).as(status.err()).isZero();
+    assertThat(status.out()).contains("store:            --.--");
+  }
+
+  @Test
   void verifyNamesAMissingIndex() throws Exception {
     RelayerSchemaInstaller.applyScript(db.dataSource(), SCHEMA);
     dsl.execute("drop index messaging.orders_outbox_pending_idx");

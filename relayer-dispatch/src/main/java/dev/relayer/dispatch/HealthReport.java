@@ -15,7 +15,9 @@ import java.util.Optional;
  * became due ({@code deliver_at}, else {@code created_at}) to {@link #at()}.
  *
  * @param status the worst of the rules' verdicts (see {@link RelayerHealth})
- * @param reasons one line per rule that made the status worse than healthy, empty when healthy
+ * @param reasons one line per rule that made the status worse than healthy, empty when healthy;
+ *     when keys are parked, the first line goes on to name the longest-parked keys (see {@link
+ *     RelayerHealth})
  * @param at the instant the check was evaluated at
  * @param eligible rows that are pending, due and not under a live claim or retry hold
  * @param oldestEligibleAge how long the oldest eligible row has waited since it became due

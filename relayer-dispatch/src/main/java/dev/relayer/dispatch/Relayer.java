@@ -2,6 +2,9 @@ package dev.relayer.dispatch;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.spi.Transport;
+import dev.relayer.dispatch.internal.Durations;
+import dev.relayer.dispatch.internal.KnownTransports;
+import dev.relayer.dispatch.internal.PoolSize;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.RelayerStore;
@@ -9,9 +12,11 @@ import dev.relayer.store.StoreOptions;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -45,6 +50,18 @@ import org.slf4j.LoggerFactory;
  * writes: {@link #store()}, {@link #operator()} and {@link #health()} work, {@link #start()} starts
  * no thread, and nothing is handed over at commit — other instances' sweepers deliver its unordered
  * rows after their {@code recoveryDelay}, their lanes its ordered ones.
+ *
+ * <h2>Transport names</h2>
+ *
+ * Every message enqueued through {@link #store()} must name a transport this Relayer knows: one
+ * registered with {@link Builder#transport} or {@link Builder#sharedTransport}, or one named with
+ * {@link Builder#externalTransports} (delivered by other instances, which register it). Any other
+ * name makes the enqueue throw {@link InvalidInputException} naming it and the known ones, and
+ * nothing is written: no instance here could send the row, and a typo would otherwise surface only
+ * as a dead {@code unknown-transport} row after {@code maxAttempts} retries. So a writer-only
+ * Relayer (no transport) refuses every enqueue until it names the transports other instances
+ * deliver, or turns the check off with {@link Builder#acceptAnyTransport()}. The check holds in
+ * every state, closed included.
  *
  * <h2>Lifecycle</h2>
  *
@@ -131,6 +148,11 @@ public final class Relayer implements AutoCloseable {
         dispatcher != null ? dispatcher.transactionListener() : new TransactionListener() {};
     this.appDsl = DSL.using(dsl.configuration().deriveAppending(listener));
     this.owned = List.copyOf(builder.owned);
+    if (!builder.acceptAnyTransport) {
+      Set<String> registered = new TreeSet<>();
+      builder.transports.forEach(t -> registered.add(t.name()));
+      store.addEnqueueCheck(new KnownTransports(registered, builder.externalTransports));
+    }
   }
 
   /**
@@ -438,6 +460,9 @@ public final class Relayer implements AutoCloseable {
     private final List<Transport> transports = new ArrayList<>();
     private final List<Transport> owned = new ArrayList<>();
     private final List<RelayerEventListener> listeners = new ArrayList<>();
+    private final Set<String> externalTransports = new LinkedHashSet<>();
+    private final List<String> externalProblems = new ArrayList<>();
+    private boolean acceptAnyTransport;
     private @Nullable String schema;
     private boolean schemaGiven;
     private @Nullable String prefix;
@@ -504,6 +529,38 @@ public final class Relayer implements AutoCloseable {
     }
 
     /**
+     * Names transports that other instances deliver and this one only writes to: an enqueue naming
+     * one of them is accepted although no transport of that name is registered here (see the class
+     * documentation). May be called several times; default none. Names must be non-blank and must
+     * not be registered here too.
+     */
+    public Builder externalTransports(String... names) {
+      present(names, "external transport names");
+      for (int i = 0; i < names.length; i++) {
+        String name = names[i];
+        if (name == null || name.isBlank()) {
+          externalProblems.add(
+              "externalTransports: name " + (i + 1) + " of " + names.length + " is blank");
+        } else {
+          externalTransports.add(name);
+        }
+      }
+      return this;
+    }
+
+    /**
+     * Turns the transport-name check off: an enqueue through this Relayer writes a row for any
+     * transport name, known or not, and a row that no instance can send goes dead as {@code
+     * unknown-transport} after its attempts. For a writer-only process that cannot list the
+     * transports its messages name; prefer {@link #externalTransports}, which still catches typos.
+     * Default: the check is on.
+     */
+    public Builder acceptAnyTransport() {
+      this.acceptAnyTransport = true;
+      return this;
+    }
+
+    /**
      * Dispatch options: direct dispatch, and the sends, retries and attempts of maintenance and
      * lanes too; default {@link DispatchOptions#defaults()}.
      */
@@ -539,6 +596,13 @@ public final class Relayer implements AutoCloseable {
     /**
      * Where the lanes' listening connection comes from; default the builder's data source or
      * context. See {@link RelayerLanes.Builder#listenConnections}.
+     *
+     * <p>Without it, on a pool of a single connection (HikariCP's {@code maximumPoolSize=1}, or the
+     * same setting of Commons DBCP 2, Tomcat JDBC or c3p0), the lanes do not listen: a listening
+     * connection would hold the only one. They poll every {@code pollInterval} instead (default 5
+     * s, so an ordered message waits up to that long for another instance's lanes), and {@code
+     * build()} logs that once at INFO. The application's work, direct dispatch, maintenance and
+     * lane passes then take turns on the one connection.
      */
     public Builder listenConnections(DataSource dataSource) {
       this.listenConnections = present(dataSource, "listen data source");
@@ -637,6 +701,21 @@ public final class Relayer implements AutoCloseable {
       if (laneOptions != null && withoutLanes) {
         problems.add("lane options were given, and withoutLanes(): choose one");
       }
+      problems.addAll(externalProblems);
+      if (acceptAnyTransport && !externalTransports.isEmpty()) {
+        problems.add(
+            "externalTransports "
+                + externalTransports
+                + " were named, and acceptAnyTransport(): choose one");
+      }
+      for (Transport transport : transports) {
+        if (externalTransports.contains(transport.name())) {
+          problems.add(
+              "transport '"
+                  + transport.name()
+                  + "' is registered here and named in externalTransports: choose one");
+        }
+      }
       if (listenConnections != null && withoutLanes) {
         problems.add("listenConnections is for lanes, and withoutLanes() was called");
       }
@@ -699,9 +778,7 @@ public final class Relayer implements AutoCloseable {
         }
         if (dispatcher != null && !withoutLanes && problems.isEmpty()) {
           RelayerLanes.Builder lanes =
-              RelayerLanes.builder(dispatcher)
-                  .options(laneOptions != null ? laneOptions : LaneOptions.defaults())
-                  .owner(owner);
+              RelayerLanes.builder(dispatcher).options(laneOptions(relayerStore)).owner(owner);
           if (listenConnections != null) {
             lanes.listenConnections(listenConnections);
           }
@@ -722,6 +799,34 @@ public final class Relayer implements AutoCloseable {
       // No problems: the health checks were built.
       return new Relayer(
           this, relayerStore, dispatcher, maintainer, laneRunner, Objects.requireNonNull(checks));
+    }
+
+    /**
+     * The lane options given, or the defaults; with {@code listen} off when the lanes would listen
+     * on a connection of the application's pool and that pool has a single connection: holding it
+     * would starve every other statement, so the lanes poll every {@code pollInterval} instead.
+     */
+    private LaneOptions laneOptions(RelayerStore store) {
+      LaneOptions options = laneOptions != null ? laneOptions : LaneOptions.defaults();
+      if (!options.listen() || listenConnections != null || PoolSize.of(dsl).orElse(2) > 1) {
+        return options;
+      }
+      log.info(
+          "store={} the pool has a single connection: the lanes poll every {} instead of holding"
+              + " it to LISTEN; give listenConnections(...) a data source of its own to wake them"
+              + " at once",
+          store.displayName(),
+          Durations.format(options.pollInterval()));
+      return new LaneOptions(
+          options.pollInterval(),
+          options.leaseDuration(),
+          options.keysPerPass(),
+          options.rowsPerKey(),
+          options.claimsPerPass(),
+          options.threads(),
+          false,
+          options.reconnectDelay(),
+          options.shutdownTimeout());
     }
 
     /** The store options, or null (with the problems added) when they are invalid. */

@@ -5,6 +5,7 @@ import dev.relayer.dispatch.internal.OptionChecks;
 import dev.relayer.dispatch.internal.TransportWatch;
 import dev.relayer.store.HealthQuery;
 import dev.relayer.store.OutboxHealth;
+import dev.relayer.store.ParkedKey;
 import dev.relayer.store.RelayerStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,7 +35,12 @@ import org.jspecify.annotations.Nullable;
  *       minute, or had one success among its failures, does not.
  * </ol>
  *
- * Each rule that fired is named in {@link HealthReport#reasons()}.
+ * Each rule that fired is named in {@link HealthReport#reasons()}. When the status is worse than
+ * healthy and keys are parked, the first reason goes on to name the {@value #PARKED_NAMED}
+ * longest-parked keys (lane, how long parked, head id, the start of its error) and how many more
+ * there are — one more statement, read only then: the rows behind a parked head stay eligible and
+ * age, so a parked key is often what the age and count rules see. A parked key alone does not
+ * change the status (the rows behind it do, once they are old or many enough).
  *
  * <p>The outbox read visits at most {@code rowLimit} due pending rows, the oldest first, so once
  * the backlog passes the limit a check costs no more as it grows. Rows scheduled for later are
@@ -67,6 +73,12 @@ public final class RelayerHealth {
 
   /** The window of {@link HealthReport#deadRowsLastHour()}. */
   public static final Duration DEAD_WINDOW = Duration.ofHours(1);
+
+  /** How many of the longest-parked keys a reason names. */
+  public static final int PARKED_NAMED = 3;
+
+  /** Characters of a parked head's error a reason keeps. */
+  private static final int PARKED_ERROR_CHARS = 80;
 
   private final RelayerStore store;
   private final long degradedAt;
@@ -187,6 +199,9 @@ public final class RelayerHealth {
       }
     }
     HealthStatus status = worst(worst(byCount, byAge), bySends);
+    if (status != HealthStatus.HEALTHY && outbox.parkedKeys() > 0 && !reasons.isEmpty()) {
+      reasons.set(0, reasons.get(0) + "; " + parkedKeys(dsl, outbox.parkedKeys(), now));
+    }
     return new HealthReport(
         status,
         reasons,
@@ -206,6 +221,47 @@ public final class RelayerHealth {
         transports,
         store.deadTuples(dsl),
         store.xminHorizon(dsl));
+  }
+
+  /** The text naming the longest-parked keys: one more statement, only when keys are parked. */
+  private String parkedKeys(DSLContext dsl, long parkedKeys, Instant now) {
+    List<ParkedKey> longest = store.longestParkedKeys(dsl, PARKED_NAMED);
+    StringBuilder line =
+        new StringBuilder("parkedKeys=")
+            .append(parkedKeys)
+            .append(" hold the rows behind their heads; longest parked: ");
+    for (int i = 0; i < longest.size(); i++) {
+      ParkedKey key = longest.get(i);
+      String error = key.lastError();
+      if (error.length() > PARKED_ERROR_CHARS) {
+        int end = PARKED_ERROR_CHARS;
+        if (Character.isHighSurrogate(error.charAt(end - 1))) {
+          end--;
+        }
+        error = error.substring(0, end) + "…";
+      }
+      line.append(i == 0 ? "" : ", ")
+          .append("key='")
+          .append(key.orderingKey())
+          .append("' (lane=")
+          .append(key.lane())
+          .append(", parked ")
+          .append(Durations.format(max(Duration.ZERO, Duration.between(key.parkedAt(), now))))
+          .append(" ago, head id=")
+          .append(key.headId())
+          .append(", error: ")
+          .append(error)
+          .append(")");
+    }
+    long more = parkedKeys - longest.size();
+    if (more > 0) {
+      line.append(" and ").append(more).append(" more");
+    }
+    return line.toString();
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   private static HealthStatus worst(HealthStatus a, HealthStatus b) {

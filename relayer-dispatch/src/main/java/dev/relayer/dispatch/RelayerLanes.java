@@ -53,7 +53,8 @@ import org.slf4j.LoggerFactory;
  * for its whole length, sends included (at most {@code threads} at once); the listening connection
  * is held for the life of the component. By default it comes from the same {@code DSLContext}, so
  * size the pool for it, or give it a {@link Builder#listenConnections(DataSource) DataSource} of
- * its own.
+ * its own. ({@link Relayer} turns listening off on a pool of a single connection, see {@link
+ * Relayer.Builder#listenConnections(DataSource)}.)
  *
  * <p>{@link #start()} is idempotent; {@link #close()} stops taking work, waits up to {@code
  * shutdownTimeout} for running passes, gives up the lane leases and the heartbeat so that other

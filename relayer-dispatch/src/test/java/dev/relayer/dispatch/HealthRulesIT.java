@@ -129,6 +129,40 @@ class HealthRulesIT {
   }
 
   @Test
+  void aDegradedReportNamesTheLongestParkedKeysOldestFirstAndCountsTheRest() {
+    RelayerHealth health =
+        health().ageThresholds(Duration.ofSeconds(60), Duration.ofHours(1)).build();
+    Instant now = clock.instant();
+    List<String> keys = List.of("key-a", "key-b", "key-c", "key-d");
+    for (int i = 0; i < keys.size(); i++) {
+      fx.store.enqueue(fx.dsl, DispatchFixture.ordered(keys.get(i)));
+      // key-d parked last; key-a, parked 400 s before now, longest.
+      fx.parkHead(keys.get(i), "broker said no to " + keys.get(i), now.minusSeconds(400 - 100 * i));
+    }
+    Instant behind = Instant.EPOCH;
+    for (String key : keys) {
+      behind = fx.createdAt(fx.store.enqueue(fx.dsl, DispatchFixture.ordered(key)));
+    }
+
+    HealthReport report = health.check(fx.dsl, behind.plusSeconds(61));
+
+    assertThat(report.status()).isEqualTo(HealthStatus.DEGRADED);
+    assertThat(report.parkedKeys()).isEqualTo(4);
+    assertThat(report.reasons())
+        .singleElement()
+        .asString()
+        .containsSubsequence(
+            "ageDegradedAt=1m; parkedKeys=4",
+            "key='key-a' (lane=",
+            "head id=",
+            "error: broker said no to key-a",
+            "key='key-b'",
+            "key='key-c'",
+            "and 1 more")
+        .doesNotContain("key-d");
+  }
+
+  @Test
   void theReportCountsRetryingNeverHandedOffParkedAndRecentDeadRowsAndListsEveryLease() {
     Duration recovery = Duration.ofSeconds(30);
     RelayerHealth health = health().recoveryDelay(recovery).build();

@@ -539,6 +539,7 @@ class RelayerIT {
     try (Relayer writer =
         Relayer.builder(pool)
             .prefix(SCHEMA.tablePrefix())
+            .externalTransports("memory") // delivered by the other instance
             .health(h -> h.eligibleThresholds(1, 2))
             .build()) {
       writer.start();

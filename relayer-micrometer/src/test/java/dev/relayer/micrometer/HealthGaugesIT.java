@@ -37,7 +37,8 @@ class HealthGaugesIT {
 
   @Test
   void gaugesReadNanUntilTheFirstRefresh() {
-    Relayer writer = fixture.track(Relayer.builder(fixture.pool).build());
+    Relayer writer =
+        fixture.track(Relayer.builder(fixture.pool).externalTransports("memory").build());
     RelayerMetrics metrics = fixture.track(RelayerMetrics.builder(writer, registry).build());
 
     assertThat(gauge("relayer.outbox.eligible")).isNaN();
@@ -49,7 +50,8 @@ class HealthGaugesIT {
   @Test
   void gaugesFollowAGrowingThenDrainingBacklog() throws Exception {
     // A Relayer that only writes: its rows stay eligible until a delivering instance starts.
-    Relayer writer = fixture.track(Relayer.builder(fixture.pool).build());
+    Relayer writer =
+        fixture.track(Relayer.builder(fixture.pool).externalTransports("memory").build());
     RelayerMetrics metrics = fixture.track(RelayerMetrics.builder(writer, registry).build());
 
     writer.dsl().transaction(tx -> enqueue(writer, tx.dsl(), 3));
@@ -83,6 +85,7 @@ class HealthGaugesIT {
     Relayer writer =
         fixture.track(
             Relayer.builder(fixture.pool)
+                .externalTransports("memory")
                 .health(h -> h.eligibleThresholds(1, 2).rowLimit(2))
                 .build());
     RelayerMetrics metrics = fixture.track(RelayerMetrics.builder(writer, registry).build());
@@ -104,7 +107,11 @@ class HealthGaugesIT {
     // Enough rows, and a health row limit above them, that each refresh reads them all and takes
     // some milliseconds.
     Relayer writer =
-        fixture.track(Relayer.builder(fixture.pool).health(h -> h.rowLimit(100_000)).build());
+        fixture.track(
+            Relayer.builder(fixture.pool)
+                .externalTransports("memory")
+                .health(h -> h.rowLimit(100_000))
+                .build());
     fixture.dsl.execute(
         "INSERT INTO relayer_outbox (message_id, transport, destination, message_type, body)"
             + " SELECT gen_random_uuid(), 'memory', 'orders', 'OrderPlaced', '\\x00'"
@@ -222,7 +229,8 @@ class HealthGaugesIT {
 
   @Test
   void aSweeperLeaseHolderThatStopsRenewingLeavesNoSweeperHolder() {
-    Relayer writer = fixture.track(Relayer.builder(fixture.pool).build());
+    Relayer writer =
+        fixture.track(Relayer.builder(fixture.pool).externalTransports("memory").build());
     RelayerMetrics metrics = fixture.track(RelayerMetrics.builder(writer, registry).build());
     Passes.of(writer.store())
         .leases()
@@ -240,7 +248,8 @@ class HealthGaugesIT {
 
   @Test
   void aHeldSnapshotShowsInTheXminHorizonGauges() throws Exception {
-    Relayer writer = fixture.track(Relayer.builder(fixture.pool).build());
+    Relayer writer =
+        fixture.track(Relayer.builder(fixture.pool).externalTransports("memory").build());
     RelayerMetrics metrics = fixture.track(RelayerMetrics.builder(writer, registry).build());
     writer.dsl().transaction(tx -> enqueue(writer, tx.dsl(), 1));
 
@@ -262,7 +271,8 @@ class HealthGaugesIT {
 
   @Test
   void aFailedRefreshIsCountedAndTheGaugesReadNan() {
-    Relayer writer = fixture.track(Relayer.builder(fixture.pool).build());
+    Relayer writer =
+        fixture.track(Relayer.builder(fixture.pool).externalTransports("memory").build());
     RelayerMetrics metrics = fixture.track(RelayerMetrics.builder(writer, registry).build());
     assertThat(metrics.refresh()).isTrue();
     assertThat(gauge("relayer.outbox.dead.rows")).isZero();
@@ -281,7 +291,8 @@ class HealthGaugesIT {
 
   @Test
   void startRefreshesOnItsOwnThreadUntilClosed() {
-    Relayer writer = fixture.track(Relayer.builder(fixture.pool).build());
+    Relayer writer =
+        fixture.track(Relayer.builder(fixture.pool).externalTransports("memory").build());
     RelayerMetrics metrics =
         fixture.track(
             RelayerMetrics.builder(writer, registry).gaugeRefresh(Duration.ofMillis(100)).build());

@@ -31,7 +31,9 @@ public record NewAuditEntry(AuditOperation operation, String operator, String fi
 
   /**
    * Checks an operator name: not null, not blank, at most {@value #MAX_OPERATOR_LENGTH} characters
-   * and no control characters; returns it.
+   * and none of the characters that change how a terminal shows text: control characters (C0, DEL
+   * and the C1 codes), the line and paragraph separators and the bidirectional formatting
+   * characters (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069). Returns it.
    */
   public static String checkOperator(@Nullable String operator) {
     if (operator == null || operator.isBlank()) {
@@ -44,10 +46,35 @@ public record NewAuditEntry(AuditOperation operation, String operator, String fi
               + " characters, had "
               + operator.length());
     }
-    if (operator.chars().anyMatch(Character::isISOControl)) {
-      throw new InvalidInputException("operator must not contain control characters");
+    for (int i = 0; i < operator.length(); i++) {
+      char c = operator.charAt(i);
+      if (Character.isISOControl(c)) {
+        throw new InvalidInputException(
+            "operator must not contain control characters, had "
+                + String.format("U+%04X", (int) c)
+                + " at index "
+                + i);
+      }
+      if (isLayoutControl(c)) {
+        throw new InvalidInputException(
+            "operator must not contain line separators or bidirectional formatting characters,"
+                + " had "
+                + String.format("U+%04X", (int) c)
+                + " at index "
+                + i);
+      }
     }
     return operator;
+  }
+
+  private static boolean isLayoutControl(char c) {
+    return c == 0x2028
+        || c == 0x2029
+        || c == 0x061C
+        || c == 0x200E
+        || c == 0x200F
+        || (c >= 0x202A && c <= 0x202E)
+        || (c >= 0x2066 && c <= 0x2069);
   }
 
   /** A replay or purge of the dead rows {@code filter} matches. */

@@ -46,6 +46,17 @@ import org.jspecify.annotations.Nullable;
  * transaction that issued {@code NOTIFY} takes a database-wide lock at commit, which would
  * serialize the application's commits; the dispatcher announces the lanes after commit instead.
  *
+ * <p>Before its first write to a table — an enqueue to the outbox, an inbox record, an audit row,
+ * an operator action on parked keys or dead rows — the store checks that table once, as {@link
+ * #verifySchema} does for all of them (one catalog statement, on the writer's connection; then a
+ * set lookup per write): a missing table, a missing column or one of another type (a {@code body}
+ * of type {@code text} instead of {@code bytea}) makes the write throw {@link
+ * dev.relayer.api.SchemaMismatchException} naming it, and nothing is written. Only a check that
+ * passed is remembered; a table altered after its check is not checked again by this store. A
+ * {@link #verifySchema} that passes counts as the check of every table. The statements of Relayer's
+ * background passes run after {@code verifySchema}: their components check the schema when they
+ * start.
+ *
  * <p>Thread-safe; create one per schema and prefix and share it.
  */
 public final class RelayerStore {
@@ -83,6 +94,7 @@ public final class RelayerStore {
   private final List<StoreEventListener> eventListeners = new CopyOnWriteArrayList<>();
   private final List<HeaderContributor> contributors = new CopyOnWriteArrayList<>();
   private final StorePassStatements passStatements = new StorePassStatements(this);
+  private final TableChecks tableChecks;
 
   static {
     StoreAccess.install(store -> store.passStatements);
@@ -103,6 +115,7 @@ public final class RelayerStore {
     this.inboxRetention = new RetentionDelete(jdbc, RELAYER_INBOX, RELAYER_INBOX.PROCESSED_AT);
     this.advisoryNamespace = Lanes.stableHash(mapping.names().qualified(SchemaNames.OUTBOX));
     this.laneChannel = Lanes.channelOf(mapping.names().qualified(SchemaNames.OUTBOX));
+    this.tableChecks = new TableChecks(mapping.names());
   }
 
   /** A store for the given schema, prefix and lane count. */
@@ -222,6 +235,7 @@ public final class RelayerStore {
     }
     List<NewMessage> messages = withContributedHeaders(given);
     checkSendable(messages);
+    tableChecks.beforeWrite(dsl, SchemaNames.OUTBOX);
     Set<Integer> lanes = new TreeSet<>();
     for (NewMessage message : messages) {
       String key = message.orderingKey();
@@ -632,16 +646,19 @@ public final class RelayerStore {
   /** Makes the parked head of {@code key} pending again with fresh attempts; true if it was. */
   public boolean retryParked(DSLContext dsl, String key) {
     StoreChecks.requireText("orderingKey", key);
+    tableChecks.beforeWrite(dsl, SchemaNames.OUTBOX);
     return OutboxQueries.unpark(mapping.map(dsl), null, key) == 1;
   }
 
   /** Makes every parked head pending again, of one lane or ({@code lane} null) of the store. */
   public int releaseParked(DSLContext dsl, @Nullable Integer lane) {
+    tableChecks.beforeWrite(dsl, SchemaNames.OUTBOX);
     return OutboxQueries.unpark(mapping.map(dsl), lane, null);
   }
 
   /** Moves the parked head {@code headId} to the dead table; its key then continues. */
   public boolean deadParked(DSLContext dsl, long headId, Instant failedAt) {
+    tableChecks.beforeWrite(dsl, SchemaNames.OUTBOX, SchemaNames.OUTBOX_DEAD);
     return OutboxDeadQueries.moveParked(mapping.map(dsl), headId, "operator", failedAt) == 1;
   }
 
@@ -700,6 +717,7 @@ public final class RelayerStore {
   public DeadReplayed replayDead(DSLContext dsl, DeadPage page, Instant replayedAt) {
     Objects.requireNonNull(page, "page");
     StoreChecks.requireInstant("replayedAt", replayedAt);
+    tableChecks.beforeWrite(dsl, SchemaNames.OUTBOX, SchemaNames.OUTBOX_DEAD);
     return jdbc.atomically(
         dsl,
         tx -> {
@@ -745,6 +763,7 @@ public final class RelayerStore {
    */
   public DeadDeleted deleteDead(DSLContext dsl, DeadPage page) {
     Objects.requireNonNull(page, "page");
+    tableChecks.beforeWrite(dsl, SchemaNames.OUTBOX_DEAD);
     DSLContext mapped = mapping.map(dsl);
     var candidates = DeadRowQueries.candidates(mapped, page);
     if (candidates.isEmpty()) {
@@ -917,6 +936,7 @@ public final class RelayerStore {
     if (NewMessage.NIL.equals(messageId)) {
       throw new InvalidInputException("messageId must not be the nil UUID");
     }
+    tableChecks.beforeWrite(dsl, SchemaNames.INBOX);
     InboxOutcome outcome = inbox.tryRecord(dsl, consumer, messageId);
     for (StoreEventListener listener : eventListeners) {
       listener.inboxRecorded(consumer, outcome);
@@ -933,6 +953,8 @@ public final class RelayerStore {
    * of the change it records, so that the row exists exactly when the change committed.
    */
   public long recordAudit(DSLContext dsl, NewAuditEntry entry) {
+    Objects.requireNonNull(entry, "entry");
+    tableChecks.beforeWrite(dsl, SchemaNames.OPERATIONS);
     return AuditQueries.insert(mapping.map(dsl), Objects.requireNonNull(entry, "entry"));
   }
 
@@ -945,6 +967,7 @@ public final class RelayerStore {
     if (rows < 0) {
       throw new InvalidInputException("rows must be at least 0, was " + rows);
     }
+    tableChecks.beforeWrite(dsl, SchemaNames.OPERATIONS);
     return checkAtMost("addAuditRows", AuditQueries.addRows(mapping.map(dsl), id, rows), 1) == 1;
   }
 
@@ -972,10 +995,11 @@ public final class RelayerStore {
    * dev.relayer.schema.PostgreSqlOutboxSchema#CURRENT_VERSION} exist with every column Relayer
    * uses, of the types and nullability it relies on; throws {@link
    * dev.relayer.api.SchemaMismatchException} naming the first mismatch. An install at version 1
-   * (without the operations table) fails, naming the table and how to upgrade.
+   * (without the operations table) fails, naming the table and how to upgrade. When it passes, this
+   * store's writes skip their own first check of each table (see the class documentation).
    */
   public void verifySchema(DSLContext dsl) {
-    SchemaVerifier.verify(dsl, names());
+    tableChecks.verifyAll(dsl);
   }
 
   /**

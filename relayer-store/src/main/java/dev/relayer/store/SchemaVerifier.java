@@ -9,6 +9,7 @@ import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX_DEAD;
 import dev.relayer.api.SchemaMismatchException;
 import dev.relayer.schema.PostgreSqlOutboxSchema;
 import dev.relayer.schema.SchemaNames;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -31,13 +32,32 @@ final class SchemaVerifier {
   /** A column as the catalog describes it. */
   private record Column(String type, boolean notNull) {}
 
-  static void verify(DSLContext dsl, SchemaNames names) {
+  /** The generated table of each base name, in the order {@link #verify} checks them. */
+  static final Map<String, Table<?>> TABLES = tables();
+
+  private static Map<String, Table<?>> tables() {
     Map<String, Table<?>> tables = new LinkedHashMap<>();
     tables.put(SchemaNames.OUTBOX, RELAYER_OUTBOX);
     tables.put(SchemaNames.OUTBOX_DEAD, RELAYER_OUTBOX_DEAD);
     tables.put(SchemaNames.INBOX, RELAYER_INBOX);
     tables.put(SchemaNames.LEASES, RELAYER_LEASES);
     tables.put(SchemaNames.OPERATIONS, RELAYER_OPERATIONS);
+    return Collections.unmodifiableMap(tables);
+  }
+
+  /** Checks every table; throws naming the first mismatch. */
+  static void verify(DSLContext dsl, SchemaNames names) {
+    for (String base : TABLES.keySet()) {
+      verifyTable(dsl, names, base);
+    }
+  }
+
+  /** Checks one table ({@code base}, one of {@link #TABLES}) in one catalog statement. */
+  static void verifyTable(DSLContext dsl, SchemaNames names, String base) {
+    Table<?> table = TABLES.get(base);
+    if (table == null) {
+      throw new IllegalArgumentException("no Relayer table " + base);
+    }
     Table<?> attributes = DSL.table(DSL.name("pg_catalog", "pg_attribute"));
     Field<String> attname = DSL.field(DSL.name("attname"), String.class);
     Field<Object> attrelid = DSL.field(DSL.name("attrelid"));
@@ -47,70 +67,68 @@ final class SchemaVerifier {
     Field<Integer> attnum = DSL.field(DSL.name("attnum"), Integer.class);
     Field<Boolean> attisdropped = DSL.field(DSL.name("attisdropped"), Boolean.class);
     Field<String> type = DSL.function("format_type", String.class, atttypid, atttypmod);
-    for (Map.Entry<String, Table<?>> entry : tables.entrySet()) {
-      String qualified = names.qualified(entry.getKey());
-      Map<String, Column> columns = new HashMap<>();
-      dsl.select(attname, type, attnotnull)
-          .from(attributes)
-          .where(attrelid.eq(DSL.function("to_regclass", Object.class, DSL.val(qualified))))
-          .and(attnum.gt(0))
-          .and(attisdropped.isFalse())
-          .forEach(r -> columns.put(r.value1(), new Column(r.value2(), r.value3())));
-      if (columns.isEmpty() && entry.getKey().equals(SchemaNames.OPERATIONS)) {
+    String qualified = names.qualified(base);
+    Map<String, Column> columns = new HashMap<>();
+    dsl.select(attname, type, attnotnull)
+        .from(attributes)
+        .where(attrelid.eq(DSL.function("to_regclass", Object.class, DSL.val(qualified))))
+        .and(attnum.gt(0))
+        .and(attisdropped.isFalse())
+        .forEach(r -> columns.put(r.value1(), new Column(r.value2(), r.value3())));
+    if (columns.isEmpty() && base.equals(SchemaNames.OPERATIONS)) {
+      throw new SchemaMismatchException(
+          qualified,
+          "Relayer table "
+              + qualified
+              + " does not exist: the install is at schema version 1 and this Relayer needs"
+              + " version "
+              + PostgreSqlOutboxSchema.CURRENT_VERSION
+              + "; upgrade it with Relayer's changelog (changeset relayer-2-operations) or"
+              + " with the script of 'relayer db script --provider postgres --from 1'"
+              + " for this schema and prefix",
+          null);
+    }
+    if (columns.isEmpty()) {
+      throw new SchemaMismatchException(
+          qualified,
+          "Relayer table "
+              + qualified
+              + " does not exist; apply Relayer's changelog or script for this schema and prefix",
+          null);
+    }
+    for (Field<?> field : table.fields()) {
+      Column column = columns.get(field.getName());
+      String where = qualified + "." + field.getName();
+      if (column == null) {
         throw new SchemaMismatchException(
-            qualified,
+            where, "Relayer table " + qualified + " lacks column " + field.getName(), null);
+      }
+      String expectedType = postgresType(field.getDataType());
+      if (!expectedType.equals(column.type())) {
+        throw new SchemaMismatchException(
+            where,
             "Relayer table "
                 + qualified
-                + " does not exist: the install is at schema version 1 and this Relayer needs"
-                + " version "
-                + PostgreSqlOutboxSchema.CURRENT_VERSION
-                + "; upgrade it with Relayer's changelog (changeset relayer-2-operations) or"
-                + " with the script of 'relayer db script --provider postgres --from 1'"
-                + " for this schema and prefix",
+                + " has column "
+                + field.getName()
+                + " of type "
+                + column.type()
+                + "; Relayer needs "
+                + expectedType,
             null);
       }
-      if (columns.isEmpty()) {
+      boolean expectedNotNull = !field.getDataType().nullable();
+      if (expectedNotNull != column.notNull()) {
         throw new SchemaMismatchException(
-            qualified,
+            where,
             "Relayer table "
                 + qualified
-                + " does not exist; apply Relayer's changelog or script for this schema and prefix",
+                + " has column "
+                + field.getName()
+                + (column.notNull() ? " NOT NULL" : " nullable")
+                + "; Relayer needs it "
+                + (expectedNotNull ? "NOT NULL" : "nullable"),
             null);
-      }
-      for (Field<?> field : entry.getValue().fields()) {
-        Column column = columns.get(field.getName());
-        String where = qualified + "." + field.getName();
-        if (column == null) {
-          throw new SchemaMismatchException(
-              where, "Relayer table " + qualified + " lacks column " + field.getName(), null);
-        }
-        String expectedType = postgresType(field.getDataType());
-        if (!expectedType.equals(column.type())) {
-          throw new SchemaMismatchException(
-              where,
-              "Relayer table "
-                  + qualified
-                  + " has column "
-                  + field.getName()
-                  + " of type "
-                  + column.type()
-                  + "; Relayer needs "
-                  + expectedType,
-              null);
-        }
-        boolean expectedNotNull = !field.getDataType().nullable();
-        if (expectedNotNull != column.notNull()) {
-          throw new SchemaMismatchException(
-              where,
-              "Relayer table "
-                  + qualified
-                  + " has column "
-                  + field.getName()
-                  + (column.notNull() ? " NOT NULL" : " nullable")
-                  + "; Relayer needs it "
-                  + (expectedNotNull ? "NOT NULL" : "nullable"),
-              null);
-        }
       }
     }
   }

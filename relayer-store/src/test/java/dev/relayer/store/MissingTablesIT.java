@@ -84,6 +84,77 @@ class MissingTablesIT {
   }
 
   @Test
+  void aStoreNeverVerifiedRefusesItsFirstEnqueueIntoABodyOfTypeTextAndWritesNothing() {
+    try (TestDatabase db = TestDatabase.create()) {
+      RelayerSchemaInstaller.applyScript(db.dataSource(), SchemaOptions.defaults());
+      DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+      dsl.execute("alter table public.relayer_outbox alter column body type text");
+      dsl.execute(
+          "alter table public.relayer_inbox drop constraint relayer_inbox_message_id_check");
+      dsl.execute("alter table public.relayer_inbox alter column message_id type text");
+      // A writer-only process: no verifySchema, no Relayer.start().
+      RelayerStore store = RelayerStore.create(StoreOptions.defaults());
+
+      assertThatThrownBy(
+              () ->
+                  store.enqueue(
+                      dsl,
+                      NewMessage.builder()
+                          .transport("memory")
+                          .destination("orders")
+                          .messageType("OrderPlaced")
+                          .body(new byte[] {1, 2, 3})
+                          .build()))
+          .isInstanceOf(SchemaMismatchException.class)
+          .hasMessageContaining("\"public\".\"relayer_outbox\" has column body of type text")
+          .hasMessageContaining("Relayer needs bytea");
+      assertThat(dsl.fetchCount(DSL.table(DSL.name("public", "relayer_outbox")))).isZero();
+      assertThatThrownBy(() -> store.tryRecordInbox(dsl, "billing", java.util.UUID.randomUUID()))
+          .isInstanceOf(SchemaMismatchException.class)
+          .hasMessageContaining("\"public\".\"relayer_inbox\" has column message_id of type text");
+      assertThat(dsl.fetchCount(DSL.table(DSL.name("public", "relayer_inbox")))).isZero();
+    }
+  }
+
+  @Test
+  void eachTableIsCheckedByOneCatalogStatementBeforeTheStoresFirstWriteToItAndNeverAgain() {
+    try (TestDatabase db = TestDatabase.create()) {
+      RelayerSchemaInstaller.applyScript(db.dataSource(), SchemaOptions.defaults());
+      java.util.concurrent.atomic.AtomicInteger catalogReads =
+          new java.util.concurrent.atomic.AtomicInteger();
+      DSLContext dsl =
+          DSL.using(db.dataSource(), SQLDialect.POSTGRES)
+              .configuration()
+              .deriveAppending(
+                  org.jooq.ExecuteListener.onExecuteStart(
+                      ctx -> {
+                        if (String.valueOf(ctx.sql()).contains("pg_attribute")) {
+                          catalogReads.incrementAndGet();
+                        }
+                      }))
+              .dsl();
+      RelayerStore store = RelayerStore.create(StoreOptions.defaults());
+
+      store.enqueue(dsl, StoreFixture.unordered());
+      assertThat(catalogReads).as("the first enqueue checks the outbox").hasValue(1);
+      store.enqueue(dsl, List.of(StoreFixture.unordered(), StoreFixture.ordered("k")));
+      assertThat(catalogReads).as("later enqueues do not").hasValue(1);
+      store.tryRecordInbox(dsl, "billing", java.util.UUID.randomUUID());
+      store.tryRecordInbox(dsl, "billing", java.util.UUID.randomUUID());
+      assertThat(catalogReads).as("the first inbox record checks the inbox once").hasValue(2);
+
+      RelayerStore verified = RelayerStore.create(StoreOptions.defaults());
+      verified.verifySchema(dsl);
+      int afterVerify = catalogReads.get();
+      verified.enqueue(dsl, StoreFixture.unordered());
+      verified.tryRecordInbox(dsl, "billing", java.util.UUID.randomUUID());
+      assertThat(catalogReads)
+          .as("a store whose verifySchema passed checks nothing more")
+          .hasValue(afterVerify);
+    }
+  }
+
+  @Test
   void verifySchemaNamesAColumnOfAnotherNullability() {
     try (TestDatabase db = TestDatabase.create()) {
       RelayerSchemaInstaller.applyScript(db.dataSource(), SchemaOptions.defaults());

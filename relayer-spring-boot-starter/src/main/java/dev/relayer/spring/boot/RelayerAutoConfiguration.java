@@ -87,6 +87,12 @@ public class RelayerAutoConfiguration {
     if (properties.owner() != null) {
       builder.owner(properties.owner());
     }
+    if (properties.externalTransports() != null) {
+      builder.externalTransports(properties.externalTransports().toArray(String[]::new));
+    }
+    if (Boolean.TRUE.equals(properties.acceptAnyTransport())) {
+      builder.acceptAnyTransport();
+    }
     List<Transport> registered =
         properties.dispatch().enabled() ? transports.orderedStream().toList() : List.of();
     if (registered.isEmpty()) {

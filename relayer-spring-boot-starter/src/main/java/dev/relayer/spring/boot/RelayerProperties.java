@@ -38,6 +38,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     pg_notify} after the commit); default true
  * @param owner this instance's identity in the maintenance and lane leases; unique among live
  *     instances; default host/pid/random
+ * @param externalTransports names of transports that other instances deliver and this one only
+ *     writes to: an enqueue naming one is accepted without a Transport bean of that name; default
+ *     none. An enqueue naming a transport neither registered here nor listed here fails at once
+ *     (see {@code Relayer}'s "Transport names")
+ * @param acceptAnyTransport turns that check off: an enqueue accepts any transport name; default
+ *     false. For a writer-only instance that cannot list the names; prefer externalTransports
  * @param dispatch direct dispatch (relayer.dispatch.*)
  * @param maintenance the sweeper and cleanup (relayer.maintenance.*)
  * @param lanes the ordered lanes (relayer.lanes.*)
@@ -51,6 +57,8 @@ public record RelayerProperties(
     Integer laneCount,
     Boolean laneNotifications,
     String owner,
+    List<String> externalTransports,
+    Boolean acceptAnyTransport,
     @DefaultValue Dispatch dispatch,
     @DefaultValue Maintenance maintenance,
     @DefaultValue Lanes lanes,

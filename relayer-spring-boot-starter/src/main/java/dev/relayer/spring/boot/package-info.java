@@ -22,7 +22,11 @@
  *       relayer.dispatch.enabled=false}, the Relayer only writes; {@code
  *       relayer.maintenance.enabled} and {@code relayer.lanes.enabled} leave those parts out
  *       ({@code withoutMaintenance()}, {@code withoutLanes()}); turning either on explicitly while
- *       dispatch is off fails start-up, since both send through the dispatcher's transports.
+ *       dispatch is off fails start-up, since both send through the dispatcher's transports. An
+ *       enqueue naming a transport that no bean registers fails at once unless {@code
+ *       relayer.external-transports} lists it (delivered by other instances) or {@code
+ *       relayer.accept-any-transport=true} turns the check off: a writer-only instance names the
+ *       transports its messages go to.
  *   <li>{@link dev.relayer.spring.boot.SpringCommitHandoff}: the hand-off below.
  *   <li>{@link dev.relayer.spring.boot.RelayerLifecycle}: starts the Relayer with the context
  *       (checking the schema: a missing table fails start-up naming it) and closes it when the

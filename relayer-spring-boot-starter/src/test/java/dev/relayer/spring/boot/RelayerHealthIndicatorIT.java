@@ -61,6 +61,7 @@ class RelayerHealthIndicatorIT {
         .withPropertyValues(
             // Only writes: the rows stay eligible.
             "relayer.dispatch.enabled=false",
+            "relayer.external-transports=memory",
             "relayer.health.degraded-at=2",
             "relayer.health.unhealthy-at=4")
         .run(
@@ -92,6 +93,7 @@ class RelayerHealthIndicatorIT {
         .withPropertyValues(
             // Only writes: the rows stay eligible.
             "relayer.dispatch.enabled=false",
+            "relayer.external-transports=memory",
             "relayer.health.degraded-at=3",
             "relayer.health.unhealthy-at=5",
             "relayer.health.row-limit=6")

@@ -133,7 +133,7 @@ class RelayerLifecycleIT {
     fixture
         .runner()
         .withUserConfiguration(StarterFixture.MemoryTransport.class)
-        .withPropertyValues("relayer.dispatch.enabled=false")
+        .withPropertyValues("relayer.dispatch.enabled=false", "relayer.external-transports=memory")
         .run(
             context -> {
               Relayer relayer = context.getBean(Relayer.class);
@@ -147,6 +147,39 @@ class RelayerLifecycleIT {
                   .until(() -> memory.attempts().isEmpty());
               assertThat(fixture.outboxRows()).isEqualTo(1);
               assertThat(fixture.leasesOf(relayer.owner())).isZero();
+            });
+  }
+
+  @Test
+  void anEnqueueNamingATransportNoBeanRegistersFailsInTheApplicationsTransactionAndWritesNothing() {
+    fixture
+        .runner()
+        .withUserConfiguration(StarterFixture.MemoryTransport.class)
+        .withPropertyValues(StarterFixture.SWEEPER_OUT_OF_THE_WAY)
+        .run(
+            context -> {
+              Relayer relayer = context.getBean(Relayer.class);
+              DSLContext dsl = context.getBean(DSLContext.class);
+              assertThatThrownBy(
+                      () ->
+                          context
+                              .getBean(TransactionTemplate.class)
+                              .executeWithoutResult(
+                                  status ->
+                                      relayer
+                                          .store()
+                                          .enqueue(
+                                              dsl,
+                                              dev.relayer.store.NewMessage.builder()
+                                                  .transport("rabbit")
+                                                  .destination("orders")
+                                                  .messageType("OrderPlaced")
+                                                  .body(new byte[] {1})
+                                                  .build())))
+                  .isInstanceOf(dev.relayer.api.InvalidInputException.class)
+                  .hasMessageContaining("transport 'rabbit' is not known")
+                  .hasMessageContaining("known: 'memory'");
+              assertThat(fixture.outboxRows()).isZero();
             });
   }
 
