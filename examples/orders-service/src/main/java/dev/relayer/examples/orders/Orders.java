@@ -13,7 +13,6 @@ import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Table;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -28,17 +27,12 @@ class Orders {
   static final Field<String> ITEM = field(name("item"), String.class);
   static final Field<Integer> QUANTITY = field(name("quantity"), Integer.class);
 
-  /** The message header that carries the order id, read by {@link Shipping}. */
-  static final String ORDER_ID_HEADER = "order-id";
-
   private final DSLContext dsl;
   private final Relayer relayer;
-  private final String queue;
 
-  Orders(DSLContext dsl, Relayer relayer, @Value("${orders.queue}") String queue) {
-    this.dsl = dsl; // Spring Boot's: joins the @Transactional transaction
+  Orders(DSLContext dsl, Relayer relayer) {
+    this.dsl = dsl;
     this.relayer = relayer;
-    this.queue = queue;
   }
 
   /** A placed order and the id of the message that announces it. */
@@ -58,18 +52,17 @@ class Orders {
     relayer
         .store()
         .enqueue(
-            dsl,
+            dsl, // Spring Boot's: joins this @Transactional transaction
             NewMessage.builder()
                 .messageId(messageId)
-                .transport(RabbitMq.TRANSPORT)
-                .destination("/" + queue) // the default exchange routes to the queue of that name
+                .transport("rabbitmq")
+                .destination("/orders") // the default exchange routes to the queue "orders"
                 .messageType("OrderPlaced")
-                .header(ORDER_ID_HEADER, Long.toString(orderId))
-                .body(
-                    ("{\"orderId\":" + orderId + ",\"quantity\":" + quantity + "}").getBytes(UTF_8))
+                .header("order-id", Long.toString(orderId))
+                .body(("{\"orderId\":" + orderId + "}").getBytes(UTF_8))
                 .build());
     return new Placed(orderId, messageId);
-  } // the starter hands the message to a dispatcher worker after this transaction commits
+  } // after the commit, the starter hands the message to a dispatcher worker
 
   @Transactional(readOnly = true)
   public Optional<Order> find(long id) {

@@ -10,18 +10,15 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code POST /orders} with {@code {"item":"book","quantity":2}} places an order (201, with the
- * order id and the id of its message); {@code GET /orders/{id}} reads it back; {@code GET
- * /shipping} shows what the consumer shipped and how many duplicates it dropped.
+ * order id and the id of its message); {@code GET /orders/{id}} reads it back.
  */
 @RestController
 class OrdersController {
 
   private final Orders orders;
-  private final Shipping shipping;
 
-  OrdersController(Orders orders, Shipping shipping) {
+  OrdersController(Orders orders) {
     this.orders = orders;
-    this.shipping = shipping;
   }
 
   /** The request body of {@code POST /orders}. */
@@ -39,10 +36,5 @@ class OrdersController {
   @GetMapping("/orders/{id}")
   ResponseEntity<Orders.Order> find(@PathVariable("id") long id) {
     return ResponseEntity.of(orders.find(id));
-  }
-
-  @GetMapping("/shipping")
-  Shipping.Counts shipping() {
-    return shipping.counts();
   }
 }

@@ -3,84 +3,97 @@ package dev.relayer.examples.orders;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.name;
+import static org.jooq.impl.DSL.table;
 
-import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
-import dev.relayer.testkit.TestDatabase;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jooq.DSLContext;
+import org.jooq.Table;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.MessageBuilder;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The example service end to end: the real application (web server on a free port) over a fresh
- * PostgreSQL database from the testkit and the RabbitMQ at {@code RELAYER_RABBITMQ_URI}, driven
- * over HTTP only.
+ * The service as {@code spring-boot:run} starts it on a machine with only Java: no data source
+ * configured and no RabbitMQ reachable where one is configured, so it runs on an embedded
+ * PostgreSQL and an embedded AMQP broker, places its demo orders and serves HTTP on a free port.
+ * Whatever PostgreSQL or RabbitMQ this machine runs is not used.
  */
 class OrdersServiceIT {
 
-  static final String RABBIT_URI =
-      System.getenv().getOrDefault("RELAYER_RABBITMQ_URI", "amqp://guest:guest@127.0.0.1:5672/");
+  /** Relayer's tables, as application.properties names them. */
+  static final Table<?> OUTBOX = table(name("messaging", "orders_outbox"));
+
+  static final Table<?> INBOX = table(name("messaging", "orders_inbox"));
+
   static final Pattern ORDER_ID = Pattern.compile("\"orderId\":(\\d+)");
   static final Pattern MESSAGE_ID = Pattern.compile("\"messageId\":\"([0-9a-f-]{36})\"");
 
-  static TestDatabase database;
   static ConfigurableApplicationContext app;
-  static String queue;
+  static DSLContext dsl;
   static URI base;
-  static HttpClient http;
+  static final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeAll
-  static void startTheService() {
-    database = TestDatabase.create();
-    queue = "orders-it-" + UUID.randomUUID();
-    // Command-line arguments: they win over application.properties.
-    java.util.List<String> args = new java.util.ArrayList<>();
-    args.add("--server.port=0");
-    args.add("--spring.datasource.url=" + database.jdbcUrl());
-    args.add("--spring.datasource.username=" + database.user());
-    if (database.password() != null) {
-      args.add("--spring.datasource.password=" + database.password());
-    }
-    args.add("--orders.rabbitmq.uri=" + RABBIT_URI);
-    args.add("--orders.queue=" + queue);
-    app = new SpringApplicationBuilder(OrdersApplication.class).run(args.toArray(String[]::new));
+  static void startTheServiceOnEmbeddedDefaults() throws IOException {
+    app =
+        new SpringApplicationBuilder(OrdersApplication.class)
+            .run(
+                "--server.port=0",
+                "--spring.datasource.url=", // none, whatever the environment says
+                "--spring.rabbitmq.addresses=",
+                "--spring.rabbitmq.host=127.0.0.1",
+                "--spring.rabbitmq.port=" + unusedPort(),
+                "--orders.demo.count=3");
+    dsl = app.getBean(DSLContext.class);
     base = URI.create("http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port"));
-    http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   }
 
   @AfterAll
-  static void stopTheService() throws Exception {
+  static void stopTheService() {
     if (app != null) {
       app.close();
-    }
-    try (Connection connection = rabbit();
-        Channel channel = connection.createChannel()) {
-      channel.queueDelete(queue);
-    }
-    if (database != null) {
-      database.close();
     }
   }
 
   @Test
-  void anOrderPostedOverHttpIsCommittedSentToRabbitMqAndShippedOnce() throws Exception {
-    long shippedBefore = shipping("shipped");
+  void withNothingReachableTheDemoOrdersGoThroughTheEmbeddedBrokerToTheRabbitListener()
+      throws Exception {
+    assertThat(app.getBeansOfType(EmbeddedPostgres.class)).hasSize(1);
+    assertThat(app.getBeansOfType(EmbeddedBroker.QpidBroker.class)).hasSize(1);
 
+    // The demo's orders are 1 to 3, placed before the application context was returned.
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              assertThat(shipmentsOf(1L, 2L, 3L)).isEqualTo(3);
+              assertThat(inboxRecordsOf(messagesShippedFor(1L, 2L, 3L))).isEqualTo(3);
+              assertThat(dsl.fetchCount(OUTBOX)).isZero();
+            });
+    assertThat(get("/actuator/health/relayer").body()).contains("\"status\":\"UP\"");
+    assertThat(get("/actuator/metrics/relayer.outbox.sent").body()).contains("\"rabbitmq\"");
+  }
+
+  @Test
+  void anOrderPostedOverHttpIsShippedOnceAndLeavesNothingInTheOutbox() throws Exception {
     HttpResponse<String> response = post("{\"item\":\"book\",\"quantity\":2}");
 
     assertThat(response.statusCode()).isEqualTo(201);
@@ -88,63 +101,77 @@ class OrdersServiceIT {
     UUID messageId = UUID.fromString(match(MESSAGE_ID, response.body()));
     await()
         .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(shipping("shipped")).isEqualTo(shippedBefore + 1));
-    assertThat(shipments(orderId)).isEqualTo(1);
-    assertThat(count("SELECT count(*) FROM shipments WHERE message_id = ?", messageId))
-        .isEqualTo(1);
-    assertThat(count("SELECT count(*) FROM relayer_inbox WHERE message_id = ?", messageId))
-        .isEqualTo(1);
-    assertThat(count("SELECT count(*) FROM relayer_outbox WHERE message_id = ?", messageId))
-        .as("the sent row is deleted from the outbox")
-        .isZero();
+        .untilAsserted(() -> assertThat(shipmentsOf(orderId)).isEqualTo(1));
+    assertThat(inboxRecordsOf(messageId)).isEqualTo(1);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(dsl.fetchCount(OUTBOX, field(name("message_id")).eq(messageId)))
+                    .isZero());
     assertThat(get("/orders/" + orderId).body()).contains("\"item\":\"book\"");
   }
 
   @Test
   void aSecondDeliveryOfTheSameMessageIsDroppedByTheInbox() throws Exception {
-    HttpResponse<String> response = post("{\"item\":\"lamp\",\"quantity\":1}");
-    assertThat(response.statusCode()).isEqualTo(201);
-    long orderId = Long.parseLong(match(ORDER_ID, response.body()));
-    UUID messageId = UUID.fromString(match(MESSAGE_ID, response.body()));
+    HttpResponse<String> placed = post("{\"item\":\"lamp\",\"quantity\":1}");
+    long orderId = Long.parseLong(match(ORDER_ID, placed.body()));
+    UUID messageId = UUID.fromString(match(MESSAGE_ID, placed.body()));
     await()
         .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(shipments(orderId)).isEqualTo(1));
-    long duplicatesBefore = shipping("duplicatesDropped");
+        .untilAsserted(() -> assertThat(shipmentsOf(orderId)).isEqualTo(1));
+    MeterRegistry meters = app.getBean(MeterRegistry.class);
+    double duplicatesBefore = duplicates(meters);
 
     // What a crash after the broker's confirm and before Relayer's delete leads to: the same
-    // message id on the queue again.
-    try (Connection connection = rabbit();
-        Channel channel = connection.createChannel()) {
-      channel.confirmSelect();
-      channel.basicPublish(
-          "",
-          queue,
-          true,
-          new AMQP.BasicProperties.Builder()
-              .messageId(messageId.toString())
-              .type("OrderPlaced")
-              .headers(Map.of(Orders.ORDER_ID_HEADER, Long.toString(orderId)))
-              .deliveryMode(2)
-              .build(),
-          ("{\"orderId\":" + orderId + ",\"quantity\":1}").getBytes(UTF_8));
-      channel.waitForConfirmsOrDie(5_000);
-    }
+    // message on the queue again.
+    app.getBean(RabbitTemplate.class)
+        .send(
+            "",
+            "orders",
+            MessageBuilder.withBody(("{\"orderId\":" + orderId + "}").getBytes(UTF_8))
+                .setMessageId(messageId.toString())
+                .setHeader("order-id", Long.toString(orderId))
+                .build());
 
     await()
         .atMost(Duration.ofSeconds(10))
-        .untilAsserted(
-            () -> assertThat(shipping("duplicatesDropped")).isEqualTo(duplicatesBefore + 1));
-    assertThat(shipments(orderId)).as("shipped once, not twice").isEqualTo(1);
+        .untilAsserted(() -> assertThat(duplicates(meters)).isEqualTo(duplicatesBefore + 1));
+    assertThat(shipmentsOf(orderId)).as("shipped once, not twice").isEqualTo(1);
   }
 
   @Test
-  void anInvalidOrderIsRefusedAndNothingIsSent() throws Exception {
-    long outboxBefore = count("SELECT count(*) FROM orders");
+  void anInvalidOrderIsRefusedAndNothingIsWritten() throws Exception {
+    int ordersBefore = dsl.fetchCount(table(name("orders")));
 
     HttpResponse<String> response = post("{\"item\":\"\",\"quantity\":0}");
 
     assertThat(response.statusCode()).isEqualTo(400);
-    assertThat(count("SELECT count(*) FROM orders")).isEqualTo(outboxBefore);
+    assertThat(dsl.fetchCount(table(name("orders")))).isEqualTo(ordersBefore);
+  }
+
+  static int shipmentsOf(Long... orderIds) {
+    return dsl.fetchCount(Shipping.SHIPMENTS, Shipping.ORDER_ID.in(orderIds));
+  }
+
+  static UUID[] messagesShippedFor(Long... orderIds) {
+    return dsl.select(Shipping.MESSAGE_ID)
+        .from(Shipping.SHIPMENTS)
+        .where(Shipping.ORDER_ID.in(orderIds))
+        .fetchArray(Shipping.MESSAGE_ID);
+  }
+
+  static int inboxRecordsOf(UUID... messageIds) {
+    return dsl.fetchCount(
+        INBOX,
+        field(name("consumer")).eq("shipping"),
+        field(name("message_id"), UUID.class).in(messageIds));
+  }
+
+  static double duplicates(MeterRegistry meters) {
+    return meters.find("relayer.inbox.duplicates").counters().stream()
+        .mapToDouble(c -> c.count())
+        .sum();
   }
 
   static HttpResponse<String> post(String json) throws Exception {
@@ -163,41 +190,16 @@ class OrdersServiceIT {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  /** A counter from {@code GET /shipping}. */
-  static long shipping(String counter) throws Exception {
-    String body = get("/shipping").body();
-    return Long.parseLong(match(Pattern.compile("\"" + counter + "\":(\\d+)"), body));
-  }
-
-  static long shipments(long orderId) throws Exception {
-    return count("SELECT count(*) FROM shipments WHERE order_id = ?", orderId);
-  }
-
-  static long count(String sql, Object... parameters) throws Exception {
-    try (java.sql.Connection connection = database.connect();
-        PreparedStatement statement = connection.prepareStatement(sql)) {
-      for (int i = 0; i < parameters.length; i++) {
-        statement.setObject(i + 1, parameters[i]);
-      }
-      try (ResultSet rows = statement.executeQuery()) {
-        rows.next();
-        return rows.getLong(1);
-      }
-    }
-  }
-
   static String match(Pattern pattern, String text) {
     Matcher matcher = pattern.matcher(text);
     assertThat(matcher.find()).as("%s in %s", pattern, text).isTrue();
     return matcher.group(1);
   }
 
-  static Connection rabbit() throws Exception {
-    ConnectionFactory factory = new ConnectionFactory();
-    factory.setUri(RABBIT_URI);
-    if (factory.getVirtualHost().isEmpty()) {
-      factory.setVirtualHost("/");
+  /** A port nothing listens on: one the system just handed out and took back. */
+  static int unusedPort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
     }
-    return factory.newConnection("orders-service-it");
   }
 }
