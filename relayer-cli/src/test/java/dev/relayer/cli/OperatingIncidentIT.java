@@ -37,14 +37,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The worked incident of {@code docs/operating.md}, for real: a running {@link Relayer} publishes
- * {@code InvoiceIssued} messages to a RabbitMQ exchange ({@value #EXCHANGE}) that nobody declared;
- * the broker refuses them (channel closed with 404), the rows go dead; the operator runs {@code
- * relayer status} and {@code relayer dead groups}, declares the exchange and its queue (the fix),
- * and replays the group with {@code relayer dead replay}; the running Relayer delivers the rows
- * again with their message ids. Every command runs as its own {@code java} process, reading the
- * database from {@code RELAYER_URL} as the page shows. The test then checks the page: its incident
- * runs exactly these commands, in this order, and every output line it shows (other than {@code
- * ...}) is a line the command printed, instants and ages aside.
+ * {@code InvoiceIssued} messages to a RabbitMQ exchange ({@value #EXCHANGE}) whose only queue is
+ * bound for another routing key; the broker returns them as unroutable, the rows go dead; the
+ * operator runs {@code relayer status} and {@code relayer dead groups}, binds the queue for the
+ * invoices' routing key (the fix), and replays the group with {@code relayer dead replay}; the
+ * running Relayer delivers the rows again with their message ids. Every command runs as its own
+ * {@code java} process, reading the database from {@code RELAYER_URL} as the page shows. The test
+ * then checks the page: its incident runs exactly these commands, in this order, and every output
+ * line it shows (other than {@code ...}) is a line the command printed, instants and ages aside.
  *
  * <p>The transcript of the run is written to {@code target/incident-transcript.txt}.
  */
@@ -82,6 +82,10 @@ class OperatingIncidentIT {
     rabbit = factory.newConnection("relayer-incident-admin");
     admin = rabbit.createChannel();
     deleteTopology();
+    // The topology before the incident: the accounting queue takes created invoices only.
+    admin.exchangeDeclare(EXCHANGE, "topic", true);
+    admin.queueDeclare(QUEUE, true, false, false, null);
+    admin.queueBind(QUEUE, EXCHANGE, "invoice.created");
   }
 
   @AfterEach
@@ -181,15 +185,13 @@ class OperatingIncidentIT {
       Run status = relayer("status");
       assertThat(status.out())
           .contains("dead rows:        3 (last hour 3)")
-          .contains("no exchange '" + EXCHANGE + "'");
+          .contains("no queue is bound for it");
       Run groups = relayer("dead groups");
       Matcher group = Pattern.compile("\\n([0-9a-f]+) +3 ").matcher(groups.out());
       assertThat(group.find()).as(groups.out()).isTrue();
       String fingerprint = group.group(1);
 
-      // The fix: declare the exchange and a queue bound to it.
-      admin.exchangeDeclare(EXCHANGE, "topic", true);
-      admin.queueDeclare(QUEUE, true, false, false, null);
+      // The fix: bind the accounting queue for every invoice routing key.
       admin.queueBind(QUEUE, EXCHANGE, "invoice.*");
 
       Run dryRun = relayer("dead replay --fingerprint " + fingerprint + " --dry-run");
