@@ -165,8 +165,11 @@ public final class DeliveryEngine implements AutoCloseable {
                 : MAX_ATTEMPTS;
         buried.add(new Completion.Burial(m, reason, failure.error()));
       } else {
-        retries.add(
-            new FailedSend(m.id(), failure.error(), now.plus(backoff.delayAfter(m.attempts()))));
+        Instant retryAt = now.plus(backoff.delayAfter(m.attempts()));
+        retries.add(new FailedSend(m.id(), failure.error(), retryAt));
+        if (!Sender.UNKNOWN_TRANSPORT.equals(failure.reason())) {
+          sender.sends().held(m.transport(), retryAt);
+        }
       }
     }
     Completion.Written written =
