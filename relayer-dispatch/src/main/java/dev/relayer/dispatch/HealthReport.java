@@ -27,13 +27,19 @@ import java.util.Optional;
  * @param oldestRetryingAge how long the oldest retrying row has been due: an upper bound on how
  *     long it has been failing (no column records the first failure, which came at or after it was
  *     due)
+ * @param failing pending due rows that failed at least once and were not sent since: waiting out a
+ *     retry hold, due again, or claimed for another try ({@code last_error} set). Each has had
+ *     nothing but failures since it became due
+ * @param oldestFailingAge how long the oldest failing row has been due: an upper bound on how long
+ *     it has been failing, and what the oldest-failing-age rule judges
  * @param neverHandedOff unordered rows older than the recovery delay that no one ever claimed and
  *     that were due when written: their hand-off is missing (or direct dispatch is not running) and
  *     the sweeper has not reached them yet
  * @param rowLimitReached the outbox read stopped at the check's row limit: at least that many due
- *     rows are pending, and {@code eligible}, {@code retrying} and {@code neverHandedOff} count
- *     only the oldest of them (lower bounds); the ages stay the oldest (see {@link
- *     dev.relayer.store.OutboxHealth#rowLimitReached()}). See {@link RelayerHealth} for the status
+ *     rows are pending, and {@code eligible}, {@code retrying}, {@code failing} and {@code
+ *     neverHandedOff} count only the oldest of them (lower bounds); the ages stay the oldest (see
+ *     {@link dev.relayer.store.OutboxHealth#rowLimitReached()}). See {@link RelayerHealth} for the
+ *     status
  * @param parkedKeys ordering keys held for an operator
  * @param oldestParkedAge how long the longest-parked head has been parked
  * @param deadRows rows in the dead table
@@ -59,6 +65,8 @@ public record HealthReport(
     Optional<Duration> oldestPendingAge,
     long retrying,
     Optional<Duration> oldestRetryingAge,
+    long failing,
+    Optional<Duration> oldestFailingAge,
     long neverHandedOff,
     boolean rowLimitReached,
     long parkedKeys,

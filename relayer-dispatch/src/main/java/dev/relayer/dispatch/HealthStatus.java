@@ -6,12 +6,15 @@ public enum HealthStatus {
   HEALTHY,
   /**
    * A rule reached its first threshold but none its second: eligible backlog from {@code
-   * degradedAt}, oldest eligible age from {@code ageDegradedAt}, or a transport failing every send.
+   * degradedAt}, oldest eligible age from {@code ageDegradedAt}, failing rows from {@code
+   * failingDegradedAt}, oldest failing age from {@code failingAgeDegradedAt}, a failing transport,
+   * or a parked key.
    */
   DEGRADED,
   /**
-   * Eligible backlog at or above {@code unhealthyAt}, or oldest eligible age from {@code
-   * ageUnhealthyAt}.
+   * Eligible backlog at or above {@code unhealthyAt}, oldest eligible age from {@code
+   * ageUnhealthyAt}, failing rows from {@code failingUnhealthyAt}, or oldest failing age from
+   * {@code failingAgeUnhealthyAt}.
    */
   UNHEALTHY
 }

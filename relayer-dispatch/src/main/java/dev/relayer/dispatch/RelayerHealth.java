@@ -19,7 +19,7 @@ import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Health for readiness probes and dashboards. The status is the worst verdict of three rules, each
+ * Health for readiness probes and dashboards. The status is the worst verdict of six rules, each
  * with inclusive thresholds:
  *
  * <ol>
@@ -29,18 +29,33 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>oldest eligible age</b> (since the row became due): below {@code ageDegradedAt} healthy,
  *       from it degraded, from {@code ageUnhealthyAt} unhealthy. With 1 min and 5 min, ages 59.999
  *       s, 60 s, 299.999 s and 300 s give healthy, degraded, degraded, unhealthy;
- *   <li><b>a transport failing every send</b>: when the check was given a dispatcher, any transport
- *       whose sends in this process over the last minute all failed (at least one failed, none
- *       succeeded) makes the status at least degraded. A transport that sent nothing in the last
- *       minute, or had one success among its failures, does not.
+ *   <li><b>failing rows</b>: due pending rows that failed at least once and were not sent since —
+ *       waiting out their retry hold, due again, or claimed for another try ({@link
+ *       HealthReport#failing()}). Below {@code failingDegradedAt} (default 100) healthy, from it
+ *       degraded, from {@code failingUnhealthyAt} (default 1000) unhealthy;
+ *   <li><b>oldest failing age</b>: how long the oldest failing row has been due, which bounds how
+ *       long it has had nothing but failures. Below {@code failingAgeDegradedAt} (default 1 min)
+ *       healthy, from it degraded, from {@code failingAgeUnhealthyAt} (default 15 min) unhealthy.
+ *       This rule reads the database only, so it holds whether or not this process sent recently,
+ *       whether or not the check was given a dispatcher, and however long the rows' backoff is: a
+ *       row waiting out its retry keeps its failure ({@code last_error}) until it is sent, dead or
+ *       parked. With the default options a single message the broker keeps refusing makes the
+ *       status degraded after a minute and goes dead (about 4–9 min of backoff) before it would
+ *       make it unhealthy; an outage of 15 min makes it unhealthy;
+ *   <li><b>a failing transport</b>: when the check was given a dispatcher, any transport whose
+ *       sends in this process all failed in the last minute (at least one failed, none succeeded),
+ *       or whose current run of failures still holds rows for a retry that has not come yet (until
+ *       30 s after the latest hold ends), makes the status at least degraded ({@link
+ *       TransportSends#failing()}). So the rule is remembered across the rows' backoff, however
+ *       long, until a send succeeds. A transport that had one success among its failures does not
+ *       fire it;
+ *   <li><b>parked keys</b>: any parked ordering key makes the status at least degraded: its rows
+ *       wait for an operator.
  * </ol>
  *
- * Each rule that fired is named in {@link HealthReport#reasons()}. When the status is worse than
- * healthy and keys are parked, the first reason goes on to name the {@value #PARKED_NAMED}
- * longest-parked keys (lane, how long parked, head id, the start of its error) and how many more
- * there are — one more statement, read only then: the rows behind a parked head stay eligible and
- * age, so a parked key is often what the age and count rules see. A parked key alone does not
- * change the status (the rows behind it do, once they are old or many enough).
+ * Each rule that fired is named in {@link HealthReport#reasons()}. When keys are parked, the first
+ * reason names the {@value #PARKED_NAMED} longest-parked keys (lane, how long parked, head id, the
+ * start of its error) and how many more there are — one more statement, read only then.
  *
  * <p>The outbox read visits at most {@code rowLimit} due pending rows, the oldest first, so once
  * the backlog passes the limit a check costs no more as it grows. Rows scheduled for later are
@@ -85,6 +100,10 @@ public final class RelayerHealth {
   private final long unhealthyAt;
   private final Duration ageDegradedAt;
   private final Duration ageUnhealthyAt;
+  private final long failingDegradedAt;
+  private final long failingUnhealthyAt;
+  private final Duration failingAgeDegradedAt;
+  private final Duration failingAgeUnhealthyAt;
   private final Duration recoveryDelay;
   private final long rowLimit;
   private final @Nullable TransportWatch sends;
@@ -108,6 +127,10 @@ public final class RelayerHealth {
     this.unhealthyAt = builder.unhealthyAt;
     this.ageDegradedAt = builder.ageDegradedAt;
     this.ageUnhealthyAt = builder.ageUnhealthyAt;
+    this.failingDegradedAt = builder.failingDegradedAt;
+    this.failingUnhealthyAt = builder.failingUnhealthyAt;
+    this.failingAgeDegradedAt = builder.failingAgeDegradedAt;
+    this.failingAgeUnhealthyAt = builder.failingAgeUnhealthyAt;
     this.recoveryDelay = builder.recoveryDelay;
     this.rowLimit = builder.effectiveRowLimit();
     this.sends = builder.dispatcher == null ? null : builder.dispatcher.engine().sends();
@@ -142,6 +165,26 @@ public final class RelayerHealth {
       return HealthStatus.UNHEALTHY;
     }
     return age.compareTo(ageDegradedAt) >= 0 ? HealthStatus.DEGRADED : HealthStatus.HEALTHY;
+  }
+
+  /** The verdict of the failing-rows rule alone for {@code failing} rows. */
+  public HealthStatus evaluateFailing(long failing) {
+    if (failing >= failingUnhealthyAt) {
+      return HealthStatus.UNHEALTHY;
+    }
+    return failing >= failingDegradedAt ? HealthStatus.DEGRADED : HealthStatus.HEALTHY;
+  }
+
+  /** The verdict of the oldest-failing-age rule alone; healthy when no row is failing. */
+  public HealthStatus evaluateFailingAge(Optional<Duration> oldestFailingAge) {
+    if (oldestFailingAge.isEmpty()) {
+      return HealthStatus.HEALTHY;
+    }
+    Duration age = oldestFailingAge.get();
+    if (age.compareTo(failingAgeUnhealthyAt) >= 0) {
+      return HealthStatus.UNHEALTHY;
+    }
+    return age.compareTo(failingAgeDegradedAt) >= 0 ? HealthStatus.DEGRADED : HealthStatus.HEALTHY;
   }
 
   /** Checks now (by the clock), in the given context. */
@@ -185,6 +228,27 @@ public final class RelayerHealth {
                   ? "ageUnhealthyAt=" + Durations.format(ageUnhealthyAt)
                   : "ageDegradedAt=" + Durations.format(ageDegradedAt)));
     }
+    HealthStatus byFailing = evaluateFailing(outbox.failing());
+    if (byFailing != HealthStatus.HEALTHY) {
+      reasons.add(
+          "failing="
+              + outbox.failing()
+              + " rows have had only failures, at or above "
+              + (byFailing == HealthStatus.UNHEALTHY
+                  ? "failingUnhealthyAt=" + failingUnhealthyAt
+                  : "failingDegradedAt=" + failingDegradedAt));
+    }
+    Optional<Duration> failingAge = outbox.oldestFailingAge();
+    HealthStatus byFailingAge = evaluateFailingAge(failingAge);
+    if (byFailingAge != HealthStatus.HEALTHY) {
+      reasons.add(
+          "oldestFailingAge="
+              + Durations.format(failingAge.orElseThrow())
+              + " (a row has had only failures since it became due) is at or above "
+              + (byFailingAge == HealthStatus.UNHEALTHY
+                  ? "failingAgeUnhealthyAt=" + Durations.format(failingAgeUnhealthyAt)
+                  : "failingAgeDegradedAt=" + Durations.format(failingAgeDegradedAt)));
+    }
     HealthStatus bySends = HealthStatus.HEALTHY;
     for (TransportSends t : transports.values()) {
       if (t.failsEverySend()) {
@@ -196,11 +260,27 @@ public final class RelayerHealth {
                 + t.failed()
                 + t.lastError().map(e -> ", last error: " + e).orElse("")
                 + ")");
+      } else if (t.failing()) {
+        bySends = HealthStatus.DEGRADED;
+        reasons.add(
+            "transport="
+                + t.transport()
+                + " has failed every send since "
+                + t.failingSince().map(Instant::toString).orElse("?")
+                + " and its failed rows wait out their retries");
       }
     }
-    HealthStatus status = worst(worst(byCount, byAge), bySends);
-    if (status != HealthStatus.HEALTHY && outbox.parkedKeys() > 0 && !reasons.isEmpty()) {
-      reasons.set(0, reasons.get(0) + "; " + parkedKeys(dsl, outbox.parkedKeys(), now));
+    HealthStatus byParked = outbox.parkedKeys() > 0 ? HealthStatus.DEGRADED : HealthStatus.HEALTHY;
+    HealthStatus status =
+        worst(
+            worst(worst(byCount, byAge), worst(byFailing, byFailingAge)), worst(bySends, byParked));
+    if (outbox.parkedKeys() > 0) {
+      String parked = parkedKeys(dsl, outbox.parkedKeys(), now);
+      if (reasons.isEmpty()) {
+        reasons.add(parked);
+      } else {
+        reasons.set(0, reasons.get(0) + "; " + parked);
+      }
     }
     return new HealthReport(
         status,
@@ -211,6 +291,8 @@ public final class RelayerHealth {
         outbox.oldestPendingAge(),
         outbox.retrying(),
         outbox.oldestRetryingAge(),
+        outbox.failing(),
+        failingAge,
         outbox.neverHandedOff(),
         outbox.rowLimitReached(),
         outbox.parkedKeys(),
@@ -275,6 +357,10 @@ public final class RelayerHealth {
     private long unhealthyAt = 10_000;
     private Duration ageDegradedAt = Duration.ofMinutes(1);
     private Duration ageUnhealthyAt = Duration.ofMinutes(5);
+    private long failingDegradedAt = 100;
+    private long failingUnhealthyAt = 1_000;
+    private Duration failingAgeDegradedAt = Duration.ofMinutes(1);
+    private Duration failingAgeUnhealthyAt = Duration.ofMinutes(15);
     private Duration recoveryDelay = Duration.ofSeconds(30);
     private @Nullable Long rowLimit;
     private @Nullable RelayerDispatcher dispatcher;
@@ -302,6 +388,31 @@ public final class RelayerHealth {
     public Builder ageThresholds(Duration ageDegradedAt, Duration ageUnhealthyAt) {
       this.ageDegradedAt = ageDegradedAt;
       this.ageUnhealthyAt = ageUnhealthyAt;
+      return this;
+    }
+
+    /**
+     * Failing rows (due, pending, failed at least once and not sent since; see {@link
+     * HealthReport#failing()}) from which the store is degraded (≥ 1, default 100) and unhealthy (≥
+     * failingDegradedAt, default 1000).
+     */
+    public Builder failingThresholds(long failingDegradedAt, long failingUnhealthyAt) {
+      this.failingDegradedAt = failingDegradedAt;
+      this.failingUnhealthyAt = failingUnhealthyAt;
+      return this;
+    }
+
+    /**
+     * Oldest failing age (how long the oldest failing row has been due, so at least how long it has
+     * had only failures) from which the store is degraded (> 0, default 1 min) and unhealthy (≥
+     * failingAgeDegradedAt, default 15 min). Keep the unhealthy threshold above the time your
+     * {@code maxAttempts} and backoff give a single poison message, or one such message makes the
+     * store unhealthy before it goes dead (with the defaults, at most about 9 min).
+     */
+    public Builder failingAgeThresholds(
+        Duration failingAgeDegradedAt, Duration failingAgeUnhealthyAt) {
+      this.failingAgeDegradedAt = failingAgeDegradedAt;
+      this.failingAgeUnhealthyAt = failingAgeUnhealthyAt;
       return this;
     }
 
@@ -356,6 +467,13 @@ public final class RelayerHealth {
               .rule(unhealthyAt >= degradedAt, "unhealthyAt must not be below degradedAt")
               .positive("ageDegradedAt", ageDegradedAt)
               .positive("ageUnhealthyAt", ageUnhealthyAt)
+              .between("failingDegradedAt", failingDegradedAt, 1, Long.MAX_VALUE)
+              .between("failingUnhealthyAt", failingUnhealthyAt, 1, Long.MAX_VALUE)
+              .rule(
+                  failingUnhealthyAt >= failingDegradedAt,
+                  "failingUnhealthyAt must not be below failingDegradedAt")
+              .positive("failingAgeDegradedAt", failingAgeDegradedAt)
+              .positive("failingAgeUnhealthyAt", failingAgeUnhealthyAt)
               .notNegative("recoveryDelay", recoveryDelay);
       if (rowLimit != null) {
         checks.rule(
@@ -370,6 +488,11 @@ public final class RelayerHealth {
         checks.rule(
             ageUnhealthyAt.compareTo(ageDegradedAt) >= 0,
             "ageUnhealthyAt must not be below ageDegradedAt");
+      }
+      if (failingAgeDegradedAt != null && failingAgeUnhealthyAt != null) {
+        checks.rule(
+            failingAgeUnhealthyAt.compareTo(failingAgeDegradedAt) >= 0,
+            "failingAgeUnhealthyAt must not be below failingAgeDegradedAt");
       }
       checks.throwIfAny();
       return this;

@@ -94,7 +94,10 @@ class HealthIT {
     addEligible(9);
     HealthReport report = health.check(fx.dsl, now);
     assertThat(report.eligible()).isEqualTo(9);
-    assertThat(report.status()).isEqualTo(HealthStatus.HEALTHY);
+    assertThat(health.evaluate(report.eligible())).isEqualTo(HealthStatus.HEALTHY);
+    // The seeded parked key alone makes the status degraded, and is the only reason.
+    assertThat(report.status()).isEqualTo(HealthStatus.DEGRADED);
+    assertThat(report.reasons()).singleElement().asString().startsWith("parkedKeys=1");
     assertThat(report.parkedKeys()).isEqualTo(1);
     assertThat(report.deadRows()).isEqualTo(1);
     assertThat(report.oldestEligibleAge()).isPresent();
@@ -146,7 +149,9 @@ class HealthIT {
         .contains("rowLimit=20", "eligible=5", "unhealthyAt=20");
     assertThat(whole.rowLimitReached()).isFalse();
     assertThat(whole.eligible()).isEqualTo(5);
-    assertThat(whole.status()).isEqualTo(HealthStatus.HEALTHY);
+    // Healthy by count; the seeded parked key alone makes it degraded.
+    assertThat(whole.status()).isEqualTo(HealthStatus.DEGRADED);
+    assertThat(whole.reasons()).singleElement().asString().startsWith("parkedKeys=1");
   }
 
   @Test

@@ -75,6 +75,7 @@ class HealthRulesIT {
     RelayerHealth health =
         health()
             .ageThresholds(Duration.ofHours(1), Duration.ofHours(2))
+            .failingAgeThresholds(Duration.ofHours(1), Duration.ofHours(2))
             .dispatcher(dispatcher)
             .build();
     RelayerMaintenance maintenance =
@@ -224,5 +225,130 @@ class HealthRulesIT {
         .extracting(l -> l.name() + "=" + l.owner())
         .containsExactly("cleanup=b", "instance/c=c", "lane/3=c", "sweeper=a");
     assertThat(report.sweeperLease()).hasValueSatisfying(l -> assertThat(l.owner()).isEqualTo("a"));
+  }
+
+  /** Claims {@code id} at the clock's now and records a failure holding it until {@code until}. */
+  private void failed(long id, Instant until) {
+    var claim =
+        fx.claimByIds(fx.dsl, new ClaimByIds(List.of(id), clock.instant(), Duration.ofSeconds(5)));
+    fx.retryLater(fx.dsl, claim, "connection refused", until);
+  }
+
+  @Test
+  void
+      aRowWithOnlyFailuresDegradesFromFailingAgeDegradedAtAndIsUnhealthyFromFailingAgeUnhealthyAtWhileItWaitsOutItsRetry() {
+    RelayerHealth health =
+        health().failingAgeThresholds(Duration.ofSeconds(60), Duration.ofMinutes(15)).build();
+    long id = fx.store.enqueue(fx.dsl, message("refused"));
+    Instant created = fx.createdAt(id);
+    clock.catchUp(created);
+    // Held far beyond every check: never eligible, sent by no one, as in a long backoff.
+    failed(id, created.plus(Duration.ofHours(2)));
+    Duration micro = Duration.of(1, ChronoUnit.MICROS);
+
+    HealthReport young = health.check(fx.dsl, created.plusSeconds(60).minus(micro));
+    assertThat(young.status()).isEqualTo(HealthStatus.HEALTHY);
+    assertThat(young.failing()).isEqualTo(1);
+    assertThat(young.eligible()).as("waiting out its retry").isZero();
+    HealthReport degraded = health.check(fx.dsl, created.plusSeconds(60));
+    assertThat(degraded.status()).isEqualTo(HealthStatus.DEGRADED);
+    assertThat(degraded.oldestFailingAge()).contains(Duration.ofSeconds(60));
+    assertThat(degraded.reasons())
+        .singleElement()
+        .asString()
+        .contains("oldestFailingAge=1m", "failingAgeDegradedAt=1m");
+    assertThat(health.check(fx.dsl, created.plusSeconds(900).minus(micro)).status())
+        .isEqualTo(HealthStatus.DEGRADED);
+    HealthReport unhealthy = health.check(fx.dsl, created.plusSeconds(900));
+    assertThat(unhealthy.status()).isEqualTo(HealthStatus.UNHEALTHY);
+    assertThat(unhealthy.reasons())
+        .singleElement()
+        .asString()
+        .contains("failingAgeUnhealthyAt=15m");
+  }
+
+  @Test
+  void
+      failingRowsWaitingOrDueAgainAreHealthyBelowFailingDegradedAtAndUnhealthyFromFailingUnhealthyAt() {
+    RelayerHealth health = health().failingThresholds(2, 3).build();
+    Instant now = clock.instant();
+    failed(fx.store.enqueue(fx.dsl, message("held")), now.plusSeconds(3600));
+    assertThat(health.check(fx.dsl, now).status()).isEqualTo(HealthStatus.HEALTHY);
+
+    // Its hold has ended: due again, still failing until it is sent.
+    failed(fx.store.enqueue(fx.dsl, message("due-again")), now);
+    HealthReport degraded = health.check(fx.dsl, now);
+    assertThat(degraded.failing()).isEqualTo(2);
+    assertThat(degraded.retrying()).as("one waits out its hold").isEqualTo(1);
+    assertThat(degraded.status()).isEqualTo(HealthStatus.DEGRADED);
+    assertThat(degraded.reasons())
+        .singleElement()
+        .asString()
+        .contains("failing=2", "failingDegradedAt=2");
+
+    failed(fx.store.enqueue(fx.dsl, message("held")), now.plusSeconds(3600));
+    HealthReport unhealthy = health.check(fx.dsl, now);
+    assertThat(unhealthy.status()).isEqualTo(HealthStatus.UNHEALTHY);
+    assertThat(unhealthy.reasons()).singleElement().asString().contains("failingUnhealthyAt=3");
+  }
+
+  @Test
+  void aTransportFailingEverySendStaysFailingWhileItsRowsWaitOutABackoffLongerThanAMinute() {
+    memory.reject(m -> true, "broker down");
+    RelayerDispatcher slow =
+        fx.track(
+            RelayerDispatcher.builder(fx.store, fx.dsl)
+                .transport(memory)
+                .clock(clock)
+                .options(
+                    DispatchFixture.fastOptions()
+                        .backoffInitial(Duration.ofMinutes(10))
+                        .backoffMax(Duration.ofMinutes(10))
+                        .build())
+                .build());
+    RelayerHealth health =
+        health()
+            .ageThresholds(Duration.ofHours(1), Duration.ofHours(2))
+            .failingAgeThresholds(Duration.ofHours(1), Duration.ofHours(2))
+            .dispatcher(slow)
+            .build();
+    RelayerMaintenance maintenance =
+        fx.track(RelayerMaintenance.create(slow, DispatchFixture.fastMaintenance().build()));
+    clock.catchUp(fx.createdAt(fx.store.enqueue(fx.dsl, message("a"))));
+    Instant failedAt = clock.instant();
+    assertThat(maintenance.sweepOnce().claimed()).isEqualTo(1);
+
+    // Its retry is 5 to 10 minutes away: no send falls in the last minute, the transport is
+    // still failing.
+    clock.set(failedAt.plusSeconds(61));
+    HealthReport inBackoff = health.check(fx.dsl);
+    assertThat(inBackoff.transports().get("memory").failed()).as("out of the window").isZero();
+    assertThat(inBackoff.status()).isEqualTo(HealthStatus.DEGRADED);
+    assertThat(inBackoff.reasons())
+        .singleElement()
+        .asString()
+        .contains("transport=memory has failed every send since " + failedAt);
+    clock.set(failedAt.plus(Duration.ofMinutes(5)).minusSeconds(1));
+    assertThat(health.check(fx.dsl).status()).isEqualTo(HealthStatus.DEGRADED);
+
+    // The retry never came (no sweeper ran): 30 s after the hold ended the memory lapses.
+    clock.set(failedAt.plus(Duration.ofMinutes(10)).plusSeconds(30));
+    assertThat(health.check(fx.dsl).transports().get("memory").failing()).isFalse();
+    assertThat(health.check(fx.dsl).status()).isEqualTo(HealthStatus.HEALTHY);
+  }
+
+  @Test
+  void aParkedKeyAloneDegradesTheStatusAndTheReasonNamesIt() {
+    RelayerHealth health = health().build();
+    fx.store.enqueue(fx.dsl, DispatchFixture.ordered("customer-9"));
+    fx.parkHead("customer-9", "broker said no", clock.instant());
+
+    HealthReport report = health.check(fx.dsl, clock.instant());
+
+    assertThat(report.status()).isEqualTo(HealthStatus.DEGRADED);
+    assertThat(report.reasons())
+        .singleElement()
+        .asString()
+        .contains("parkedKeys=1", "key='customer-9'", "error: broker said no");
   }
 }

@@ -64,6 +64,24 @@ public final class MeterNames {
   public static final String RETRYING = "relayer.outbox.retrying";
 
   /**
+   * Gauge: failing rows, pending and due, that failed at least once and were not sent since
+   * (waiting out a retry, due again, or claimed for another try).
+   */
+  public static final String FAILING = "relayer.outbox.failing";
+
+  /**
+   * Gauge (seconds): how long the oldest failing row has been due, which bounds how long it has had
+   * only failures; 0 when none.
+   */
+  public static final String OLDEST_FAILING_AGE = "relayer.outbox.oldest.failing.age";
+
+  /**
+   * Gauge: transports this process counts as failing (every send of the last minute failed, or
+   * their failed rows still wait out a retry); 0 in a process that does not send.
+   */
+  public static final String TRANSPORTS_FAILING = "relayer.transports.failing";
+
+  /**
    * Gauge: 1 when the last health check's outbox read stopped at its row limit, so {@link
    * #ELIGIBLE} and {@link #RETRYING} count only the oldest due rows (lower bounds); else 0.
    */
@@ -116,6 +134,9 @@ public final class MeterNames {
           OLDEST_AGE,
           OLDEST_ELIGIBLE_AGE,
           RETRYING,
+          FAILING,
+          OLDEST_FAILING_AGE,
+          TRANSPORTS_FAILING,
           READ_LIMITED,
           PARKED_KEYS,
           DEAD_ROWS,

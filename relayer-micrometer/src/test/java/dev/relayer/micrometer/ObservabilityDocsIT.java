@@ -148,7 +148,9 @@ class ObservabilityDocsIT {
             "RelayerDeadRowsGrowing",
             "RelayerParkedKeys",
             "RelayerNoSweeperLeaseHolder",
-            "RelayerXminHorizonHeld");
+            "RelayerXminHorizonHeld",
+            "RelayerRowsFailing",
+            "RelayerSendsFailing");
     for (String alert : alerts) {
       assertThat(doc).as("observability.md explains " + alert).contains("**" + alert + "**");
     }

@@ -164,8 +164,15 @@ final class BacklogQueries {
 
   /** The parked heads that have been parked longest, at most {@code limit}, oldest first. */
   static List<ParkedKey> longestParked(DSLContext dsl, int limit) {
+    // A head parked by hand (an update outside Relayer) may have no error: an empty text.
     return dsl.select(
-            O.ORDERING_KEY, O.LANE, O.ID, O.MESSAGE_ID, O.ATTEMPTS, O.LAST_ERROR, O.PARKED_AT)
+            O.ORDERING_KEY,
+            O.LANE,
+            O.ID,
+            O.MESSAGE_ID,
+            O.ATTEMPTS,
+            coalesce(O.LAST_ERROR, inline("")),
+            O.PARKED_AT)
         .from(O)
         .where(O.STATUS.eq(PARKED))
         .orderBy(O.PARKED_AT, O.ID)

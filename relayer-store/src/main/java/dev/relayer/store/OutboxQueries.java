@@ -169,6 +169,7 @@ final class OutboxQueries {
     Field<OffsetDateTime> dueSince = DSL.coalesce(W.DELIVER_AT, W.CREATED_AT);
     Condition eligible = OutboxJdbc.eligible(W, DSL.val(at));
     Condition retrying = W.LAST_ERROR.isNotNull().and(W.CLAIM_EXPIRES_AT.gt(at));
+    Condition failing = W.LAST_ERROR.isNotNull();
     Condition neverHandedOff =
         W.LANE
             .isNull()
@@ -186,6 +187,8 @@ final class OutboxQueries {
                 min(dueSince).filterWhere(retrying),
                 count().filterWhere(neverHandedOff),
                 count(),
+                count().filterWhere(failing),
+                min(dueSince).filterWhere(failing),
                 DSL.field(DSL.select(count()).from(O).where(parked)),
                 DSL.field(DSL.select(min(O.PARKED_AT)).from(O).where(parked)),
                 OutboxDeadQueries.countField(),
@@ -198,12 +201,14 @@ final class OutboxQueries {
         age(row.value3(), query.now()),
         row.value4(),
         age(row.value5(), query.now()),
-        row.value6(),
-        row.value7() >= query.rowLimit(),
         row.value8(),
         age(row.value9(), query.now()),
+        row.value6(),
+        row.value7() >= query.rowLimit(),
         row.value10(),
-        row.value11());
+        age(row.value11(), query.now()),
+        row.value12(),
+        row.value13());
   }
 
   /** How long before {@code now} {@code since} was (never negative); empty for null. */

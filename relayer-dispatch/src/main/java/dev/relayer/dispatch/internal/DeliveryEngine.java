@@ -163,9 +163,9 @@ public final class DeliveryEngine implements AutoCloseable {
         // An outage, not the row's fault: its attempt is given back, and it waits about as long
         // as the transport has been failing (capped by backoffMax) before it is tried again.
         Duration failingFor = sender.sends().failingFor(m.transport());
-        retries.add(
-            FailedSend.refunded(
-                m.id(), failure.error(), now.plus(backoff.delayDuring(m.attempts(), failingFor))));
+        Instant retryAt = now.plus(backoff.delayDuring(m.attempts(), failingFor));
+        retries.add(FailedSend.refunded(m.id(), failure.error(), retryAt));
+        sender.sends().held(m.transport(), retryAt);
       } else if (m.attempts() >= sender.maxAttempts()) {
         String reason =
             Sender.UNKNOWN_TRANSPORT.equals(failure.reason())
@@ -173,8 +173,11 @@ public final class DeliveryEngine implements AutoCloseable {
                 : MAX_ATTEMPTS;
         buried.add(new Completion.Burial(m, reason, failure.error()));
       } else {
-        retries.add(
-            new FailedSend(m.id(), failure.error(), now.plus(backoff.delayAfter(m.attempts()))));
+        Instant retryAt = now.plus(backoff.delayAfter(m.attempts()));
+        retries.add(new FailedSend(m.id(), failure.error(), retryAt));
+        if (!Sender.UNKNOWN_TRANSPORT.equals(failure.reason())) {
+          sender.sends().held(m.transport(), retryAt);
+        }
       }
     }
     Completion.Written written =

@@ -39,6 +39,12 @@ public final class TransportWatch {
   /** The window of the counts, and the least time between two "still failing" lines. */
   public static final Duration WINDOW = Duration.ofMinutes(1);
 
+  /**
+   * How long after the latest retry hold its failed sends set a transport still counts as failing:
+   * time for the retry to be claimed (a sweeper pass, a lane poll) and sent (the send timeout).
+   */
+  public static final Duration RETRY_GRACE = Duration.ofSeconds(30);
+
   private static final int SECONDS = (int) WINDOW.toSeconds();
 
   private final String store;
@@ -67,6 +73,7 @@ public final class TransportWatch {
     // The first row that failed in the current run, and whether another one has since.
     long firstFailedId;
     boolean severalFailed;
+    @Nullable Instant heldUntil;
 
     void add(long epochSecond, int ok, int bad) {
       int slot = (int) Math.floorMod(epochSecond, (long) SECONDS);
@@ -258,6 +265,7 @@ public final class TransportWatch {
         state.failingSince = null;
         state.lastWarning = null;
         state.severalFailed = false;
+        state.heldUntil = null;
       }
     }
     if (line != null) {
@@ -265,6 +273,24 @@ public final class TransportWatch {
         log.warn(line);
       } else {
         log.info(line);
+      }
+    }
+  }
+
+  /**
+   * Records that a failed send of {@code transport} holds a row until {@code retryAt}: while the
+   * transport keeps failing, it counts as {@linkplain TransportSends#failing() failing} until
+   * {@link #RETRY_GRACE} after the latest such hold, even when no send fell in the last minute.
+   */
+  public void held(String transport, Instant retryAt) {
+    State state = states.get(transport);
+    if (state == null) {
+      return;
+    }
+    synchronized (state) {
+      if (state.failingSince != null
+          && (state.heldUntil == null || retryAt.isAfter(state.heldUntil))) {
+        state.heldUntil = retryAt;
       }
     }
   }
@@ -287,12 +313,17 @@ public final class TransportWatch {
             }
             boolean recentFailure =
                 state.lastFailureAt != null && state.lastFailureAt.isAfter(now.minus(WINDOW));
+            boolean awaitingRetry =
+                state.failingSince != null
+                    && state.heldUntil != null
+                    && now.isBefore(state.heldUntil.plus(RETRY_GRACE));
             result.put(
                 name,
                 new TransportSends(
                     name,
                     ok,
                     bad,
+                    (bad > 0 && ok == 0) || awaitingRetry,
                     Optional.ofNullable(state.failingSince),
                     recentFailure ? Optional.ofNullable(state.lastError) : Optional.empty(),
                     recentFailure ? Optional.ofNullable(state.lastDestination) : Optional.empty()));

@@ -2,19 +2,23 @@ package dev.relayer.micrometer.internal;
 
 import static dev.relayer.micrometer.MeterNames.DEAD_ROWS;
 import static dev.relayer.micrometer.MeterNames.ELIGIBLE;
+import static dev.relayer.micrometer.MeterNames.FAILING;
 import static dev.relayer.micrometer.MeterNames.GAUGE_REFRESH;
 import static dev.relayer.micrometer.MeterNames.GAUGE_REFRESH_FAILURES;
 import static dev.relayer.micrometer.MeterNames.LEASE_HOLDERS;
 import static dev.relayer.micrometer.MeterNames.OLDEST_AGE;
 import static dev.relayer.micrometer.MeterNames.OLDEST_ELIGIBLE_AGE;
+import static dev.relayer.micrometer.MeterNames.OLDEST_FAILING_AGE;
 import static dev.relayer.micrometer.MeterNames.PARKED_KEYS;
 import static dev.relayer.micrometer.MeterNames.READ_LIMITED;
 import static dev.relayer.micrometer.MeterNames.RETRYING;
 import static dev.relayer.micrometer.MeterNames.TABLE_DEAD_TUPLES;
+import static dev.relayer.micrometer.MeterNames.TRANSPORTS_FAILING;
 import static dev.relayer.micrometer.MeterNames.XMIN_HORIZON_AGE;
 import static dev.relayer.micrometer.MeterNames.XMIN_HORIZON_TRANSACTION_AGE;
 
 import dev.relayer.dispatch.HealthReport;
+import dev.relayer.dispatch.TransportSends;
 import dev.relayer.schema.SchemaNames;
 import dev.relayer.store.HorizonHolder;
 import dev.relayer.store.LeaseState;
@@ -56,6 +60,9 @@ public final class HealthGauges {
       double oldestAge,
       double oldestEligibleAge,
       double retrying,
+      double failing,
+      double oldestFailingAge,
+      double transportsFailing,
       double readLimited,
       double parkedKeys,
       double deadRows,
@@ -66,6 +73,9 @@ public final class HealthGauges {
 
     static final Values UNKNOWN =
         new Values(
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
             Double.NaN,
             Double.NaN,
             Double.NaN,
@@ -123,6 +133,24 @@ public final class HealthGauges {
         "Pending rows waiting out a retry after a failed send",
         null,
         Values::retrying);
+    gauge(
+        meters,
+        FAILING,
+        "Due pending rows that failed at least once and were not sent since",
+        null,
+        Values::failing);
+    gauge(
+        meters,
+        OLDEST_FAILING_AGE,
+        "How long the oldest failing row has been due: it has had only failures since",
+        "seconds",
+        Values::oldestFailingAge);
+    gauge(
+        meters,
+        TRANSPORTS_FAILING,
+        "Transports whose sends in this process all fail, remembered across their rows' backoff",
+        null,
+        Values::transportsFailing);
     gauge(
         meters,
         READ_LIMITED,
@@ -257,6 +285,9 @@ public final class HealthGauges {
         report.oldestPendingAge().map(HealthGauges::seconds).orElse(0.0),
         report.oldestEligibleAge().map(HealthGauges::seconds).orElse(0.0),
         report.retrying(),
+        report.failing(),
+        report.oldestFailingAge().map(HealthGauges::seconds).orElse(0.0),
+        report.transports().values().stream().filter(TransportSends::failing).count(),
         report.rowLimitReached() ? 1.0 : 0.0,
         report.parkedKeys(),
         report.deadRows(),

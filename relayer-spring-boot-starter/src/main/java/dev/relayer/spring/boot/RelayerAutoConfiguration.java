@@ -133,6 +133,12 @@ public class RelayerAutoConfiguration {
           if (health.rowLimit() != null) {
             h.rowLimit(health.rowLimit());
           }
+          if (health.failingDegradedAt() != null) {
+            h.failingThresholds(health.failingDegradedAt(), health.failingUnhealthyAt());
+          }
+          if (health.failingAgeDegradedAt() != null) {
+            h.failingAgeThresholds(health.failingAgeDegradedAt(), health.failingAgeUnhealthyAt());
+          }
         });
     customizers.orderedStream().forEach(c -> c.customize(builder));
     Relayer relayer;

@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -28,11 +29,18 @@ public class RelayerHealthContributorAutoConfiguration {
    * The indicator, registered under the name {@code relayer}.
    *
    * @param relayer the Relayer whose {@link Relayer#health()} it reports
+   * @param properties where {@code relayer.health.degraded-status} is read
    * @return the indicator
    */
   @Bean
   @ConditionalOnMissingBean(name = "relayerHealthIndicator")
-  public RelayerHealthIndicator relayerHealthIndicator(Relayer relayer) {
-    return new RelayerHealthIndicator(relayer);
+  public RelayerHealthIndicator relayerHealthIndicator(
+      Relayer relayer, RelayerProperties properties) {
+    String code = properties.health().degradedStatus();
+    return new RelayerHealthIndicator(
+        relayer,
+        code.equalsIgnoreCase(RelayerHealthIndicator.DEGRADED.getCode())
+            ? RelayerHealthIndicator.DEGRADED
+            : new Status(code.strip().toUpperCase(java.util.Locale.ROOT).replace('-', '_')));
   }
 }

@@ -173,13 +173,30 @@ public record RelayerProperties(
    * @param ageUnhealthyAt oldest eligible age from which health is unhealthy; default 5 min
    * @param rowLimit the most due pending rows a health check reads, the oldest first; at least
    *     unhealthyAt; default the larger of 10,000 and unhealthyAt
+   * @param failingDegradedAt failing rows (due, failed at least once, not sent since) from which
+   *     health is degraded; default 100
+   * @param failingUnhealthyAt failing rows from which health is unhealthy; default 1000
+   * @param failingAgeDegradedAt how long the oldest failing row has been due from which health is
+   *     degraded; default 1 min
+   * @param failingAgeUnhealthyAt the same age from which health is unhealthy; default 15 min
+   * @param degradedStatus the Spring Boot health status code the {@code relayer} indicator reports
+   *     for a degraded Relayer; default {@code DEGRADED}, a status of its own that Spring Boot's
+   *     aggregate ignores unless {@code management.endpoint.health.status.order} lists it (then
+   *     HTTP 200 unless {@code management.endpoint.health.status.http-mapping} says otherwise).
+   *     {@code UP} reports a degraded Relayer as up (its details still say why); {@code
+   *     OUT_OF_SERVICE} or {@code DOWN} make the aggregate, and HTTP, say so (503)
    */
   public record Health(
       Long degradedAt,
       Long unhealthyAt,
       Duration ageDegradedAt,
       Duration ageUnhealthyAt,
-      Long rowLimit) {}
+      Long rowLimit,
+      Long failingDegradedAt,
+      Long failingUnhealthyAt,
+      Duration failingAgeDegradedAt,
+      Duration failingAgeUnhealthyAt,
+      @DefaultValue("DEGRADED") String degradedStatus) {}
 
   /** The store options: schema, prefix, lane count and lane notifications. */
   public StoreOptions storeOptions() {
@@ -340,6 +357,19 @@ public record RelayerProperties(
     if ((health.ageDegradedAt() == null) != (health.ageUnhealthyAt() == null)) {
       problems.add(
           "relayer.health.age-degraded-at and relayer.health.age-unhealthy-at are set together");
+    }
+    if ((health.failingDegradedAt() == null) != (health.failingUnhealthyAt() == null)) {
+      problems.add(
+          "relayer.health.failing-degraded-at and relayer.health.failing-unhealthy-at are set"
+              + " together");
+    }
+    if ((health.failingAgeDegradedAt() == null) != (health.failingAgeUnhealthyAt() == null)) {
+      problems.add(
+          "relayer.health.failing-age-degraded-at and relayer.health.failing-age-unhealthy-at are"
+              + " set together");
+    }
+    if (health.degradedStatus() == null || health.degradedStatus().isBlank()) {
+      problems.add("relayer.health.degraded-status must not be blank");
     }
     return problems;
   }

@@ -86,6 +86,53 @@ class RelayerHealthIndicatorIT {
   }
 
   @Test
+  void aDegradedRelayerReportsTheStatusSetByDegradedStatus() {
+    fixture
+        .runner()
+        .withUserConfiguration(StarterFixture.MemoryTransport.class)
+        .withPropertyValues(
+            // Only writes: the rows stay eligible.
+            "relayer.dispatch.enabled=false",
+            "relayer.external-transports=memory",
+            "relayer.health.degraded-at=1",
+            "relayer.health.unhealthy-at=4",
+            "relayer.health.degraded-status=out-of-service")
+        .run(
+            context -> {
+              enqueue(context, 1);
+              Health degraded = context.getBean(RelayerHealthIndicator.class).health();
+              assertThat(degraded.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+              assertThat((List<?>) degraded.getDetails().get("reasons"))
+                  .singleElement()
+                  .asString()
+                  .contains("degradedAt=1");
+            });
+  }
+
+  @Test
+  void failingThresholdsAndABlankDegradedStatusAreBoundAndChecked() {
+    fixture
+        .runner()
+        .withUserConfiguration(StarterFixture.MemoryTransport.class)
+        .withPropertyValues(
+            "relayer.health.failing-degraded-at=5",
+            "relayer.health.failing-age-degraded-at=2m",
+            "relayer.health.degraded-status= ")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining(
+                        "relayer.health.failing-degraded-at and relayer.health.failing-unhealthy-at"
+                            + " are set together")
+                    .hasMessageContaining(
+                        "relayer.health.failing-age-degraded-at and"
+                            + " relayer.health.failing-age-unhealthy-at are set together")
+                    .hasMessageContaining("relayer.health.degraded-status must not be blank"));
+  }
+
+  @Test
   void aReadStoppedAtTheRowLimitIsDownAndSaysSo() {
     fixture
         .runner()
