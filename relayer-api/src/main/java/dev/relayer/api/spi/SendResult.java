@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The outcome of sending one message: accepted by the broker, failed for now ({@link
  * #failed(String)}, retried after a backoff), not sent because the broker could not be reached
- * ({@link #unavailable(String)}, retried without counting an attempt), or rejected for good ({@link
- * #rejected(String)}, never retried).
+ * ({@link #unavailable(String)}, retried without counting an attempt), not answered in time ({@link
+ * #timedOut(String)}), or rejected for good ({@link #rejected(String)}, never retried).
  *
  * <p>Choose {@code rejected} only when sending the same message to the same destination again
  * cannot succeed without someone changing the message or the broker's configuration: a malformed or
@@ -26,16 +26,19 @@ import org.jspecify.annotations.Nullable;
  */
 public final class SendResult {
 
-  private static final SendResult ACCEPTED = new SendResult(null, false, false);
+  private static final SendResult ACCEPTED = new SendResult(null, false, false, false);
 
   private final @Nullable String error;
   private final boolean permanent;
   private final boolean unavailable;
+  private final boolean timedOut;
 
-  private SendResult(@Nullable String error, boolean permanent, boolean unavailable) {
+  private SendResult(
+      @Nullable String error, boolean permanent, boolean unavailable, boolean timedOut) {
     this.error = error;
     this.permanent = permanent;
     this.unavailable = unavailable;
+    this.timedOut = timedOut;
   }
 
   /** The broker accepted the message; Relayer will delete its row. */
@@ -48,7 +51,7 @@ public final class SendResult {
    * the dead table (an ordered head: parks its key) once it has used {@code maxAttempts}.
    */
   public static SendResult failed(String error) {
-    return new SendResult(Objects.requireNonNull(error, "error"), false, false);
+    return new SendResult(Objects.requireNonNull(error, "error"), false, false, false);
   }
 
   /** {@link #failed(String)} because of {@code cause}, described as {@link #describe}. */
@@ -63,7 +66,7 @@ public final class SendResult {
    * the field (destination, message type, which header).
    */
   public static SendResult rejected(String error) {
-    return new SendResult(Objects.requireNonNull(error, "error"), true, false);
+    return new SendResult(Objects.requireNonNull(error, "error"), true, false, false);
   }
 
   /** {@link #rejected(String)} because of {@code cause}, described as {@link #describe}. */
@@ -78,12 +81,22 @@ public final class SendResult {
    * should say what was unavailable (which broker, which destination).
    */
   public static SendResult unavailable(String error) {
-    return new SendResult(Objects.requireNonNull(error, "error"), false, true);
+    return new SendResult(Objects.requireNonNull(error, "error"), false, true, false);
   }
 
   /** {@link #unavailable(String)} because of {@code cause}, described as {@link #describe}. */
   public static SendResult unavailable(Throwable cause) {
     return unavailable(describe(cause));
+  }
+
+  /**
+   * The broker did not answer in time (no confirm or acknowledgement within the batch timeout): the
+   * message may have reached it. Retried after a backoff like {@link #failed(String)}, and counted,
+   * unless every send to the transport is failing (an outage): then the attempt is given back, so
+   * that a stalled broker kills nothing however long it stalls.
+   */
+  public static SendResult timedOut(String error) {
+    return new SendResult(Objects.requireNonNull(error, "error"), false, false, true);
   }
 
   /** Whether the broker accepted the message. */
@@ -94,6 +107,11 @@ public final class SendResult {
   /** Whether the message was {@link #rejected(String) rejected for good}; false when accepted. */
   public boolean isPermanent() {
     return permanent;
+  }
+
+  /** Whether the broker {@linkplain #timedOut(String) did not answer in time}. */
+  public boolean isTimedOut() {
+    return timedOut;
   }
 
   /** Whether the message {@linkplain #unavailable(String) did not reach the broker}. */
@@ -119,12 +137,13 @@ public final class SendResult {
     return other instanceof SendResult that
         && permanent == that.permanent
         && unavailable == that.unavailable
+        && timedOut == that.timedOut
         && Objects.equals(error, that.error);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(error, permanent, unavailable);
+    return Objects.hash(error, permanent, unavailable, timedOut);
   }
 
   @Override
@@ -132,7 +151,8 @@ public final class SendResult {
     if (error == null) {
       return "SendResult[accepted]";
     }
-    String kind = permanent ? "rejected" : unavailable ? "unavailable" : "failed";
+    String kind =
+        permanent ? "rejected" : unavailable ? "unavailable" : timedOut ? "timed out" : "failed";
     return "SendResult[" + kind + ": " + error + "]";
   }
 }

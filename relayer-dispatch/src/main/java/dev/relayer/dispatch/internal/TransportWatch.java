@@ -28,11 +28,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Outages are not poison.</b> A transport is <em>in an outage</em> while it is failing and at
  * least two different rows have failed since it started failing: every send failed, whatever was
- * sent, so no single message is to blame. {@link #recorded} gives back the attempt of every retried
- * failure to such a transport ({@link SendOutcome.Failure#refunded()}), so that a broker that is
- * down, stalled or refusing never moves a row towards the dead table or parks its key, however long
- * it lasts. One message failing alone, again and again while nothing else is sent, is charged: it
- * may be the message. So at most the first failed call of an outage counts, once per row in it.
+ * sent. {@link #recorded} gives back the attempt of every <em>timed-out</em> send to such a
+ * transport ({@link SendOutcome.Failure#refunded()}): a broker that stalls answers nobody, so no
+ * single message is to blame, and a stall of any length kills and parks nothing. (A message that
+ * did not reach the broker at all is given back its attempt anyway: {@link Sender#UNAVAILABLE}.)
+ * One message timing out alone, again and again while nothing else is sent, is charged: it may be
+ * the message. Failures the broker answered about one message (a refusal) stay charged: the broker
+ * could take the others. So at most the first timed-out call of an outage counts.
  */
 public final class TransportWatch {
 
@@ -123,7 +125,7 @@ public final class TransportWatch {
     List<SendOutcome.Failure> failed = new ArrayList<>(outcome.failed().size());
     boolean refunded = false;
     for (SendOutcome.Failure f : outcome.failed()) {
-      if (f.charged() && !f.permanent() && inOutage(f.message().transport())) {
+      if (f.charged() && Sender.TIMED_OUT.equals(f.reason()) && inOutage(f.message().transport())) {
         failed.add(f.refunded());
         refunded = true;
       } else {

@@ -279,7 +279,7 @@ public final class KafkaTransport implements Transport {
         // Handed over and unacknowledged: it may have reached Kafka. Never handed over: it did not.
         results.add(
             futures.get(i) != null
-                ? SendResult.failed(noAcknowledgement(timeout))
+                ? SendResult.timedOut(noAcknowledgement(timeout))
                 : SendResult.unavailable(noMetadata(topic, timeout)));
       }
     }
@@ -327,7 +327,7 @@ public final class KafkaTransport implements Transport {
       future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       return SendResult.accepted();
     } catch (TimeoutException e) {
-      return SendResult.failed(noAcknowledgement(timeout));
+      return SendResult.timedOut(noAcknowledgement(timeout));
     } catch (ExecutionException e) {
       return failure(e.getCause() == null ? e : e.getCause(), "");
     }

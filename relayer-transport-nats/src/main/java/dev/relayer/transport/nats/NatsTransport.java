@@ -306,7 +306,7 @@ public final class NatsTransport implements Transport {
       ack.get(remaining, TimeUnit.NANOSECONDS);
       return SendResult.accepted();
     } catch (TimeoutException e) {
-      return SendResult.failed(
+      return SendResult.timedOut(
           "no JetStream publish acknowledgement within the batch timeout of " + timeout);
     } catch (ExecutionException e) {
       String error = "JetStream refused the message on '" + subject + "': " + reason(e);

@@ -46,6 +46,7 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
   private final String[] errors;
   private final boolean[] permanent;
   private final boolean[] unreached;
+  private final boolean[] late;
   private final boolean[] settled;
   private final String[] returned;
   private final int[] indexBySequence;
@@ -72,6 +73,7 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
     this.errors = new String[messages.size()];
     this.permanent = new boolean[messages.size()];
     this.unreached = new boolean[messages.size()];
+    this.late = new boolean[messages.size()];
     this.settled = new boolean[messages.size()];
     this.returned = new String[messages.size()];
     this.indexBySequence = new int[messages.size()];
@@ -158,7 +160,9 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
                 ? SendResult.accepted()
                 : permanent[i]
                     ? SendResult.rejected(error)
-                    : unreached[i] ? SendResult.unavailable(error) : SendResult.failed(error));
+                    : unreached[i]
+                        ? SendResult.unavailable(error)
+                        : late[i] ? SendResult.timedOut(error) : SendResult.failed(error));
       }
       return results;
     }
@@ -174,6 +178,9 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
       long remaining = deadlineNanos - System.nanoTime();
       if (remaining <= 0) {
         timedOut = true;
+        for (int p = 0; p < published; p++) {
+          late[indexBySequence[p]] = !settled[indexBySequence[p]];
+        }
         settleRemaining(
             "no publisher confirm from RabbitMQ within the batch timeout of " + timeout, false);
         break;
