@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * statement, so no notification ever arrives. When the test notification does not, the listener
  * logs one warning naming that cause, closes the connection and stops: the lanes poll every {@code
  * pollInterval} from then on. Every listener on the channel receives the test notification and
- * ignores it (its payload names no lane).
+ * ignores it: it wakes no lane and is not counted in {@link #notifications()}.
  */
 public final class LaneWakeupListener implements Runnable {
 
@@ -113,7 +113,7 @@ public final class LaneWakeupListener implements Runnable {
     this.checkInterval = checkInterval;
   }
 
-  /** Notifications of this store's channel received so far. */
+  /** Notifications of this store's channel received so far, self-tests left out. */
   public long notifications() {
     return notifications.get();
   }
@@ -237,7 +237,7 @@ public final class LaneWakeupListener implements Runnable {
           }
           if (payload.equals(notification.getParameter())) {
             arrived = true;
-          } else {
+          } else if (!notification.getParameter().startsWith(SELF_TEST_PREFIX)) {
             notifications.incrementAndGet();
             wake(notification.getParameter());
           }
@@ -253,7 +253,8 @@ public final class LaneWakeupListener implements Runnable {
       PGNotification[] received = pg.getNotifications(WAIT_MILLIS);
       if (received != null) {
         for (PGNotification notification : received) {
-          if (channel.equals(notification.getName())) {
+          if (channel.equals(notification.getName())
+              && !notification.getParameter().startsWith(SELF_TEST_PREFIX)) {
             notifications.incrementAndGet();
             wake(notification.getParameter());
           }
@@ -271,9 +272,6 @@ public final class LaneWakeupListener implements Runnable {
 
   /** Wakes the lanes a payload names: a list of lane numbers ({@code Lanes.payloads}). */
   private void wake(String payload) {
-    if (payload.startsWith(SELF_TEST_PREFIX)) {
-      return; // another listener's self-test
-    }
     Set<Integer> lanes = Lanes.lanesIn(payload);
     if (lanes.isEmpty()) {
       log.debug("store={} channel={} ignored payload '{}'", store, channel, payload);
