@@ -7,6 +7,7 @@ import dev.relayer.dispatch.internal.Backoff;
 import dev.relayer.dispatch.internal.DeliveryEngine;
 import dev.relayer.dispatch.internal.DirectDispatcher;
 import dev.relayer.dispatch.internal.Events;
+import dev.relayer.dispatch.internal.IdleTransactionBound;
 import dev.relayer.dispatch.internal.SendabilityCheck;
 import dev.relayer.dispatch.internal.lane.LaneNotifier;
 import dev.relayer.dispatch.spi.RelayerEventListener;
@@ -77,6 +78,10 @@ public final class RelayerDispatcher implements AutoCloseable {
   private final RelayerStore store;
   private final Passes passes;
   private final DSLContext dsl;
+
+  /** {@link #dsl} for this dispatcher's own transactions: their idle time is bounded. */
+  private final DSLContext work;
+
   private final DispatchOptions options;
   private final List<String> transportNames;
   private final DeliveryEngine engine;
@@ -95,6 +100,9 @@ public final class RelayerDispatcher implements AutoCloseable {
     this.passes = Passes.of(store);
     this.dsl = builder.dsl;
     this.options = builder.options;
+    this.work =
+        IdleTransactionBound.apply(
+            dsl, IdleTransactionBound.of(options.claimDuration(), options.sendTimeout()));
     this.transportNames = List.copyOf(builder.transports.keySet());
     this.engine =
         new DeliveryEngine(
@@ -109,7 +117,7 @@ public final class RelayerDispatcher implements AutoCloseable {
     this.direct =
         new DirectDispatcher(
             engine,
-            dsl,
+            work,
             options.claimDuration(),
             options.claimBatchSize(),
             options.workers(),
@@ -217,7 +225,7 @@ public final class RelayerDispatcher implements AutoCloseable {
    * loses a wake-up, which polling covers.
    */
   private void sendLaneNotifications(Set<Integer> lanes) {
-    dsl.transaction(tx -> passes.notifyLanesWithoutFlushWait(tx.dsl(), lanes));
+    work.transaction(tx -> passes.notifyLanesWithoutFlushWait(tx.dsl(), lanes));
   }
 
   private Set<Integer> lanesServedHere() {

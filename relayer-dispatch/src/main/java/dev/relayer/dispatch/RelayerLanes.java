@@ -3,6 +3,7 @@ package dev.relayer.dispatch;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.dispatch.internal.BackgroundWork;
 import dev.relayer.dispatch.internal.DeliveryEngine;
+import dev.relayer.dispatch.internal.IdleTransactionBound;
 import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.dispatch.internal.lane.LaneBalancer;
 import dev.relayer.dispatch.internal.lane.LanePassLoop;
@@ -81,7 +82,11 @@ public final class RelayerLanes implements AutoCloseable {
   private RelayerLanes(Builder builder) {
     this.dispatcher = builder.dispatcher;
     this.store = dispatcher.store();
-    this.dsl = dispatcher.dsl();
+    this.dsl =
+        IdleTransactionBound.apply(
+            dispatcher.dsl(),
+            IdleTransactionBound.of(
+                dispatcher.options().claimDuration(), dispatcher.options().sendTimeout()));
     this.options = builder.options;
     this.owner = builder.owner;
     DeliveryEngine engine = dispatcher.engine();

@@ -5,6 +5,7 @@ import dev.relayer.dispatch.internal.BackgroundWork;
 import dev.relayer.dispatch.internal.Cleanup;
 import dev.relayer.dispatch.internal.DeliveryEngine;
 import dev.relayer.dispatch.internal.Durations;
+import dev.relayer.dispatch.internal.IdleTransactionBound;
 import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.dispatch.internal.OperatorLog;
 import dev.relayer.dispatch.internal.PassFailureWatch;
@@ -59,7 +60,10 @@ public final class RelayerMaintenance implements AutoCloseable {
   private RelayerMaintenance(
       RelayerDispatcher dispatcher, MaintenanceOptions options, String owner) {
     this.store = dispatcher.store();
-    this.dsl = dispatcher.dsl();
+    this.dsl =
+        IdleTransactionBound.apply(
+            dispatcher.dsl(),
+            IdleTransactionBound.of(options.claimDuration(), dispatcher.options().sendTimeout()));
     this.options = options;
     this.owner = owner;
     this.engine = dispatcher.engine();

@@ -21,6 +21,10 @@ import javax.net.ssl.SSLContext;
  * connections refused, exactly as if the broker had stopped; {@link #restore()} listens on the same
  * port again. The broker itself keeps running for everyone else.
  *
+ * <p>{@link #stall()} makes a half-open partition instead: every connection, and every one opened
+ * meanwhile, stays open but no byte crosses in either direction — as when a NAT entry times out or
+ * a VM is paused — until {@link #heal()} forwards what waited.
+ *
  * <p>Started with {@link #startTls}, it also terminates TLS: clients speak TLS to it, and it
  * forwards the plain bytes, as a TLS-terminating load balancer in front of a broker does.
  *
@@ -38,6 +42,7 @@ public final class TcpProxy implements AutoCloseable {
   private int port;
   private ServerSocket listener;
   private boolean closed;
+  private boolean stalled;
 
   private TcpProxy(InetSocketAddress target, ServerSocketFactory listeners) {
     this.target = target;
@@ -80,6 +85,40 @@ public final class TcpProxy implements AutoCloseable {
       listener = null;
       sockets.forEach(TcpProxy::closeQuietly);
       sockets.clear();
+    }
+  }
+
+  /**
+   * Stops forwarding bytes, in both directions and on every connection, while keeping every socket
+   * open and accepting new connections (which stall too): neither side sees an error, nothing
+   * answers. Bytes read meanwhile are held and forwarded by {@link #heal()}.
+   */
+  public void stall() {
+    synchronized (lock) {
+      stalled = true;
+    }
+  }
+
+  /** Forwards again after {@link #stall()}, the held bytes first. */
+  public void heal() {
+    synchronized (lock) {
+      stalled = false;
+      lock.notifyAll();
+    }
+  }
+
+  /** Waits while the proxy is stalled; false when it was cut or closed meanwhile. */
+  private boolean awaitForwarding(Socket from) {
+    synchronized (lock) {
+      while (stalled && !closed && !from.isClosed()) {
+        try {
+          lock.wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+      return !closed && !from.isClosed();
     }
   }
 
@@ -152,6 +191,7 @@ public final class TcpProxy implements AutoCloseable {
   public void close() {
     synchronized (lock) {
       closed = true;
+      lock.notifyAll();
     }
     cut();
   }
@@ -186,12 +226,16 @@ public final class TcpProxy implements AutoCloseable {
     }
   }
 
-  private static void pump(Socket from, Socket to) {
+  private void pump(Socket from, Socket to) {
     byte[] buffer = new byte[16 * 1024];
     try (InputStream in = from.getInputStream();
         OutputStream out = to.getOutputStream()) {
       int read;
-      while ((read = in.read(buffer)) >= 0) {
+      // Stalled: neither read (the sender's buffers fill up) nor forward what was read already.
+      while (awaitForwarding(from) && (read = in.read(buffer)) >= 0) {
+        if (!awaitForwarding(from)) {
+          break;
+        }
         out.write(buffer, 0, read);
         out.flush();
       }

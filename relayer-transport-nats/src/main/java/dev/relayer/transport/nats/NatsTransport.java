@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -307,13 +308,43 @@ public final class NatsTransport implements Transport {
       return SendResult.accepted();
     } catch (TimeoutException e) {
       return SendResult.timedOut(
-          "no JetStream publish acknowledgement within the batch timeout of " + timeout);
+          "timed out: no JetStream publish acknowledgement on '"
+              + subject
+              + "' within the batch timeout of "
+              + timeout
+              + "; the message may have been stored");
     } catch (ExecutionException e) {
+      if (unanswered(e)) {
+        // The client gave up waiting (a stalled network, a paused server): nothing refused it.
+        return SendResult.timedOut(
+            "timed out: no JetStream publish acknowledgement on '"
+                + subject
+                + "' (the server did not answer: "
+                + reason(e)
+                + "); the message may have been stored");
+      }
       String error = "JetStream refused the message on '" + subject + "': " + reason(e);
       return apiErrorCode(e) != null && PERMANENT_API_ERRORS.contains(apiErrorCode(e))
           ? SendResult.rejected(error)
           : SendResult.failed(error);
     }
+  }
+
+  /**
+   * Whether an acknowledgement failed because the client stopped waiting for it — its request
+   * timeout passed ({@link TimeoutException}, or the {@link CancellationException} the client uses
+   * for the same) — rather than because the server answered with an error.
+   */
+  private static boolean unanswered(ExecutionException e) {
+    for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+      if (cause instanceof TimeoutException || cause instanceof CancellationException) {
+        return true;
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return false;
   }
 
   /** The JetStream API error code behind a failed acknowledgement, or {@code null}. */

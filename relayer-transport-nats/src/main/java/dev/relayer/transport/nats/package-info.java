@@ -34,9 +34,11 @@
  *       it, or the server holding the stream is restarting, or the stream is imported from another
  *       account; a publish cannot tell which, so the row is retried until the dispatcher's {@code
  *       maxAttempts};
- *   <li>no acknowledgement before the timeout: failed. The message may still have been stored; a
- *       resend within the duplicate window is dropped, and consumers deduplicate on {@code
- *       Nats-Msg-Id} beyond it.
+ *   <li>no acknowledgement before the timeout — the batch's, or the client's own request timeout,
+ *       as when the network stalls with the connection still open: failed, with an error that
+ *       starts {@code timed out:} (never "refused": nothing refused it). The message may still have
+ *       been stored; a resend within the duplicate window is dropped, and consumers deduplicate on
+ *       {@code Nats-Msg-Id} beyond it.
  * </ul>
  *
  * Accepted messages of a batch are stored in batch order. {@link

@@ -11,8 +11,10 @@ import dev.relayer.api.spi.TransportBatch;
 import dev.relayer.testkit.transport.BrokerFixture;
 import dev.relayer.testkit.transport.ConsumedMessage;
 import dev.relayer.testkit.transport.RestartableBrokerFixture;
+import dev.relayer.testkit.transport.TcpProxy;
 import dev.relayer.testkit.transport.TransportContract;
 import java.net.ServerSocket;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,6 +115,42 @@ public class NatsTransportIT extends TransportContract {
         .as("a duplicate is acknowledged, so accepted")
         .allMatch(SendResult::isAccepted);
     assertThat(shared.storedMessages(subject)).isEqualTo(2);
+  }
+
+  /**
+   * A network that stops carrying bytes with the connection still open (a paused VM, a NAT entry
+   * gone): the client's wait for the acknowledgement times out, and the row's error says so — a
+   * retry, not a refusal by the stream.
+   */
+  @Test
+  void aStalledNetworkIsReportedAsATimeoutNotARefusal() throws Exception {
+    String subject = shared.createDestination();
+    URI server = URI.create(shared.url());
+    try (TcpProxy proxy = TcpProxy.start(server.getHost(), server.getPort())) {
+      Transport transport =
+          open(
+              NatsTransport.builder()
+                  .url("nats://127.0.0.1:" + proxy.port())
+                  .orderedBatches(orderedBatches())
+                  .build());
+      assertThat(transport.send(new TransportBatch(subject, messages(1), TIMEOUT)))
+          .allMatch(SendResult::isAccepted);
+
+      proxy.stall();
+      List<SendResult> results;
+      try {
+        results = transport.send(new TransportBatch(subject, messages(2), TIMEOUT));
+      } finally {
+        proxy.heal();
+      }
+
+      assertThat(results).noneMatch(SendResult::isAccepted).noneMatch(SendResult::isPermanent);
+      assertThat(results.get(0).isTimedOut()).as("reported as a timeout").isTrue();
+      assertThat(results.get(0).error())
+          .startsWith("timed out: no JetStream publish acknowledgement on '" + subject + "'")
+          .contains("the message may have been stored");
+      assertThat(results).allSatisfy(r -> assertThat(r.error()).doesNotContain("refused"));
+    }
   }
 
   @Test

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,6 +25,15 @@ import org.slf4j.LoggerFactory;
  * its backend is terminated) it is closed and reopened after {@code reconnectDelay}, and every
  * assigned lane is woken once, since notifications sent meanwhile are lost. Polling covers whatever
  * still slips through.
+ *
+ * <p><b>Self-test.</b> After each {@code LISTEN} the listener sends one notification on the channel
+ * from another connection and waits up to {@link #SELF_TEST_WAIT} for it on the listening one.
+ * Behind a pooler in transaction (or statement) mode — PgBouncer's {@code pool_mode = transaction}
+ * — {@code LISTEN} succeeds but stays on a server connection the client gives back after the
+ * statement, so no notification ever arrives. When the test notification does not, the listener
+ * logs one warning naming that cause, closes the connection and stops: the lanes poll every {@code
+ * pollInterval} from then on. Every listener on the channel receives the test notification and
+ * ignores it: it wakes no lane and is not counted in {@link #notifications()}.
  */
 public final class LaneWakeupListener implements Runnable {
 
@@ -71,6 +81,12 @@ public final class LaneWakeupListener implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(LaneWakeupListener.class);
   private static final int WAIT_MILLIS = 250;
 
+  /** How long the self-test waits for its notification: 2 s. */
+  public static final Duration SELF_TEST_WAIT = Duration.ofSeconds(2);
+
+  /** How a self-test notification's payload starts; it names no lane. */
+  static final String SELF_TEST_PREFIX = "self-test ";
+
   private final String store;
   private final String channel;
   private final Connections connections;
@@ -97,7 +113,7 @@ public final class LaneWakeupListener implements Runnable {
     this.checkInterval = checkInterval;
   }
 
-  /** Notifications of this store's channel received so far. */
+  /** Notifications of this store's channel received so far, self-tests left out. */
   public long notifications() {
     return notifications.get();
   }
@@ -133,6 +149,19 @@ public final class LaneWakeupListener implements Runnable {
         }
         PGConnection pg = connection.unwrap(PGConnection.class);
         listen(connection);
+        if (!selfTest(pg)) {
+          log.warn(
+              "store={} channel={} LISTEN does not work on this connection: a test notification"
+                  + " sent from another connection did not arrive within {}. This is what PgBouncer"
+                  + " in transaction pooling mode does (LISTEN stays on a server connection the"
+                  + " client no longer holds). Lanes fall back to polling every pollInterval; for"
+                  + " wake-ups, give Relayer a listening data source that reaches PostgreSQL"
+                  + " directly or through session pooling (listenConnections)",
+              store,
+              channel,
+              Durations.format(SELF_TEST_WAIT));
+          return;
+        }
         backendPid = pg.getBackendPID();
         connects.incrementAndGet();
         if (failing) {
@@ -176,13 +205,56 @@ public final class LaneWakeupListener implements Runnable {
     DSL.using(connection, SQLDialect.POSTGRES).query("LISTEN {0}", DSL.name(channel)).execute();
   }
 
+  /**
+   * Sends a notification on the channel from another connection and waits for it on {@code pg},
+   * waking the lanes of any other notification that arrives meanwhile; whether it arrived.
+   */
+  private boolean selfTest(PGConnection pg) throws SQLException {
+    String payload = SELF_TEST_PREFIX + UUID.randomUUID();
+    Connection other = connections.open();
+    try {
+      DSL.using(other, SQLDialect.POSTGRES)
+          .select(DSL.function("pg_notify", Object.class, DSL.inline(channel), DSL.val(payload)))
+          .fetch();
+      if (!other.getAutoCommit()) {
+        other.commit();
+      }
+    } finally {
+      closeQuietly(other);
+    }
+    long deadline = System.nanoTime() + SELF_TEST_WAIT.toNanos();
+    boolean arrived = false;
+    while (!arrived && stop.getCount() > 0) {
+      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (left <= 0) {
+        break;
+      }
+      PGNotification[] received = pg.getNotifications((int) Math.min(left, WAIT_MILLIS));
+      if (received != null) {
+        for (PGNotification notification : received) {
+          if (!channel.equals(notification.getName())) {
+            continue;
+          }
+          if (payload.equals(notification.getParameter())) {
+            arrived = true;
+          } else if (!notification.getParameter().startsWith(SELF_TEST_PREFIX)) {
+            notifications.incrementAndGet();
+            wake(notification.getParameter());
+          }
+        }
+      }
+    }
+    return arrived || stop.getCount() == 0;
+  }
+
   private void receive(Connection connection, PGConnection pg) throws SQLException {
     long nextCheck = System.nanoTime() + checkInterval.toNanos();
     while (stop.getCount() > 0) {
       PGNotification[] received = pg.getNotifications(WAIT_MILLIS);
       if (received != null) {
         for (PGNotification notification : received) {
-          if (channel.equals(notification.getName())) {
+          if (channel.equals(notification.getName())
+              && !notification.getParameter().startsWith(SELF_TEST_PREFIX)) {
             notifications.incrementAndGet();
             wake(notification.getParameter());
           }

@@ -115,15 +115,26 @@
  *       after it), and its key parks after at most {@code maxAttempts} sends, unsent by the last
  *       claim; other keys of the lane keep going ({@code PoisonMessageIT}).
  *   <li><b>The owner stalls with its lease row locked</b> (a hung broker past {@code sendTimeout}
- *       is failed by the send timeout; a hung database connection is not): the lease expires but
- *       the row lock still keeps others out, so two instances never run passes over one lane.
+ *       is failed by the send timeout): the lease expires but the row lock still keeps others out,
+ *       so two instances never run passes over one lane.
+ *   <li><b>A half-open partition cuts the owner off mid-pass</b> (TCP up, nothing answering: a NAT
+ *       entry gone, a paused VM): the pass's transaction sits idle on the server with the lease
+ *       rows and its claimed rows locked. Every pass sets {@code
+ *       idle_in_transaction_session_timeout} for its own transaction to {@code claimDuration +
+ *       sendTimeout} ({@code IdleTransactionBound}; no healthy pass is idle longer), so the server
+ *       ends that session, rolls the pass back and frees the rows; the lane's lease has expired by
+ *       then (the owner could not renew it), and the instance whose share holds the lane takes it
+ *       over ({@code HalfOpenPartitionIT}). The cut-off owner's own statements wait until the
+ *       partition heals (or pgjdbc's {@code socketTimeout}) and then fail; its next pass finds the
+ *       lease taken.
  *   <li><b>The database is unreachable</b>: passes and heartbeats fail and are retried; a lease
  *       that expires meanwhile goes to whichever assigned instance reaches the database first.
  *   <li><b>A notification is lost</b> (listening connection down, the listener behind a pooler that
- *       cannot {@code LISTEN}, the writer's notifier failing or stopped, or an ordered write made
- *       without the dispatcher's transaction listener): the listener reconnects after {@code
- *       reconnectDelay} and wakes every owned lane once; until then, and always, each owned lane is
- *       polled every {@code pollInterval}.
+ *       cannot {@code LISTEN} — found by the listener's self-test, which warns once and stops
+ *       listening ({@code LaneWakeupListener}) — the writer's notifier failing or stopped, or an
+ *       ordered write made without the dispatcher's transaction listener): the listener reconnects
+ *       after {@code reconnectDelay} and wakes every owned lane once; until then, and always, each
+ *       owned lane is polled every {@code pollInterval}.
  *   <li><b>Instances use different lane counts</b>: a key maps to different lanes on each, two
  *       owners may send it at once, and rows may sit in lanes nobody serves. Start-up logs an error
  *       for rows above the lane count; keeping the count equal everywhere is the operator's job.
