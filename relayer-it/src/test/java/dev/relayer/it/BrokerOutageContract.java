@@ -54,6 +54,16 @@ abstract class BrokerOutageContract {
   /** A broker this test may stop and start; owned by the subclass. */
   protected abstract RestartableBrokerFixture broker();
 
+  /** Starts the outage: by default the broker goes away ({@link RestartableBrokerFixture#stop}). */
+  protected void breakBroker() throws Exception {
+    broker().stop();
+  }
+
+  /** Ends the outage: by default the broker comes back ({@link RestartableBrokerFixture#start}). */
+  protected void healBroker() throws Exception {
+    broker().start();
+  }
+
   TestDatabase db;
   DSLContext dsl;
 
@@ -92,7 +102,7 @@ abstract class BrokerOutageContract {
                     .maxAttempts(2)
                     .backoffInitial(Duration.ofMillis(100))
                     .backoffMax(Duration.ofMillis(500))
-                    .sendTimeout(Duration.ofSeconds(3))
+                    .sendTimeout(Duration.ofSeconds(1))
                     .build())
             .maintenance(
                 MaintenanceOptions.builder()
@@ -102,7 +112,20 @@ abstract class BrokerOutageContract {
             .lanes(LaneOptions.builder().pollInterval(Duration.ofMillis(200)).build())
             .build()) {
       relayer.start();
-      broker.stop();
+      // Connected first: the outage meets open connections, as in production.
+      UUID warmUp = UUID.randomUUID();
+      relayer
+          .dsl()
+          .transaction(
+              tx ->
+                  relayer
+                      .store()
+                      .enqueue(tx.dsl(), message(transport.name(), warmUp, destination, null)));
+      broker.consumeUntil(
+          destination,
+          received -> received.stream().anyMatch(m -> m.messageId().equals(warmUp.toString())),
+          Duration.ofSeconds(60));
+      breakBroker();
       long outageEnds;
       try {
         long started = System.nanoTime();
@@ -130,7 +153,7 @@ abstract class BrokerOutageContract {
             .as("rows that met the outage (their sends failed)")
             .isPositive();
       } finally {
-        broker.start();
+        healBroker();
       }
 
       Set<String> wanted = new HashSet<>(unordered);

@@ -58,9 +58,10 @@ import org.slf4j.LoggerFactory;
  *         <li>it returned one result per row: an accepted result is accepted; a {@linkplain
  *             SendResult#rejected(String) rejected} one fails with {@link #REJECTED} (buried at
  *             once); an {@linkplain SendResult#unavailable(String) unavailable} one with {@link
- *             #UNAVAILABLE} (retried, its attempt given back); any other fails with {@link
- *             #SEND_FAILED} (retried), and a {@code null} result fails with {@link #SEND_FAILED}
- *             too;
+ *             #UNAVAILABLE} (retried, its attempt given back); a {@linkplain
+ *             SendResult#timedOut(String) timed-out} one with {@link #TIMED_OUT}; any other fails
+ *             with {@link #SEND_FAILED} (retried), and a {@code null} result fails with {@link
+ *             #SEND_FAILED} too;
  *         <li>it returned {@code null} or a list of another size: every row fails with {@link
  *             #SEND_FAILED}, as nothing says which rows went out;
  *         <li>it threw {@link InvalidInputException}: every row fails with {@link #REJECTED};
@@ -314,12 +315,16 @@ public final class Sender implements AutoCloseable {
       if (error == null) {
         accepted.add(chunk.get(i));
       } else {
-        String reason =
-            result == null
-                ? SEND_FAILED
-                : result.isPermanent()
-                    ? REJECTED
-                    : result.isUnavailable() ? UNAVAILABLE : SEND_FAILED;
+        String reason;
+        if (result == null) {
+          reason = SEND_FAILED;
+        } else if (result.isPermanent()) {
+          reason = REJECTED;
+        } else if (result.isUnavailable()) {
+          reason = UNAVAILABLE;
+        } else {
+          reason = result.isTimedOut() ? TIMED_OUT : SEND_FAILED;
+        }
         failed.add(new SendOutcome.Failure(chunk.get(i), reason, error));
       }
     }

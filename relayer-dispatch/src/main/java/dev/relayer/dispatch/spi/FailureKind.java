@@ -9,8 +9,9 @@ import java.util.Locale;
  *   <li>{@link #PERMANENT}: the transport rejected the message for good ({@code
  *       SendResult.rejected}, or an {@code InvalidInputException} thrown from its {@code send});
  *       the row is not retried but goes dead (an ordered head: parks) at once;
- *   <li>{@link #TIMEOUT}: the transport call did not return within {@code sendTimeout}; the row is
- *       retried;
+ *   <li>{@link #TIMEOUT}: the transport call did not return within {@code sendTimeout}, or the
+ *       transport reported that the broker did not answer in time ({@code SendResult.timedOut});
+ *       the row is retried;
  *   <li>{@link #UNAVAILABLE}: the message did not reach the broker through no fault of its own
  *       ({@code SendResult.unavailable}: no connection, a missing destination); the row is retried
  *       and the attempt is not counted;
@@ -20,8 +21,8 @@ import java.util.Locale;
  * </ul>
  *
  * A retried row goes dead (or parks) once it has used its {@code maxAttempts}, counting only the
- * attempts that may have been its fault: neither {@link #UNAVAILABLE} failures nor any failure
- * while the transport fails every send (an outage) count.
+ * attempts that may have been its fault: {@link #UNAVAILABLE} failures never count, and neither do
+ * {@link #TIMEOUT}s while the transport fails every send (an outage).
  */
 public enum FailureKind {
   /** Retried later. */

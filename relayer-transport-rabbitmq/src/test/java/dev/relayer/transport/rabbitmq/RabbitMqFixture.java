@@ -177,6 +177,16 @@ public final class RabbitMqFixture implements RestartableBrokerFixture, AutoClos
     proxy.restore();
   }
 
+  /** Keeps this fixture's connections open but lets no byte through (a half-open network). */
+  public void stall() {
+    proxy.stall();
+  }
+
+  /** Lets bytes through again after {@link #stall()}. */
+  public void heal() {
+    proxy.heal();
+  }
+
   @Override
   public void close() throws Exception {
     try {
