@@ -7,7 +7,6 @@ import dev.relayer.dispatch.internal.Backoff;
 import dev.relayer.dispatch.internal.DeliveryEngine;
 import dev.relayer.dispatch.internal.DirectDispatcher;
 import dev.relayer.dispatch.internal.Events;
-import dev.relayer.dispatch.internal.IdleTransactionBound;
 import dev.relayer.dispatch.internal.SendabilityCheck;
 import dev.relayer.dispatch.internal.lane.LaneNotifier;
 import dev.relayer.dispatch.spi.RelayerEventListener;
@@ -80,9 +79,8 @@ public final class RelayerDispatcher implements AutoCloseable {
   private final DSLContext dsl;
 
   /** {@link #dsl} for this dispatcher's own transactions: their idle time is bounded. */
-  private final DSLContext work;
-
   private final DispatchOptions options;
+
   private final List<String> transportNames;
   private final DeliveryEngine engine;
   private final DirectDispatcher direct;
@@ -100,9 +98,6 @@ public final class RelayerDispatcher implements AutoCloseable {
     this.passes = Passes.of(store);
     this.dsl = builder.dsl;
     this.options = builder.options;
-    this.work =
-        IdleTransactionBound.apply(
-            dsl, IdleTransactionBound.of(options.claimDuration(), options.sendTimeout()));
     this.transportNames = List.copyOf(builder.transports.keySet());
     this.engine =
         new DeliveryEngine(
@@ -117,7 +112,9 @@ public final class RelayerDispatcher implements AutoCloseable {
     this.direct =
         new DirectDispatcher(
             engine,
-            work,
+            // Not idle-bounded (IdleTransactionBound): a direct claim commits before its send and
+            // a completion runs after it, so these transactions never wait on a broker.
+            dsl,
             options.claimDuration(),
             options.claimBatchSize(),
             options.workers(),
@@ -225,7 +222,7 @@ public final class RelayerDispatcher implements AutoCloseable {
    * loses a wake-up, which polling covers.
    */
   private void sendLaneNotifications(Set<Integer> lanes) {
-    work.transaction(tx -> passes.notifyLanesWithoutFlushWait(tx.dsl(), lanes));
+    dsl.transaction(tx -> passes.notifyLanesWithoutFlushWait(tx.dsl(), lanes));
   }
 
   private Set<Integer> lanesServedHere() {

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class RabbitMqOutageIT extends BrokerOutageContract {
 
-  private RabbitMqFixture broker;
+  protected RabbitMqFixture broker;
 
   @BeforeAll
   void connect() throws Exception {

@@ -30,7 +30,10 @@ import org.jooq.impl.SQLDataType;
  * <p>The setting is transaction-local: the application's transactions on the same pooled
  * connections keep the server's setting, and Relayer's value holds in Relayer's transactions even
  * where the server's is lower (a lower one would end healthy passes during slow sends). It costs
- * one statement per transaction.
+ * one statement per transaction, so it is applied where a transaction stays open across a send: the
+ * lane passes and the maintenance passes (sweeper, cleanup, leases). Direct dispatch's claim
+ * commits before its send and its completion runs after it: those transactions never wait on a
+ * broker, hold no lease, and stay unbounded, one statement fewer per batch on the hot path.
  */
 public final class IdleTransactionBound implements TransactionListener {
 
