@@ -86,7 +86,8 @@ class RabbitMqMetersIT {
     assertThat(sends("success")).isPositive();
     assertThat(sends("failure")).isEqualTo(1);
 
-    // The broker goes away: sends fail and are retried, then succeed once it is back.
+    // The broker goes away: sends fail (unavailable: nothing reached it) and are retried, then
+    // succeed once it is back.
     broker.stop();
     relayer.dsl().transaction(tx -> relayer.store().enqueue(tx.dsl(), message(transport, queue)));
     await()
@@ -95,6 +96,7 @@ class RabbitMqMetersIT {
             () ->
                 count("relayer.outbox.failed", "reason", "transient")
                         + count("relayer.outbox.failed", "reason", "timeout")
+                        + count("relayer.outbox.failed", "reason", "unavailable")
                     >= 1);
     broker.start();
     await().atMost(Duration.ofSeconds(30)).until(() -> count("relayer.outbox.sent") == 4);
