@@ -243,7 +243,12 @@ class StatusReportIT {
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.err()).isEmpty();
     List<String> lines = run.out().lines().toList();
-    assertThat(lines).contains("store:            messaging.orders_", "status:           healthy");
+    // The parked key degrades the status (and is named): every other rule is within bounds.
+    assertThat(lines).contains("store:            messaging.orders_", "status:           degraded");
+    assertThat(lines)
+        .filteredOn(l -> l.startsWith("  reason:"))
+        .singleElement()
+        .satisfies(l -> assertThat(l).contains("parkedKeys=1").contains("key='customer-7'"));
     assertThat(run.out())
         .contains("eligible:         11 (oldest PT")
         .contains("retrying:         2 (oldest PT")
@@ -332,14 +337,16 @@ class StatusReportIT {
             "tables",
             "xmin_horizon")
         .containsEntry("store", "messaging.orders_")
-        .containsEntry("status", "healthy")
-        .containsEntry("reasons", List.of())
+        .containsEntry("status", "degraded")
         .containsEntry("eligible", 11L)
         .containsEntry("retrying", 2L)
         .containsEntry("scheduled", 1L)
         .containsEntry("parked_keys", 1L)
         .containsEntry("dead_rows", 4L)
         .containsEntry("dead_rows_in_other_groups", 0L);
+    assertThat((List<?>) doc.get("reasons"))
+        .singleElement()
+        .satisfies(r -> assertThat((String) r).contains("parkedKeys=1").contains("customer-7"));
     Instant.parse((String) doc.get("at"));
     assertThat((Double) doc.get("oldest_pending_age_seconds")).isGreaterThanOrEqualTo(0.0);
 
