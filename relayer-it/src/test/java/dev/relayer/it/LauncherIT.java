@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The {@code ./relayer} launcher script at the root of the repository. The first-use build is
- * checked with a stand-in {@code mvn} on the PATH, so that the test does not run a nested Maven
- * build: it asserts what the launcher asks Maven for and that Maven's output never reaches stdout.
+ * checked with a stand-in {@code ./mvnw} beside the copied launcher, so that the test does not run
+ * a nested Maven build: it asserts what the launcher asks Maven for, that Maven's module lines and
+ * errors reach stderr and that nothing of Maven's reaches stdout.
  */
 class LauncherIT {
 
@@ -70,23 +71,24 @@ class LauncherIT {
 
   @Test
   void firstUseBuildsTheJarWithMavenOutputOnStderrOnly() throws Exception {
-    Path bin = fakeMaven("cp \"$REAL_JAR\" relayer-cli/target/relayer-cli.jar\nexit 0\n");
+    fakeMaven("cp \"$REAL_JAR\" relayer-cli/target/relayer-cli.jar\nexit 0\n");
 
-    CliProcess first = runCopiedLauncher(bin, "db", "script", "--provider", "postgres");
+    CliProcess first = runCopiedLauncher("db", "script", "--provider", "postgres");
 
     assertThat(first.exitCode()).isZero();
     assertThat(first.out())
         .isEqualTo(PostgreSqlOutboxSchema.createScript(SchemaOptions.defaults()));
     assertThat(first.err())
         .contains("first use")
-        .contains("[INFO] stand-in maven on stdout")
-        .contains("stand-in maven on stderr");
+        .as("progress: Maven's module lines")
+        .contains("[INFO] Building Relayer command line 0.1.0-SNAPSHOT [1/1]")
+        .as("the rest of Maven's output stays in the log")
+        .doesNotContain("stand-in maven chatter");
     assertThat(Files.readAllLines(checkout.resolve("mvn-calls.txt"), UTF_8))
         .containsExactly(
-            checkout.toRealPath()
-                + ": -q -B -Dstyle.color=never -pl relayer-cli -am package -DskipTests");
+            checkout.toRealPath() + ": -B -Dstyle.color=never -Pquick -pl relayer-cli -am package");
 
-    CliProcess second = runCopiedLauncher(bin, "--version");
+    CliProcess second = runCopiedLauncher("--version");
     assertThat(second.exitCode()).isZero();
     assertThat(second.err()).isEmpty();
     assertThat(Files.readAllLines(checkout.resolve("mvn-calls.txt"), UTF_8)).hasSize(1);
@@ -94,42 +96,43 @@ class LauncherIT {
 
   @Test
   void failedFirstUseBuildExits1WithNothingOnStdout() throws Exception {
-    Path bin = fakeMaven("echo '[ERROR] stand-in failure'\nexit 1\n");
+    fakeMaven("echo '[ERROR] stand-in failure'\nexit 1\n");
 
-    CliProcess run = runCopiedLauncher(bin, "db", "script", "--provider", "postgres");
+    CliProcess run = runCopiedLauncher("db", "script", "--provider", "postgres");
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out()).isEmpty();
     assertThat(run.err()).contains("[ERROR] stand-in failure").contains("build failed");
   }
 
-  private CliProcess runCopiedLauncher(Path bin, String... args) throws Exception {
+  private CliProcess runCopiedLauncher(String... args) throws Exception {
     List<String> command =
         Stream.concat(Stream.of(checkout.resolve("relayer").toString()), Stream.of(args)).toList();
     return CliProcess.run(
         command,
         Map.of(
-            "PATH", bin + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
             "REAL_JAR", CliProcess.jar().toString(),
             "JAVA_HOME", System.getProperty("java.home")),
         Path.of(System.getProperty("java.io.tmpdir")));
   }
 
-  /** A directory holding an executable {@code mvn} that logs its call, chatters, then runs body. */
-  private Path fakeMaven(String body) throws IOException {
-    Path bin = Files.createDirectories(checkout.resolve("fake-bin"));
-    Path mvn = bin.resolve("mvn");
+  /**
+   * An executable {@code mvnw} beside the copied launcher that logs its call, prints a module line
+   * and some chatter on both streams, then runs {@code body}.
+   */
+  private void fakeMaven(String body) throws IOException {
+    Path mvnw = checkout.resolve("mvnw");
     Files.writeString(
-        mvn,
+        mvnw,
         "#!/bin/bash\n"
             + "echo \"$(pwd): $*\" >> mvn-calls.txt\n"
-            + "echo '[INFO] stand-in maven on stdout'\n"
-            + "echo 'stand-in maven on stderr' >&2\n"
+            + "echo '[INFO] Building Relayer command line 0.1.0-SNAPSHOT [1/1]'\n"
+            + "echo 'stand-in maven chatter'\n"
+            + "echo 'stand-in maven chatter' >&2\n"
             + "mkdir -p relayer-cli/target\n"
             + body,
         UTF_8);
-    Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
-    return bin;
+    Files.setPosixFilePermissions(mvnw, PosixFilePermissions.fromString("rwxr-xr-x"));
   }
 
   private static Path launcher() {
