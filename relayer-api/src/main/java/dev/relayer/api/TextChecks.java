@@ -44,6 +44,22 @@ public final class TextChecks {
     return Optional.empty();
   }
 
+  /**
+   * Whether {@code c} changes how a terminal lays out the text after it although it is not an ISO
+   * control character: the line and paragraph separators (U+2028, U+2029) and the bidirectional
+   * formatting characters (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069). Stored texts that
+   * reach an operator's terminal are escaped where they have one; operator names refuse them.
+   */
+  public static boolean isLayoutControl(int c) {
+    return c == 0x2028
+        || c == 0x2029
+        || c == 0x061C
+        || c == 0x200E
+        || c == 0x200F
+        || (c >= 0x202A && c <= 0x202E)
+        || (c >= 0x2066 && c <= 0x2069);
+  }
+
   /** Throws {@link InvalidInputException} with {@link #problem}, if there is one. */
   public static String require(String field, String value) {
     Optional<String> problem = problem(field, value);

@@ -1,5 +1,6 @@
 package dev.relayer.cli;
 
+import dev.relayer.api.TextChecks;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
@@ -133,13 +134,6 @@ final class TerminalWriter extends Writer {
     if (c == '\n' || c == '\t') {
       return false;
     }
-    return Character.isISOControl(c)
-        || c == 0x2028
-        || c == 0x2029
-        || c == 0x061C
-        || c == 0x200E
-        || c == 0x200F
-        || (c >= 0x202A && c <= 0x202E)
-        || (c >= 0x2066 && c <= 0x2069);
+    return Character.isISOControl(c) || TextChecks.isLayoutControl(c);
   }
 }

@@ -1,6 +1,7 @@
 package dev.relayer.store;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.TextChecks;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -55,7 +56,7 @@ public record NewAuditEntry(AuditOperation operation, String operator, String fi
                 + " at index "
                 + i);
       }
-      if (isLayoutControl(c)) {
+      if (TextChecks.isLayoutControl(c)) {
         throw new InvalidInputException(
             "operator must not contain line separators or bidirectional formatting characters,"
                 + " had "
@@ -65,16 +66,6 @@ public record NewAuditEntry(AuditOperation operation, String operator, String fi
       }
     }
     return operator;
-  }
-
-  private static boolean isLayoutControl(char c) {
-    return c == 0x2028
-        || c == 0x2029
-        || c == 0x061C
-        || c == 0x200E
-        || c == 0x200F
-        || (c >= 0x202A && c <= 0x202E)
-        || (c >= 0x2066 && c <= 0x2069);
   }
 
   /** A replay or purge of the dead rows {@code filter} matches. */

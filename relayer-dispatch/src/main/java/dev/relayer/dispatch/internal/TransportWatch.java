@@ -72,7 +72,7 @@ public final class TransportWatch {
     @Nullable String lastError;
     @Nullable String lastDestination;
     @Nullable Instant lastFailureAt;
-    // The first row that failed in the current run, and whether another one has since.
+    // The first row that failed in the current run (0: none yet), and whether another has since.
     long firstFailedId;
     boolean severalFailed;
     @Nullable Instant heldUntil;
@@ -202,10 +202,13 @@ public final class TransportWatch {
         state.lastFailureAt = now;
       }
       if (accepted == 0) {
+        if (state.failingSince == null) {
+          state.firstFailedId = 0; // outbox ids start at 1: none yet in this run
+          state.severalFailed = false;
+        }
         for (long id : failedIds) {
-          if (state.failingSince == null && id == failedIds.get(0)) {
+          if (state.firstFailedId == 0) {
             state.firstFailedId = id;
-            state.severalFailed = false;
           } else if (id != state.firstFailedId) {
             state.severalFailed = true;
           }
