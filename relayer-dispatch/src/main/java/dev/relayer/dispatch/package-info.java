@@ -59,36 +59,40 @@
  *
  * A message that kills the process sending it (the OOM killer on a huge body, a native crash in a
  * client library, a pod killed mid-send) ends dead — or, ordered, parks its key — after {@code
- * maxAttempts} claims, and the messages around it are delivered. Every path gets there:
+ * maxAttempts} crashes while it was sent alone, and the messages around it are delivered without
+ * spending an attempt on its crashes. A crash is charged to its culprit only:
  *
  * <ul>
  *   <li>Direct dispatch commits its claim before it sends, and the claim marks its rows in flight
- *       ({@code RelayerStore.IN_FLIGHT} in {@code last_error}); every completion overwrites the
- *       mark or deletes the row, so a row that keeps it is one whose sender stopped mid-send.
- *   <li>The sweeper and the lanes never send a marked row together with others: each is claimed
- *       alone (stamped, marked, committed), sent and completed, those with the fewest attempts
- *       first, so a crash costs only the row that caused it an attempt.
+ *       with others ({@code RelayerStore.IN_FLIGHT} in {@code last_error}); every completion
+ *       overwrites the mark or deletes the row, so a row that keeps it is one whose sender stopped
+ *       mid-send. Such a row is <em>suspect</em>: any send of the process in flight then may have
+ *       killed it.
+ *   <li>The sweeper and the lanes never send a suspect row together with others: each is claimed
+ *       alone (stamped, marked sent alone — {@code RelayerStore.SENT_ALONE} — and committed), sent
+ *       and completed while the process sends nothing else (the other threads' transport calls
+ *       wait, at most one send timeout), those with the fewest attempts first. The claim alone
+ *       takes the interrupted claim's attempt over, so a crash with others costs no row an attempt;
+ *       a crash while a row is sent alone is that row's and counts.
  *   <li>Their usual pass commits its claims with its outcomes, so a crash in it leaves nothing
  *       behind. The instance that then takes over the expired lease knows that much ({@code
  *       LeaseOutcome#takenOver}): the sweeper walks its whole traversal, and a lane its next {@code
- *       claimsPerPass} claims, committing and marking each claim before its send and charging each
- *       row that carries no error yet one extra attempt, for the send the dead pass may have made
- *       of it (a row is charged at most once: afterwards it is gone, marked, or carries a failure).
- *       The dead pass's rows are reached wherever they were, its crash and each further one are
- *       counted, and from then on the culprit is sent alone.
+ *       claimsPerPass} claims, committing each claim, marked in flight with others, before its
+ *       send. The dead pass's rows are reached wherever they were: a further crash leaves them
+ *       suspect, and from then on each is sent alone.
  * </ul>
  *
- * Such a message is therefore sent at most {@code maxAttempts} times on every path (one more if a
- * send of it failed with a recorded error before it first killed a sweeper or lane pass: it is not
- * charged then); the claim after the last attempt moves it unsent, with the error {@code claimed N
- * times without completing} and the in-flight mark as its last error. A claim that commits before
- * its send (direct dispatch's, a careful step's) waits for its WAL flush, unlike Relayer's other
- * commits: had the server lost it in a crash, the send would have gone ahead with no attempt and no
- * mark recorded. The careful traversal costs a stamp and a commit per page and only follows a
- * takeover; a marked row costs two short transactions of its own. The charge is not exact: a row
- * that the dead pass never reached, and that then fails for another reason, has one retry less.
- * Transient send failures overwrite the mark with their error, so rows retried after a broker
- * outage still go out in batches.
+ * Such a message is therefore sent at most {@code maxAttempts} times alone, after at most two sends
+ * with others that cost nothing (a pass that left no trace, then a claim committed before its
+ * send); the claim after the last attempt moves it unsent, with the error {@code claimed N times
+ * without completing} and the sent-alone mark as its last error. A process killed from outside (not
+ * by a send) while a row is sent alone charges that row, as it would any failed attempt. A claim
+ * that commits before its send (direct dispatch's, a careful step's, a claim alone) waits for its
+ * WAL flush, unlike Relayer's other commits: had the server lost it in a crash, the send would have
+ * gone ahead with no mark recorded. The careful traversal costs a stamp and a commit per page and
+ * only follows a takeover; a suspect row costs two short transactions of its own and holds the
+ * process's other sends for its send. Transient send failures overwrite the mark with their error,
+ * so rows retried after a broker outage still go out in batches.
  *
  * <h2>Leases</h2>
  *

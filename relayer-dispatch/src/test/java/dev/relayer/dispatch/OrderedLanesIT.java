@@ -263,7 +263,7 @@ class OrderedLanesIT {
                       new LaneClaim(
                           Set.of(LANE), 1, 0, Set.of(), Instant.now(), Duration.ofMillis(100)));
               List<Long> ids = claim.messages().stream().map(ClaimedMessage::id).toList();
-              step.markInFlight(claim.token(), ids, 0);
+              step.markInFlight(claim.token(), ids);
               step.end();
               return ids;
             });

@@ -22,6 +22,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -45,6 +46,11 @@ import org.postgresql.ds.PGSimpleDataSource;
  *       empty;
  *   <li>{@code lanes}: only ordered lanes run, on a store with one lane; exits 0 once a key is
  *       parked and no key but {@value #POISON_KEY} has a pending row.
+ *   <li>{@code all}: direct dispatch, maintenance (recovery delay 0) and lanes run at once, on a
+ *       store with {@value #ALL_LANES} lanes, as the default {@code Relayer} does; exits 0 once a
+ *       row is dead, a key is parked and no key but {@value #POISON_KEY} has a pending row. {@code
+ *       all+write} first writes {@link #mixedBatch} in one application transaction, whose hand-off
+ *       direct dispatch sends.
  * </ul>
  */
 public final class PoisonSenderMain {
@@ -57,6 +63,12 @@ public final class PoisonSenderMain {
 
   static final Duration LEASE = Duration.ofSeconds(1);
 
+  /** Lanes of the store in {@code all} mode. */
+  static final int ALL_LANES = 4;
+
+  /** Ordering keys of {@link #mixedBatch}'s good ordered messages, besides {@link #POISON_KEY}. */
+  static final int KEYS = 10;
+
   private PoisonSenderMain() {}
 
   /** What {@code direct} mode writes: five messages, the third of them poison. */
@@ -66,6 +78,42 @@ public final class PoisonSenderMain {
       messages.add(message(i == 2 ? POISON : "OrderPlaced", null));
     }
     return messages;
+  }
+
+  /**
+   * What {@code all+write} writes, in one transaction: 100 good unordered messages with one poison
+   * message among them, and 100 good ordered ones on {@value #KEYS} keys interleaved with them,
+   * plus the key {@value #POISON_KEY}: two good messages, a poison one, and two more behind it.
+   */
+  static List<NewMessage> mixedBatch() {
+    List<NewMessage> messages = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      if (i == 50) {
+        messages.add(message(POISON, null));
+        messages.add(message("OrderPlaced", POISON_KEY));
+        messages.add(message("OrderPlaced", POISON_KEY));
+        messages.add(message(POISON, POISON_KEY));
+        messages.add(message("OrderPlaced", POISON_KEY));
+        messages.add(message("OrderPlaced", POISON_KEY));
+      }
+      messages.add(message("OrderPlaced", null));
+      messages.add(message("OrderPlaced", "key-" + i % KEYS));
+    }
+    // The same ids on every call: the test reads what a child wrote.
+    List<NewMessage> named = new ArrayList<>(messages.size());
+    for (int i = 0; i < messages.size(); i++) {
+      NewMessage m = messages.get(i);
+      NewMessage.Builder builder =
+          NewMessage.builder()
+              .messageId(UUID.nameUUIDFromBytes(("mixed-" + i).getBytes(UTF_8)))
+              .transport(m.transport())
+              .destination(m.destination())
+              .messageType(m.messageType())
+              .body(m.body());
+      named.add(
+          m.orderingKey() == null ? builder.build() : builder.orderingKey(m.orderingKey()).build());
+    }
+    return named;
   }
 
   static NewMessage message(String type, String key) {
@@ -79,9 +127,11 @@ public final class PoisonSenderMain {
   }
 
   static StoreOptions storeOptions(String mode) {
-    return mode.equals("lanes")
-        ? new StoreOptions(SchemaOptions.defaults(), 1)
-        : StoreOptions.defaults();
+    return switch (mode) {
+      case "lanes" -> new StoreOptions(SchemaOptions.defaults(), 1);
+      case "all", "all+write" -> new StoreOptions(SchemaOptions.defaults(), ALL_LANES);
+      default -> StoreOptions.defaults();
+    };
   }
 
   public static void main(String[] args) throws Exception {
@@ -116,42 +166,71 @@ public final class PoisonSenderMain {
         System.exit(3); // direct dispatch never sent the poison message
       }
       case "sweeper" -> {
-        MaintenanceOptions options =
-            MaintenanceOptions.builder()
-                .recoveryDelay(Duration.ZERO)
-                .sweepInterval(Duration.ofMillis(100))
-                .leaseDuration(LEASE)
-                .claimDuration(Duration.ofSeconds(3))
-                .build();
-        RelayerMaintenance maintenance =
-            owner == null
-                ? RelayerMaintenance.create(dispatcher, options)
-                : RelayerMaintenance.create(dispatcher, options, owner);
+        RelayerMaintenance maintenance = maintenance(dispatcher, owner);
         maintenance.start();
         waitUntil(dsl, "select count(*) = 0 from relayer_outbox");
         maintenance.close();
       }
       case "lanes" -> {
-        RelayerLanes.Builder builder =
-            RelayerLanes.builder(dispatcher)
-                .options(
-                    LaneOptions.builder()
-                        .leaseDuration(LEASE)
-                        .pollInterval(Duration.ofMillis(100))
-                        .build());
-        RelayerLanes lanes = (owner == null ? builder : builder.owner(owner)).build();
+        RelayerLanes lanes = lanes(dispatcher, owner);
         lanes.start();
+        waitUntil(dsl, PARKED_AND_OTHER_KEYS_DONE);
+        lanes.close();
+      }
+      case "all", "all+write" -> {
+        dispatcher.start();
+        RelayerMaintenance maintenance = maintenance(dispatcher, owner);
+        RelayerLanes lanes = lanes(dispatcher, owner);
+        maintenance.start();
+        lanes.start();
+        if (mode.equals("all+write")) {
+          DSLContext app =
+              DSL.using(dsl.configuration().deriveAppending(dispatcher.transactionListener()));
+          app.transaction(tx -> store.enqueue(tx.dsl(), mixedBatch()));
+        }
         waitUntil(
             dsl,
-            "select count(*) filter (where status = 'pending' and ordering_key <> '"
-                + POISON_KEY
-                + "') = 0 and count(*) filter (where status = 'parked') > 0 from relayer_outbox");
+            "select ("
+                + PARKED_AND_OTHER_KEYS_DONE
+                + ") and count(*) filter (where ordering_key is null) = 0"
+                + " and exists (select 1 from relayer_outbox_dead) from relayer_outbox");
         lanes.close();
+        maintenance.close();
       }
       default -> throw new IllegalArgumentException("unknown mode " + mode);
     }
     dispatcher.close();
     System.exit(0);
+  }
+
+  /** True once a key is parked and no key but {@value #POISON_KEY} has a pending row. */
+  private static final String PARKED_AND_OTHER_KEYS_DONE =
+      "select count(*) filter (where status = 'pending' and ordering_key <> '"
+          + POISON_KEY
+          + "') = 0 and count(*) filter (where status = 'parked') > 0 from relayer_outbox";
+
+  private static RelayerMaintenance maintenance(RelayerDispatcher dispatcher, String owner) {
+    MaintenanceOptions options =
+        MaintenanceOptions.builder()
+            .recoveryDelay(Duration.ZERO)
+            .sweepInterval(Duration.ofMillis(100))
+            .leaseDuration(LEASE)
+            .claimDuration(Duration.ofSeconds(3))
+            .build();
+    return owner == null
+        ? RelayerMaintenance.create(dispatcher, options)
+        : RelayerMaintenance.create(dispatcher, options, owner);
+  }
+
+  private static RelayerLanes lanes(RelayerDispatcher dispatcher, String owner) {
+    RelayerLanes.Builder builder =
+        RelayerLanes.builder(dispatcher)
+            .options(
+                LaneOptions.builder()
+                    .leaseDuration(LEASE)
+                    .pollInterval(Duration.ofMillis(100))
+                    .build());
+    return (owner == null ? builder : builder.owner(owner)).build();
   }
 
   private static void waitUntil(DSLContext dsl, String condition) throws InterruptedException {

@@ -80,7 +80,13 @@ final class OutboxJdbc {
   private static final Param<OffsetDateTime> CREATED_BEFORE =
       param("createdBefore", OffsetDateTime.class);
   private static final Param<String> IN_FLIGHT = param("inFlight", String.class);
-  private static final Param<Integer> EXTRA_ATTEMPTS = param("extraAttempts", Integer.class);
+
+  /**
+   * The mark of a row whose earlier claim is given its attempt back by this one: the mark of a send
+   * with others ({@link RelayerStore#IN_FLIGHT}) when a row is sent alone, else null (no row).
+   */
+  private static final Param<String> REFUNDED_MARK = param("refundedMark", String.class);
+
   private static final Param<String[]> ERRORS = param("errors", String[].class);
   private static final Param<OffsetDateTime[]> RETRY_ATS =
       param("retryAts", OffsetDateTime[].class);
@@ -174,7 +180,7 @@ final class OutboxJdbc {
         jdbc.render(
             update(O)
                 .set(O.LAST_ERROR, IN_FLIGHT)
-                .set(O.ATTEMPTS, O.ATTEMPTS.plus(EXTRA_ATTEMPTS))
+                .set(O.ATTEMPTS, O.ATTEMPTS.minus(refunded()))
                 .where(O.ID.eq(any(IDS)))
                 .and(O.CLAIM_TOKEN.eq(TOKEN))
                 .and(FLUSH_WAIT));
@@ -193,6 +199,15 @@ final class OutboxJdbc {
                 .from(failed)
                 .where(O.ID.eq(failed.field("id", Long.class)))
                 .and(O.CLAIM_TOKEN.eq(TOKEN)));
+  }
+
+  /**
+   * 1 for a row whose {@code last_error} (as it was before the statement) is {@link
+   * #REFUNDED_MARK}, else 0: the attempt of a claim with others that a crash interrupted, which a
+   * claim of the row alone takes over instead of counting one more.
+   */
+  private static Field<Integer> refunded() {
+    return DSL.when(O.LAST_ERROR.eq(REFUNDED_MARK), inline(1)).otherwise(inline(0));
   }
 
   /** Pending, due and not under a live claim or retry hold at {@link #NOW}, on {@code table}. */
@@ -272,8 +287,9 @@ final class OutboxJdbc {
   }
 
   /**
-   * The claim by ids: {@link #claim} with {@link #eligibleById}, marking the rows in flight ({@link
-   * #IN_FLIGHT}); the rows come back with the {@code last_error} they had before.
+   * The claim by ids: {@link #claim} with {@link #eligibleById}, marking the rows in flight with
+   * {@link #IN_FLIGHT}, one more attempt each except a row marked {@link #REFUNDED_MARK}; the rows
+   * come back with the {@code last_error} they had before.
    */
   private static Query claimInFlight(Condition which) {
     CommonTableExpression<Record2<Long, String>> claimable =
@@ -286,7 +302,7 @@ final class OutboxJdbc {
         .update(O)
         .set(O.CLAIM_TOKEN, TOKEN)
         .set(O.CLAIM_EXPIRES_AT, EXPIRES_AT)
-        .set(O.ATTEMPTS, O.ATTEMPTS.plus(inline(1)))
+        .set(O.ATTEMPTS, O.ATTEMPTS.plus(inline(1)).minus(refunded()))
         .set(O.LAST_ERROR, IN_FLIGHT)
         .from(claimable)
         .where(O.ID.eq(claimable.field("id", Long.class)))
@@ -524,14 +540,30 @@ final class OutboxJdbc {
     return binds;
   }
 
+  /** Claims rows by id to be sent with others: marked {@link RelayerStore#IN_FLIGHT}. */
   Claim.Stamped claimByIds(DSLContext dsl, ClaimByIds request) {
+    return claimByIds(dsl, request, RelayerStore.IN_FLIGHT, null);
+  }
+
+  /**
+   * Claims a row by id to be sent alone: marked {@link RelayerStore#SENT_ALONE}; a row marked
+   * {@link RelayerStore#IN_FLIGHT} (a crash with others) gets no new attempt, its earlier claim's
+   * counts for this one.
+   */
+  Claim.Stamped claimAlone(DSLContext dsl, ClaimByIds request) {
+    return claimByIds(dsl, request, RelayerStore.SENT_ALONE, RelayerStore.IN_FLIGHT);
+  }
+
+  private Claim.Stamped claimByIds(
+      DSLContext dsl, ClaimByIds request, String mark, @Nullable String refundedMark) {
     UUID token = UUID.randomUUID();
     Instant expiresAt = request.now().plus(request.claimDuration());
     Binds binds =
         claimBinds(request.now(), token, expiresAt)
             .set(IDS, request.ids().toArray(Long[]::new))
             .set(LIMIT, request.ids().size())
-            .set(IN_FLIGHT, RelayerStore.IN_FLIGHT);
+            .set(IN_FLIGHT, mark)
+            .set(REFUNDED_MARK, refundedMark);
     return new Claim.Stamped(token, expiresAt, claimed(jdbc, dsl, claimByIds, binds, 0));
   }
 
@@ -611,8 +643,16 @@ final class OutboxJdbc {
         dsl, statement, new Binds().set(IDS, ids.toArray(Long[]::new)).set(TOKEN, token));
   }
 
-  /** Marks rows still under {@code token} in flight ({@link RelayerStore#IN_FLIGHT}). */
-  int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids, int extraAttempts) {
+  /**
+   * Marks rows still under {@code token} with {@code mark}, and gives back one attempt of each row
+   * that carried {@code refundedMark} before (none when it is null).
+   */
+  int markInFlight(
+      DSLContext dsl,
+      UUID token,
+      Collection<Long> ids,
+      String mark,
+      @Nullable String refundedMark) {
     if (ids.isEmpty()) {
       return 0;
     }
@@ -622,8 +662,8 @@ final class OutboxJdbc {
         new Binds()
             .set(IDS, ids.toArray(Long[]::new))
             .set(TOKEN, token)
-            .set(IN_FLIGHT, RelayerStore.IN_FLIGHT)
-            .set(EXTRA_ATTEMPTS, extraAttempts));
+            .set(IN_FLIGHT, mark)
+            .set(REFUNDED_MARK, refundedMark));
   }
 
   /**

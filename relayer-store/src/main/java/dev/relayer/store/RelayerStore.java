@@ -65,16 +65,27 @@ public final class RelayerStore {
   public static final int MAX_ERROR_LENGTH = 2000;
 
   /**
-   * The {@code last_error} of a row whose claim was committed before its send and whose outcome was
-   * never recorded: its sender stopped (most likely died) during the send. Claims that commit
-   * before they send (a claim by ids, a careful pass's marked rows) write it; every completion
-   * overwrites it (a failure's error) or removes the row. A row that carries it is suspect: the
-   * passes send it alone, with its claim committed first, so that a message that kills its sender
-   * spends an attempt on every crash and ends dead or parked after {@code maxAttempts}, and never
-   * takes other messages down with it.
+   * The {@code last_error} of a row whose claim was committed before it was sent with others and
+   * whose outcome was never recorded: its sender stopped (most likely died) during the send. Such a
+   * row is <em>suspect</em>, not guilty: any row of the process's sends in flight then may have
+   * caused the crash. Claims that commit before a send with others (a claim by ids, a careful
+   * pass's marked rows) write it; every completion overwrites it (a failure's error) or removes the
+   * row. The passes send a suspect row alone ({@link #SENT_ALONE}), and the claim that does so
+   * takes over the attempt of the interrupted one instead of counting another: a crash with others
+   * costs no row an attempt.
    */
   public static final String IN_FLIGHT =
-      "claimed and sent, but no outcome was recorded: the sender stopped during the send";
+      "claimed and sent with others, but no outcome was recorded: the sender stopped during the"
+          + " send";
+
+  /**
+   * The {@code last_error} of a row whose claim was committed before it was sent alone — the only
+   * send in flight in its process — and whose outcome was never recorded: the row's own send
+   * stopped its sender. Such a crash counts as an attempt, and a message that kills every process
+   * sending it ends dead (ordered: parks its key) after {@code maxAttempts} of them.
+   */
+  public static final String SENT_ALONE =
+      "claimed and sent alone, but no outcome was recorded: the sender stopped during the send";
 
   private final StoreOptions options;
   private final StoreDsl mapping;
@@ -393,6 +404,20 @@ public final class RelayerStore {
     return outbox.claimByIds(dsl, request);
   }
 
+  /**
+   * Claims one unordered row by id to be sent alone, marked {@linkplain #SENT_ALONE sent alone}; a
+   * row {@linkplain #IN_FLIGHT in flight with others} before gets no new attempt (its interrupted
+   * claim's counts for this one).
+   */
+  Claim.Stamped claimAlone(DSLContext dsl, ClaimByIds request) {
+    Objects.requireNonNull(request, "request");
+    if (request.ids().size() != 1) {
+      throw new IllegalArgumentException(
+          "a claim alone takes exactly one id, got " + request.ids().size());
+    }
+    return outbox.claimAlone(dsl, request);
+  }
+
   /** Claims the next keyset page of unordered rows; see {@link ClaimPage}. */
   Claim.Stamped claimPage(DSLContext dsl, ClaimPage request) {
     return outbox.claimPage(dsl, Objects.requireNonNull(request, "request"));
@@ -547,31 +572,41 @@ public final class RelayerStore {
   }
 
   /**
-   * Marks rows still under {@code token} in flight ({@link #IN_FLIGHT}), for a claim that commits
-   * before its send; returns how many.
+   * Marks rows still under {@code token} {@linkplain #IN_FLIGHT in flight} with others, for a claim
+   * that commits before its send; returns how many.
    */
   int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids) {
-    return markInFlight(dsl, token, ids, 0);
-  }
-
-  /**
-   * Marks rows still under {@code token} in flight, as {@link #markInFlight(DSLContext, UUID,
-   * Collection)} does, and charges each {@code extraAttempts} more attempts: for rows that an owner
-   * which died may have sent in a pass that left no trace (a claim that was never committed).
-   * Returns how many rows were marked. The caller's {@link ClaimedMessage}s do not change; use
-   * {@link ClaimedMessage#withMoreAttempts} to match them.
-   */
-  int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids, int extraAttempts) {
-    if (extraAttempts < 0) {
-      throw new IllegalArgumentException("extraAttempts must be >= 0, got " + extraAttempts);
-    }
-    int marked = outbox.markInFlight(dsl, token, ids, extraAttempts);
+    int marked = outbox.markInFlight(dsl, token, ids, IN_FLIGHT, null);
     return checkAtMost("markInFlight", marked, ids.size());
   }
 
-  /** Whether {@code message} was in flight when its sender stopped (see {@link #IN_FLIGHT}). */
+  /**
+   * Marks the row {@code id}, still under {@code token}, {@linkplain #SENT_ALONE sent alone}, for a
+   * claim of that row alone that commits before its send, and gives back the attempt of this claim
+   * when the row was {@linkplain #IN_FLIGHT in flight with others} before it: the interrupted
+   * claim's attempt counts for this one. Returns whether the row was still under the token. The
+   * caller's {@link ClaimedMessage} does not change; {@link #attemptsWhenSentAlone} says what it
+   * now reads.
+   */
+  boolean markSentAlone(DSLContext dsl, UUID token, long id) {
+    int marked = outbox.markInFlight(dsl, token, List.of(id), SENT_ALONE, IN_FLIGHT);
+    return checkAtMost("markSentAlone", marked, 1) == 1;
+  }
+
+  /**
+   * The attempts of {@code claimed}, a row just claimed, once {@link #markSentAlone} marked it: one
+   * fewer when it was in flight with others.
+   */
+  public static int attemptsWhenSentAlone(ClaimedMessage claimed) {
+    return IN_FLIGHT.equals(claimed.lastError()) ? claimed.attempts() - 1 : claimed.attempts();
+  }
+
+  /**
+   * Whether {@code message} was in flight when its sender stopped, with others ({@link #IN_FLIGHT})
+   * or alone ({@link #SENT_ALONE}): either way it is sent alone next.
+   */
   public static boolean wasInFlight(ClaimedMessage message) {
-    return IN_FLIGHT.equals(message.lastError());
+    return IN_FLIGHT.equals(message.lastError()) || SENT_ALONE.equals(message.lastError());
   }
 
   /**

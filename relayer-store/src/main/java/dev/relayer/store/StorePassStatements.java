@@ -70,8 +70,18 @@ final class StorePassStatements implements PassStatements {
   }
 
   @Override
-  public int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids, int extraAttempts) {
-    return store.markInFlight(dsl, token, ids, extraAttempts);
+  public Claim.Stamped claimAlone(DSLContext dsl, ClaimByIds request) {
+    return store.claimAlone(dsl, request);
+  }
+
+  @Override
+  public int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids) {
+    return store.markInFlight(dsl, token, ids);
+  }
+
+  @Override
+  public boolean markSentAlone(DSLContext dsl, UUID token, long id) {
+    return store.markSentAlone(dsl, token, id);
   }
 
   @Override

@@ -68,7 +68,7 @@ class PassesIT {
                   "sweep pass: lockPage without the lease: the pass's start did not acquire it");
           assertThatThrownBy(() -> pass.bounds(0)).isInstanceOf(IllegalStateException.class);
           assertThatThrownBy(
-                  () -> pass.claimByIds(new ClaimByIds(List.of(1L), Instant.now(), MINUTE)))
+                  () -> pass.claimAlone(new ClaimByIds(List.of(1L), Instant.now(), MINUTE)))
               .isInstanceOf(IllegalStateException.class);
           Claim.Locked none =
               new Claim.Locked(java.util.UUID.randomUUID(), Instant.now(), List.of());
@@ -79,7 +79,7 @@ class PassesIT {
                       pass.complete(
                           none, new Completion(List.of(), List.of(), List.of(), Instant.now())))
               .isInstanceOf(IllegalStateException.class);
-          assertThatThrownBy(() -> pass.markInFlight(none.token(), List.of(), 0))
+          assertThatThrownBy(() -> pass.markInFlight(none.token(), List.of()))
               .isInstanceOf(IllegalStateException.class);
           assertThatThrownBy(pass::end).isInstanceOf(IllegalStateException.class);
         });

@@ -485,13 +485,13 @@ abstract class StoreContract {
   }
 
   @Test
-  void markInFlightMarksOnlyRowsUnderTheTokenAndChargesWhatItIsTold() {
+  void markInFlightMarksOnlyRowsUnderTheTokenAndChargesNothing() {
     Instant now = now();
     long first = store.enqueue(dsl, unordered());
     long second = store.enqueue(dsl, unordered());
     long foreign = store.enqueue(dsl, unordered());
     Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(first, second), now, CLAIM));
-    Claim other = store.claimByIds(dsl, new ClaimByIds(List.of(foreign), now, CLAIM));
+    store.claimByIds(dsl, new ClaimByIds(List.of(foreign), now, CLAIM));
     mapped
         .update(RELAYER_OUTBOX)
         .setNull(RELAYER_OUTBOX.LAST_ERROR)
@@ -499,20 +499,81 @@ abstract class StoreContract {
         .execute();
 
     assertThat(store.markInFlight(dsl, claim.token(), List.of(first))).isEqualTo(1);
-    assertThat(store.markInFlight(dsl, claim.token(), List.of(second, foreign), 1))
+    assertThat(store.markInFlight(dsl, claim.token(), List.of(second, foreign)))
         .as("the foreign row is under another token")
         .isEqualTo(1);
 
     assertThat(row(first).getLastError()).isEqualTo(RelayerStore.IN_FLIGHT);
     assertThat(row(first).getAttempts()).isEqualTo(1);
     assertThat(row(second).getLastError()).isEqualTo(RelayerStore.IN_FLIGHT);
-    assertThat(row(second).getAttempts()).as("charged one more").isEqualTo(2);
+    assertThat(row(second).getAttempts()).isEqualTo(1);
     assertThat(row(foreign).getLastError()).isNull();
     assertThat(row(foreign).getAttempts()).isEqualTo(1);
-    assertThat(other.messages().get(0).withMoreAttempts(1).attempts()).isEqualTo(2);
-    assertThatThrownBy(() -> store.markInFlight(dsl, claim.token(), List.of(first), -1))
+  }
+
+  @Test
+  void aClaimAloneTakesOverTheAttemptOfACrashWithOthersAndCountsACrashAlone() {
+    Instant now = now();
+    long id = store.enqueue(dsl, unordered());
+    // Sent with others, and its sender died: suspect, one attempt on the row.
+    store.claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
+    assertThat(row(id).getLastError()).isEqualTo(RelayerStore.IN_FLIGHT);
+    assertThat(row(id).getAttempts()).isEqualTo(1);
+
+    Instant later = now.plus(CLAIM).plusSeconds(1);
+    Claim alone = store.claimAlone(dsl, new ClaimByIds(List.of(id), later, CLAIM));
+    assertThat(alone.messages()).singleElement().satisfies(m -> assertThat(m.attempts()).isOne());
+    assertThat(row(id).getLastError()).isEqualTo(RelayerStore.SENT_ALONE);
+    assertThat(row(id).getAttempts()).as("the crash with others cost nothing").isEqualTo(1);
+
+    // Its sender died again, sending it alone: that crash counts.
+    Instant after = later.plus(CLAIM).plusSeconds(1);
+    Claim again = store.claimAlone(dsl, new ClaimByIds(List.of(id), after, CLAIM));
+    assertThat(again.messages())
+        .singleElement()
+        .satisfies(m -> assertThat(m.attempts()).isEqualTo(2));
+    assertThat(row(id).getAttempts()).isEqualTo(2);
+    assertThatThrownBy(() -> store.claimAlone(dsl, new ClaimByIds(List.of(id, id + 1), now, CLAIM)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("extraAttempts");
+        .hasMessageContaining("exactly one id");
+  }
+
+  @Test
+  void markSentAloneGivesBackTheAttemptOfARowInFlightWithOthersOnly() {
+    Instant now = now();
+    long suspect = store.enqueue(dsl, unordered());
+    long culprit = store.enqueue(dsl, unordered());
+    long foreign = store.enqueue(dsl, unordered());
+    Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(suspect, culprit), now, CLAIM));
+    Claim other = store.claimByIds(dsl, new ClaimByIds(List.of(foreign), now, CLAIM));
+    mapped
+        .update(RELAYER_OUTBOX)
+        .set(RELAYER_OUTBOX.LAST_ERROR, RelayerStore.SENT_ALONE)
+        .set(RELAYER_OUTBOX.ATTEMPTS, 2)
+        .where(RELAYER_OUTBOX.ID.eq(culprit))
+        .execute();
+
+    assertThat(store.markSentAlone(dsl, claim.token(), suspect)).isTrue();
+    assertThat(store.markSentAlone(dsl, claim.token(), culprit)).isTrue();
+    assertThat(store.markSentAlone(dsl, claim.token(), foreign))
+        .as("the foreign row is under another token")
+        .isFalse();
+
+    assertThat(row(suspect).getLastError()).isEqualTo(RelayerStore.SENT_ALONE);
+    assertThat(row(suspect).getAttempts()).as("its claim's attempt given back").isZero();
+    assertThat(row(culprit).getLastError()).isEqualTo(RelayerStore.SENT_ALONE);
+    assertThat(row(culprit).getAttempts()).as("a crash alone is not given back").isEqualTo(2);
+    assertThat(row(foreign).getLastError()).isEqualTo(RelayerStore.IN_FLIGHT);
+    assertThat(row(foreign).getAttempts()).isEqualTo(1);
+    assertThat(other.messages().get(0).lastError()).as("as it was before the claim").isNull();
+    // Claimed again after its claim lapsed: it comes back as it was, in flight with others.
+    Claim again =
+        store.claimByIds(
+            dsl, new ClaimByIds(List.of(foreign), now.plus(CLAIM).plusSeconds(1), CLAIM));
+    ClaimedMessage claimed = again.messages().get(0);
+    assertThat(RelayerStore.wasInFlight(claimed)).isTrue();
+    assertThat(claimed.attempts()).isEqualTo(2);
+    assertThat(RelayerStore.attemptsWhenSentAlone(claimed)).isOne();
   }
 
   @Test

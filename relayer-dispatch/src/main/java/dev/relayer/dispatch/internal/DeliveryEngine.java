@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,20 +24,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The claim → send → complete path shared by direct dispatch, the sweeper and lane workers: the
  * {@link Sender} sends the claimed rows (by route, in native batches, each call bounded by the send
- * timeout); this writes the outcome with fenced statements ({@link #complete}) and charges rows a
- * pass took over ({@link #markTakenOver}).
+ * timeout); this writes the outcome with fenced statements ({@link #complete}).
  */
 public final class DeliveryEngine implements AutoCloseable {
 
   /** Reason stored for rows that ran out of attempts. */
   public static final String MAX_ATTEMPTS = "max-attempts";
-
-  /**
-   * Attempts charged to a row that a pass claims carefully after taking its lease over from an
-   * owner whose lease expired: that owner may have died sending the row in a pass whose claim was
-   * never committed, a send nothing else counts. See {@link #markTakenOver}.
-   */
-  public static final int UNTRACED_SEND = 1;
 
   private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
 
@@ -103,30 +94,6 @@ public final class DeliveryEngine implements AutoCloseable {
   /** Dropped hand-offs and rows the sweeper delivered without one. */
   public HandoffWatch handoffs() {
     return handoffs;
-  }
-
-  /**
-   * In {@code pass}, for a claim under {@code token} that a pass took over from an owner whose
-   * lease expired and commits before its send: marks the rows {@linkplain RelayerStore#IN_FLIGHT in
-   * flight} and charges {@link #UNTRACED_SEND} to those that carry no error at all — the dead
-   * owner's last pass may have sent them, and its crash left nothing in the rows. Rows with an
-   * error (a recorded failure, or the in-flight mark of a send that did count) are not charged. So
-   * no row is charged twice: after its charge it is sent and gone, marked, or carries a failure.
-   * Returns the messages as they now read.
-   */
-  public List<ClaimedMessage> markTakenOver(
-      ClaimTransaction pass, UUID token, List<ClaimedMessage> messages) {
-    List<Long> charged = new ArrayList<>();
-    List<Long> marked = new ArrayList<>();
-    List<ClaimedMessage> now = new ArrayList<>(messages.size());
-    for (ClaimedMessage m : messages) {
-      boolean charge = m.lastError() == null;
-      (charge ? charged : marked).add(m.id());
-      now.add(charge ? m.withMoreAttempts(UNTRACED_SEND) : m);
-    }
-    pass.markInFlight(token, charged, UNTRACED_SEND);
-    pass.markInFlight(token, marked, 0);
-    return now;
   }
 
   /** Sends the claimed rows (no database work); see {@link Sender}. */

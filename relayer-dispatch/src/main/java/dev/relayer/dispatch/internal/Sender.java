@@ -274,26 +274,29 @@ public final class Sender implements AutoCloseable {
     }
     TransportBatch batch = new TransportBatch(destination, outgoing, sendTimeout);
     List<SendResult> results;
-    Future<List<SendResult>> call = calls.submit(() -> transport.send(batch));
-    try {
-      results = call.get(sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      call.cancel(true);
-      String error =
-          "send to '" + destination + "' timed out after " + Durations.format(sendTimeout);
-      chunk.forEach(m -> failed.add(new SendOutcome.Failure(m, TIMED_OUT, error)));
-      return true;
-    } catch (ExecutionException e) {
-      Throwable cause = Objects.requireNonNull(e.getCause());
-      String reason = cause instanceof InvalidInputException ? REJECTED : SEND_FAILED;
-      chunk.forEach(
-          m -> failed.add(new SendOutcome.Failure(m, reason, SendResult.describe(cause))));
-      return false;
-    } catch (InterruptedException e) {
-      call.cancel(true);
-      Thread.currentThread().interrupt();
-      failAll(chunk, "send interrupted by shutdown", failed);
-      return false;
+    // Held for the call: a row sent alone waits for it (see SendGate).
+    try (SendGate.Hold gate = SendGate.PROCESS.shared()) {
+      Future<List<SendResult>> call = calls.submit(() -> transport.send(batch));
+      try {
+        results = call.get(sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        call.cancel(true);
+        String error =
+            "send to '" + destination + "' timed out after " + Durations.format(sendTimeout);
+        chunk.forEach(m -> failed.add(new SendOutcome.Failure(m, TIMED_OUT, error)));
+        return true;
+      } catch (ExecutionException e) {
+        Throwable cause = Objects.requireNonNull(e.getCause());
+        String reason = cause instanceof InvalidInputException ? REJECTED : SEND_FAILED;
+        chunk.forEach(
+            m -> failed.add(new SendOutcome.Failure(m, reason, SendResult.describe(cause))));
+        return false;
+      } catch (InterruptedException e) {
+        call.cancel(true);
+        Thread.currentThread().interrupt();
+        failAll(chunk, "send interrupted by shutdown", failed);
+        return false;
+      }
     }
     if (results == null || results.size() != chunk.size()) {
       failAll(

@@ -42,15 +42,16 @@ import org.slf4j.LoggerFactory;
  *   <li>a pass that takes the lease over from an owner whose lease expired (it died or stalled
  *       mid-pass), or finds it under its own owner name without having held it (a process restarted
  *       under a fixed identity), runs <em>careful</em> until its traversal wraps: each page's claim
- *       is stamped, marked {@linkplain RelayerStore#IN_FLIGHT in flight}, {@linkplain
- *       DeliveryEngine#markTakenOver charged one more attempt} where a row carries no error (for
- *       the send the dead pass may have made of it) and committed before the send, so both that
- *       crash and a crash now are counted;
- *   <li>rows marked in flight (by a careful page, or by direct dispatch, whose claims always commit
+ *       is stamped, marked {@linkplain RelayerStore#IN_FLIGHT in flight with others} and committed
+ *       before the send, so that a crash now leaves its rows suspect;
+ *   <li>suspect rows (marked by a careful page, or by direct dispatch, whose claims always commit
  *       first) are never sent with others: after the page's own transaction, each is claimed alone
- *       (stamped, marked, committed), sent and completed, the ones with fewest attempts first. A
- *       crash then costs only the row that caused it an attempt, its page-mates go out, and after
- *       {@code maxAttempts} claims the row is moved to the dead table unsent.
+ *       ({@linkplain RelayerStore#SENT_ALONE marked sent alone}, committed), sent and completed
+ *       while the process sends nothing else ({@link SendGate#alone()}), the ones with fewest
+ *       attempts first. Only a crash while sent alone counts an attempt; a crash with others costs
+ *       none (the claim alone takes the interrupted claim's attempt over). The page-mates of a
+ *       message that kills its sender go out, and after {@code maxAttempts} crashes alone the
+ *       message is moved to the dead table unsent.
  * </ul>
  *
  * <p>Traversal: the end of a traversal ({@code upTo}) is the highest pending unordered id when it
@@ -139,12 +140,17 @@ public final class Sweeper {
   private SweepResult sendSuspects(
       DSLContext dsl, int claimed, int sent, List<ClaimedMessage> suspects) {
     for (ClaimedMessage suspect : suspects) {
-      Claim.Stamped alone = claimAlone(dsl, suspect.id());
-      if (alone == null) {
-        break; // the lease is gone
+      try (SendGate.Hold gate = SendGate.PROCESS.alone()) {
+        Claim.Stamped alone = claimAlone(dsl, suspect.id());
+        if (alone == null) {
+          break; // the lease is gone
+        }
+        claimed += alone.messages().size();
+        sent += sendCommitted(dsl, alone);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break; // shutting down: the suspects wait for the next pass
       }
-      claimed += alone.messages().size();
-      sent += sendCommitted(dsl, alone);
     }
     return new SweepResult(true, claimed, sent, false);
   }
@@ -215,10 +221,10 @@ public final class Sweeper {
     if (carefulPage) {
       List<Long> ids = others.stream().map(ClaimedMessage::id).toList();
       pass.stamp(page, ids);
-      List<ClaimedMessage> charged = engine.markTakenOver(pass, page.token(), others);
+      pass.markInFlight(page.token(), ids);
       pass.end();
       Claim.@Nullable Stamped committed =
-          charged.isEmpty() ? null : new Claim.Stamped(page.token(), page.expiresAt(), charged);
+          others.isEmpty() ? null : new Claim.Stamped(page.token(), page.expiresAt(), others);
       return new Step.CarefulPage(last, end, others.size(), committed, suspects);
     }
     int sent = 0;
@@ -234,9 +240,9 @@ public final class Sweeper {
   }
 
   /**
-   * Claims the row {@code id} alone in its own committed transaction under the lease, marked in
-   * flight; {@code null} when the lease is no longer this owner's, an empty claim when the row is
-   * gone or no longer claimable.
+   * Claims the row {@code id} alone in its own committed transaction under the lease, marked sent
+   * alone; {@code null} when the lease is no longer this owner's, an empty claim when the row is
+   * gone or no longer claimable. The caller holds the process's send gate alone.
    */
   private Claim.@Nullable Stamped claimAlone(DSLContext dsl, long id) {
     return dsl.transactionResult(
@@ -246,7 +252,7 @@ public final class Sweeper {
             return null;
           }
           Claim.Stamped claim =
-              pass.claimByIds(
+              pass.claimAlone(
                   new ClaimByIds(List.of(id), engine.clock().instant(), settings.claimDuration()));
           pass.end();
           return claim;

@@ -102,8 +102,8 @@ class ChaosReportTest {
   }
 
   @Test
-  void aPoisonMessageSentMoreThanMaxAttemptsTimesIsAProblem() {
-    for (int i = 0; i < MAX_ATTEMPTS + 1; i++) {
+  void aPoisonMessageSentMoreThanMaxAttemptsAloneAndTwiceWithOthersIsAProblem() {
+    for (int i = 0; i < MAX_ATTEMPTS + ChaosReport.SENDS_WITH_OTHERS + 1; i++) {
       poisonSends.add(poisonU.toString());
     }
     poisonSends.add(poisonO.toString());
@@ -113,8 +113,8 @@ class ChaosReportTest {
     assertThat(report.problems())
         .singleElement()
         .asString()
-        .startsWith("1 poison messages sent more than maxAttempts = 8 times");
-    assertThat(report.text()).contains("sent 9 times").contains("sent 1 times");
+        .startsWith("1 poison messages sent more than maxAttempts = 8 times alone and 2 with");
+    assertThat(report.text()).contains("sent 11 times").contains("sent 1 times");
   }
 
   private List<Dead> poisonDead() {

@@ -79,13 +79,25 @@ public abstract sealed class ClaimTransaction permits SweepPass, LanePass, Direc
 
   /**
    * Marks rows still under {@code token} {@linkplain dev.relayer.store.RelayerStore#IN_FLIGHT in
-   * flight} and charges each {@code extraAttempts} more, for a claim that commits before its send;
-   * returns how many were marked. The transaction's commit then waits for the WAL flush, whatever
-   * the pass set before, so that the claim's attempts outlive a server crash after the send.
+   * flight with others}, for a claim that commits before its send; returns how many were marked.
+   * The transaction's commit then waits for the WAL flush, whatever the pass set before, so that
+   * the claim's attempts outlive a server crash after the send.
    */
-  public final int markInFlight(UUID token, Collection<Long> ids, int extraAttempts) {
+  public final int markInFlight(UUID token, Collection<Long> ids) {
     checkWritable("markInFlight");
-    return statements.markInFlight(tx, token, ids, extraAttempts);
+    return statements.markInFlight(tx, token, ids);
+  }
+
+  /**
+   * Marks the row {@code id} still under {@code token} {@linkplain
+   * dev.relayer.store.RelayerStore#SENT_ALONE sent alone}, for a claim of that row alone that
+   * commits before its send, giving back this claim's attempt when the row was in flight with
+   * others before ({@link dev.relayer.store.RelayerStore#attemptsWhenSentAlone}); false when the
+   * row is no longer under the token. The commit waits for the WAL flush, as {@link #markInFlight}.
+   */
+  public final boolean markSentAlone(UUID token, long id) {
+    checkWritable("markSentAlone");
+    return statements.markSentAlone(tx, token, id);
   }
 
   /**

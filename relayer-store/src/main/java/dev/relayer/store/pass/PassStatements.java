@@ -47,7 +47,11 @@ public interface PassStatements {
   Map<Integer, Instant> renewLeasesAndFindNextDue(
       DSLContext dsl, List<LeaseRequest> leases, Set<Integer> lanes, Instant now);
 
-  int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids, int extraAttempts);
+  Claim.Stamped claimAlone(DSLContext dsl, ClaimByIds request);
+
+  int markInFlight(DSLContext dsl, UUID token, Collection<Long> ids);
+
+  boolean markSentAlone(DSLContext dsl, UUID token, long id);
 
   int deleteFenced(DSLContext dsl, UUID token, Collection<Long> ids);
 

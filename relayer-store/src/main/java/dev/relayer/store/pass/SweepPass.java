@@ -21,8 +21,8 @@ import org.jooq.DSLContext;
  *       no other owner runs a pass meanwhile. A pass that did not {@linkplain LeaseOutcome#acquired
  *       acquire} the lease can do nothing more: every step below throws.
  *   <li><b>Claim</b>: the traversal's bounds ({@link #bounds}), then the next page {@linkplain
- *       #lockPage locked} without a stamp, or rows {@linkplain #claimByIds claimed by id} with one
- *       (a row sent alone, whose claim commits before its send).
+ *       #lockPage locked} without a stamp, or a row {@linkplain #claimAlone claimed by id} with one
+ *       (a suspect row sent alone, whose claim commits before its send).
  *   <li><b>Complete</b> ({@link #complete}): for a locked page, the stamp on every row not accepted
  *       comes first, then the fenced writes; or, for a page whose claim is to commit before its
  *       send (a pass that took the lease over), {@link #stamp} and {@link #markInFlight} instead.
@@ -68,10 +68,13 @@ public final class SweepPass extends ClaimTransaction {
     return statements.lockPage(tx, page);
   }
 
-  /** Claims rows by id, stamped: for a row whose claim commits before its send. */
-  public Claim.Stamped claimByIds(ClaimByIds request) {
-    checkWritable("claimByIds");
-    return statements.claimByIds(tx, request);
+  /**
+   * Claims one row by id, stamped and {@linkplain dev.relayer.store.RelayerStore#SENT_ALONE marked
+   * sent alone}: for a suspect row whose claim commits before it is sent alone.
+   */
+  public Claim.Stamped claimAlone(ClaimByIds request) {
+    checkWritable("claimAlone");
+    return statements.claimAlone(tx, request);
   }
 
   /**

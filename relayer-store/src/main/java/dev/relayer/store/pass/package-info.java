@@ -32,14 +32,15 @@
  * only means rows sent again. Two kinds do wait, because what they record must be there before a
  * send that follows them: a transaction that marks rows in flight (a claim committed before its
  * send: {@link dev.relayer.store.pass.DirectClaim#claimByIds}, {@link
- * dev.relayer.store.pass.ClaimTransaction#markInFlight}, a sweep pass's {@code claimByIds}), whose
- * attempt would otherwise be lost while the send went ahead, and a sweep or lane pass whose start
- * created its lease or took it from another owner, so that the lease names the owner that goes on
- * to send: were it lost, the next owner would not know to charge that owner's sends. The settings
- * of the common cases ride on statements the transaction runs anyway — a leased pass's start, a
- * statement that marks rows, the delete of a direct completion's sent rows — and cost no round trip
- * of their own; a pass whose start created or took over its lease, and a direct completion that
- * sent nothing, make theirs in a statement of its own.
+ * dev.relayer.store.pass.ClaimTransaction#markInFlight}, {@link
+ * dev.relayer.store.pass.ClaimTransaction#markSentAlone}, a sweep pass's {@code claimAlone}), whose
+ * attempt and mark would otherwise be lost while the send went ahead, and a sweep or lane pass
+ * whose start created its lease or took it from another owner, so that the lease names the owner
+ * that goes on to send: were it lost, the next owner would not know that the rows it finds may have
+ * been in flight. The settings of the common cases ride on statements the transaction runs anyway —
+ * a leased pass's start, a statement that marks rows, the delete of a direct completion's sent rows
+ * — and cost no round trip of their own; a pass whose start created or took over its lease, and a
+ * direct completion that sent nothing, make theirs in a statement of its own.
  *
  * <p>The passes reach the store's statements through {@link dev.relayer.store.pass.StoreAccess},
  * which the store installs when it loads; {@link dev.relayer.store.pass.PassStatements} and {@link

@@ -3,6 +3,7 @@ package dev.relayer.dispatch.internal.lane;
 import dev.relayer.dispatch.internal.DeliveryEngine;
 import dev.relayer.dispatch.internal.Events;
 import dev.relayer.dispatch.internal.LeaseTracker;
+import dev.relayer.dispatch.internal.SendGate;
 import dev.relayer.dispatch.internal.SendOutcome;
 import dev.relayer.dispatch.spi.PassKind;
 import dev.relayer.dispatch.spi.RelayerEventListener;
@@ -420,11 +421,13 @@ public final class LaneWorker {
 
   /**
    * Steps whose claims commit before their send, for {@code lane} after its pass transaction: in a
-   * careful lane (taken over), the heads that are not suspect as one group per step; then, one at a
-   * time, the heads marked in flight, fewest attempts first. Each step claims the lane's heads
-   * under its lease, keeps the ones it sends (marked in flight), gives the rest back, commits,
-   * sends and completes in a transaction of its own. A crash in a step thus costs an attempt of the
-   * rows it sent and no others; a head out of attempts is parked unsent.
+   * careful lane (taken over), the heads that are not suspect as one group per step, marked in
+   * flight with others; then, one at a time, the suspect heads (marked in flight), fewest attempts
+   * first, each marked sent alone and sent while the process sends nothing else ({@link
+   * SendGate#alone()}). Each step claims the lane's heads under its lease, keeps the ones it sends,
+   * gives the rest back, commits, sends and completes in a transaction of its own. A crash in a
+   * group step leaves its rows suspect and costs none of them an attempt; a crash while a head is
+   * sent alone costs that head one; a head out of attempts is parked unsent.
    */
   private void carefulSteps(
       DSLContext dsl, int lane, LaneTally tally, List<Consumer<RelayerEventListener>> events) {
@@ -433,61 +436,39 @@ public final class LaneWorker {
     for (int step = 0; step < settings.claimsPerPass() + settings.keysPerPass(); step++) {
       boolean groupStep = careful.containsKey(lane);
       boolean[] headsLeft = {false};
-      Claim.Stamped claim =
-          dsl.transactionResult(
-              tx -> {
-                LanePass pass = engine.passes().lanes(tx.dsl(), List.of(lane), this::lease);
-                if (!pass.leases().get(0).acquired()) {
-                  return null;
-                }
-                Claim.Stamped heads =
-                    pass.claim(
-                        new LaneClaim(
-                            Set.of(lane),
-                            settings.keysPerPass(),
-                            0,
-                            Set.of(),
-                            engine.clock().instant(),
-                            settings.claimDuration()));
-                List<ClaimedMessage> chosen = chooseCarefully(heads.messages(), groupStep);
-                headsLeft[0] = chosen.size() < heads.messages().size();
-                Set<Long> chosenIds = new HashSet<>();
-                chosen.forEach(m -> chosenIds.add(m.id()));
-                pass.unclaim(
-                    heads.token(),
-                    heads.messages().stream()
-                        .map(ClaimedMessage::id)
-                        .filter(id -> !chosenIds.contains(id))
-                        .toList());
-                List<ClaimedMessage> sending;
-                if (groupStep) {
-                  // A taken-over lane: the dead owner may have sent these in a pass that left no
-                  // trace.
-                  sending = engine.markTakenOver(pass, heads.token(), chosen);
-                } else {
-                  pass.markInFlight(heads.token(), chosenIds, 0);
-                  sending = chosen;
-                }
-                pass.end();
-                return new Claim.Stamped(heads.token(), heads.expiresAt(), sending);
-              });
-      if (claim == null || claim.isEmpty()) {
-        // Nothing left to send carefully: the lane's other heads, if any, go in its next pass.
-        careful.remove(lane);
-        tally.more = headsLeft[0];
-        return;
+      Claim.@Nullable Stamped claim;
+      SendOutcome sent;
+      // A suspect head's claim, send and completion hold the process's sends up.
+      try (SendGate.Hold gate = groupStep ? null : SendGate.PROCESS.alone()) {
+        claim = dsl.transactionResult(tx -> carefulClaim(tx.dsl(), lane, groupStep, headsLeft));
+        if (claim != null && claim.isEmpty() && groupStep && headsLeft[0]) {
+          // No head left but suspect ones: those go alone, in the next steps.
+          careful.remove(lane);
+          continue;
+        }
+        if (claim == null || claim.isEmpty()) {
+          // Nothing left to send carefully: the lane's other heads, if any, go in its next pass.
+          careful.remove(lane);
+          tally.more = headsLeft[0];
+          return;
+        }
+        Claim.Stamped claimed = claim;
+        sent = sender.send(claimed);
+        events.addAll(
+            dsl.transactionResult(
+                tx -> {
+                  DirectClaim completion = engine.passes().direct(tx.dsl());
+                  List<Consumer<RelayerEventListener>> done =
+                      engine.complete(completion, claimed, sent, "lane");
+                  completion.unclaim(
+                      claimed.token(),
+                      sent.notAttempted().stream().map(ClaimedMessage::id).toList());
+                  return done;
+                }));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return; // shutting down: the suspect heads wait for the lane's next owner
       }
-      SendOutcome sent = sender.send(claim);
-      events.addAll(
-          dsl.transactionResult(
-              tx -> {
-                DirectClaim completion = engine.passes().direct(tx.dsl());
-                List<Consumer<RelayerEventListener>> done =
-                    engine.complete(completion, claim, sent, "lane");
-                completion.unclaim(
-                    claim.token(), sent.notAttempted().stream().map(ClaimedMessage::id).toList());
-                return done;
-              }));
       tally.claimed += claim.messages().size();
       tally.sent += sent.accepted().size();
       tally.failed += sent.failed().size() + sent.exhausted().size();
@@ -505,9 +486,54 @@ public final class LaneWorker {
   }
 
   /**
-   * The heads a careful step sends: in a group step the heads not marked in flight, if any;
-   * otherwise the one marked head with the fewest attempts (the oldest of those); none when no head
-   * is marked and this is not a group step.
+   * A careful step's claim, in its own transaction {@code t}: the lane's heads under its lease,
+   * those {@link #chooseCarefully} does not choose given back, the chosen ones marked (in flight
+   * with others in a group step, sent alone otherwise). {@code null} when the lease is gone; sets
+   * {@code headsLeft[0]} when heads were given back.
+   */
+  private Claim.@Nullable Stamped carefulClaim(
+      DSLContext t, int lane, boolean groupStep, boolean[] headsLeft) {
+    LanePass pass = engine.passes().lanes(t, List.of(lane), this::lease);
+    if (!pass.leases().get(0).acquired()) {
+      return null;
+    }
+    Claim.Stamped heads =
+        pass.claim(
+            new LaneClaim(
+                Set.of(lane),
+                settings.keysPerPass(),
+                0,
+                Set.of(),
+                engine.clock().instant(),
+                settings.claimDuration()));
+    List<ClaimedMessage> chosen = chooseCarefully(heads.messages(), groupStep);
+    headsLeft[0] = chosen.size() < heads.messages().size();
+    Set<Long> chosenIds = new HashSet<>();
+    chosen.forEach(m -> chosenIds.add(m.id()));
+    pass.unclaim(
+        heads.token(),
+        heads.messages().stream()
+            .map(ClaimedMessage::id)
+            .filter(id -> !chosenIds.contains(id))
+            .toList());
+    List<ClaimedMessage> sending = chosen;
+    if (groupStep) {
+      pass.markInFlight(heads.token(), chosenIds);
+    } else if (!chosen.isEmpty()) {
+      ClaimedMessage suspect = chosen.get(0);
+      pass.markSentAlone(heads.token(), suspect.id());
+      sending =
+          List.of(
+              suspect.withMoreAttempts(
+                  RelayerStore.attemptsWhenSentAlone(suspect) - suspect.attempts()));
+    }
+    pass.end();
+    return new Claim.Stamped(heads.token(), heads.expiresAt(), sending);
+  }
+
+  /**
+   * The heads a careful step sends: in a group step the heads not marked in flight; otherwise the
+   * one marked head with the fewest attempts (the oldest of those), or none.
    */
   private static List<ClaimedMessage> chooseCarefully(
       List<ClaimedMessage> heads, boolean groupStep) {
@@ -520,7 +546,7 @@ public final class LaneWorker {
         suspect = m;
       }
     }
-    if (groupStep && !fresh.isEmpty()) {
+    if (groupStep) {
       return fresh;
     }
     return suspect == null ? List.of() : List.of(suspect);
