@@ -193,6 +193,24 @@ final class DispatchFixture implements AutoCloseable {
   }
 
   /**
+   * Claims one row alone, as the sweeper does for a suspect row, in a sweep pass of its own under a
+   * sweeper lease it then gives up again; commits.
+   */
+  Claim.Stamped claimAlone(ClaimByIds request) {
+    LeaseRequest lease = new LeaseRequest("sweeper", "claims-alone", Duration.ofMinutes(1));
+    Claim.Stamped claim =
+        dsl.transactionResult(
+            tx -> {
+              var pass = passes.sweep(tx.dsl(), lease);
+              Claim.Stamped alone = pass.claimAlone(request);
+              pass.end();
+              return alone;
+            });
+    dsl.transaction(tx -> passes.leases().release(tx.dsl(), lease.name(), lease.owner()));
+    return claim;
+  }
+
+  /**
    * Writes, as a completion does, that the claim's rows are not to be retried: an unordered row
    * moves to the dead table, an ordered one is parked. Returns what was written.
    */

@@ -9,6 +9,7 @@ import dev.relayer.api.InvalidInputException;
 import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.NewMessage;
+import dev.relayer.store.RelayerStore;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -159,12 +160,11 @@ class FailuresIT {
   }
 
   @Test
-  void aRowWhoseClaimsLapsedMaxAttemptsTimesIsMovedToTheDeadRowsWithoutAnotherSend() {
-    // Three claims that lapsed without an outcome (PoisonMessageIT makes real senders die).
+  void aRowWhoseClaimsAloneLapsedMaxAttemptsTimesIsMovedToTheDeadRowsWithoutAnotherSend() {
+    // Three claims alone that lapsed without an outcome (PoisonMessageIT makes real senders die).
     long id = fx.dsl.transactionResult(tx -> fx.store.enqueue(tx.dsl(), message("killer")));
     for (int i = 0; i < 3; i++) {
-      fx.claimByIds(
-          fx.dsl,
+      fx.claimAlone(
           new dev.relayer.store.ClaimByIds(
               List.of(id),
               java.time.Instant.now().minusSeconds(60 - 10 * i),
@@ -175,7 +175,29 @@ class FailuresIT {
     await().atMost(Duration.ofSeconds(30)).until(() -> deadRows().size() == 1);
     assertThat(memory.attempts()).as("never sent again").isEmpty();
     assertThat(deadRows().get(0).get("last_error", String.class))
-        .startsWith("claimed 4 times without completing");
+        .startsWith("claimed 4 times without completing")
+        .endsWith(RelayerStore.SENT_ALONE);
+  }
+
+  @Test
+  void aRowWhoseClaimsWithOthersLapsedIsSentAloneWithoutSpendingAnAttemptOnThem() {
+    // Three claims with others that lapsed without an outcome: a crash each time, which any row
+    // in flight may have caused.
+    long id = fx.dsl.transactionResult(tx -> fx.store.enqueue(tx.dsl(), message("suspect")));
+    for (int i = 0; i < 3; i++) {
+      fx.claimByIds(
+          fx.dsl,
+          new dev.relayer.store.ClaimByIds(
+              List.of(id),
+              java.time.Instant.now().minusSeconds(60 - 10 * i),
+              Duration.ofSeconds(1)));
+    }
+    start(DispatchFixture.fastOptions().maxAttempts(3).build());
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> fx.outboxCount() == 0);
+    assertThat(deadRows()).isEmpty();
+    assertThat(memory.attempts()).as("sent once, alone").hasSize(1);
+    assertThat(memory.batchCount()).isEqualTo(1);
   }
 
   @Test

@@ -273,14 +273,14 @@ public final class Sweeper {
   }
 
   /**
-   * Sent rows this claim was the first ever of ({@code attempts} 1, counting this one) and that
-   * were due when written: nobody handed them to direct dispatch, or their hand-off was dropped or
-   * lost.
+   * Sent rows this claim was the first ever of ({@code attempts} 1, counting this one, and never in
+   * flight before) and that were due when written: nobody handed them to direct dispatch, or their
+   * hand-off was dropped or lost.
    */
   private static int neverHandedOff(SendOutcome sent) {
     int count = 0;
     for (var m : sent.accepted()) {
-      if (m.attempts() == 1 && !m.scheduledAfterWrite()) {
+      if (m.attempts() == 1 && !m.scheduledAfterWrite() && !RelayerStore.wasInFlight(m)) {
         count++;
       }
     }
