@@ -142,7 +142,7 @@ class ServerCrashDuringSendIT {
     runLanesUntilTheCrashThenRestart();
 
     // The lease names the owner that sent: the next owner takes it over from an expired lease and
-    // charges that send, instead of creating the lease anew and charging nothing.
+    // claims carefully, instead of creating the lease anew and sending the rows with others.
     assertThat(leaseOwner("lane/3"))
         .as("the owner of lane/3 after the restart")
         .isEqualTo("survivor");
