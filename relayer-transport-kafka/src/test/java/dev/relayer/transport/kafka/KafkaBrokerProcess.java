@@ -1,6 +1,7 @@
 package dev.relayer.transport.kafka;
 
 import dev.relayer.testkit.transport.SelfSignedCertificate;
+import dev.relayer.testkit.transport.TcpProxy;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -29,6 +30,11 @@ import org.apache.kafka.common.Uuid;
  * with a key and a self-signed certificate for {@code 127.0.0.1} made in that directory ({@link
  * #certificate()}), which only a client given that certificate trusts.
  *
+ * <p>Started with {@link #startBehindProxy()}, clients reach it through a {@link TcpProxy} ({@link
+ * #proxy()}) that they are sent back to by the broker's metadata too, so that cutting or stalling
+ * the proxy takes the broker away from them; a second listener ({@link #directBootstrapServers()})
+ * stays reachable for a test's own admin client and consumer.
+ *
  * <p>The child's classpath is the system property {@value #CLASSPATH_PROPERTY}, which the build
  * sets, else this JVM's {@code java.class.path}.
  */
@@ -41,21 +47,42 @@ public final class KafkaBrokerProcess implements AutoCloseable {
   private final int port;
   private final int tlsPort;
   private final SelfSignedCertificate certificate;
+  private final TcpProxy proxy;
+  private final int directPort;
   private Process process;
 
   private KafkaBrokerProcess(
-      Path dir, int port, int controllerPort, int tlsPort, SelfSignedCertificate certificate)
+      Path dir,
+      int port,
+      int controllerPort,
+      int tlsPort,
+      SelfSignedCertificate certificate,
+      TcpProxy proxy,
+      int directPort)
       throws IOException {
     this.dir = dir;
     this.port = port;
     this.tlsPort = tlsPort;
     this.certificate = certificate;
+    this.proxy = proxy;
+    this.directPort = directPort;
     this.config = dir.resolve("server.properties");
     String listeners = "PLAINTEXT://127.0.0.1:" + port;
+    String advertised = listeners;
     String protocols = "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT";
+    String interBroker = "PLAINTEXT";
     Properties properties = new Properties();
+    if (proxy != null) {
+      // Clients are sent to the proxy; the broker and the test's admin use DIRECT.
+      advertised = "PLAINTEXT://127.0.0.1:" + proxy.port();
+      listeners += ",DIRECT://127.0.0.1:" + directPort;
+      advertised += ",DIRECT://127.0.0.1:" + directPort;
+      protocols += ",DIRECT:PLAINTEXT";
+      interBroker = "DIRECT";
+    }
     if (certificate != null) {
       listeners += ",SSL://127.0.0.1:" + tlsPort;
+      advertised += ",SSL://127.0.0.1:" + tlsPort;
       protocols += ",SSL:SSL";
       properties.put("ssl.keystore.location", certificate.keystore().toString());
       properties.put("ssl.keystore.type", "PKCS12");
@@ -66,9 +93,9 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     properties.put("node.id", "1");
     properties.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
     properties.put("listeners", listeners + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    properties.put("advertised.listeners", listeners);
+    properties.put("advertised.listeners", advertised);
     properties.put("controller.listener.names", "CONTROLLER");
-    properties.put("inter.broker.listener.name", "PLAINTEXT");
+    properties.put("inter.broker.listener.name", interBroker);
     properties.put("listener.security.protocol.map", protocols);
     properties.put("log.dirs", dir.resolve("data").toString());
     properties.put("num.partitions", "1");
@@ -87,32 +114,47 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
   /** Formats a fresh log directory and starts the broker; returns once it accepts connections. */
   public static KafkaBrokerProcess start() throws IOException, InterruptedException {
-    return start(false);
+    return start(false, false);
   }
 
   /** As {@link #start()}, with a TLS listener too, whose key and certificate are made first. */
   public static KafkaBrokerProcess startWithTls() throws IOException, InterruptedException {
-    return start(true);
+    return start(true, false);
   }
 
-  private static KafkaBrokerProcess start(boolean tls) throws IOException, InterruptedException {
+  /** As {@link #start()}, with clients sent through {@link #proxy()}. */
+  public static KafkaBrokerProcess startBehindProxy() throws IOException, InterruptedException {
+    return start(false, true);
+  }
+
+  private static KafkaBrokerProcess start(boolean tls, boolean proxied)
+      throws IOException, InterruptedException {
     int port;
     int controllerPort;
     int tlsPort;
+    int directPort;
     try (ServerSocket a = new ServerSocket(0);
         ServerSocket b = new ServerSocket(0);
-        ServerSocket c = new ServerSocket(0)) {
+        ServerSocket c = new ServerSocket(0);
+        ServerSocket d = new ServerSocket(0)) {
       port = a.getLocalPort();
       controllerPort = b.getLocalPort();
       tlsPort = tls ? c.getLocalPort() : 0;
+      directPort = proxied ? d.getLocalPort() : 0;
     }
     Path dir = Files.createTempDirectory("relayer-kafka-it-");
+    TcpProxy proxy = proxied ? TcpProxy.start("127.0.0.1", port) : null;
     KafkaBrokerProcess broker;
     try {
       SelfSignedCertificate certificate =
           tls ? SelfSignedCertificate.create(Files.createDirectory(dir.resolve("tls"))) : null;
-      broker = new KafkaBrokerProcess(dir, port, controllerPort, tlsPort, certificate);
+      broker =
+          new KafkaBrokerProcess(
+              dir, port, controllerPort, tlsPort, certificate, proxy, directPort);
     } catch (IOException | InterruptedException | RuntimeException e) {
+      if (proxy != null) {
+        proxy.close();
+      }
       deleteTree(dir);
       throw e;
     }
@@ -126,9 +168,22 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     }
   }
 
-  /** The broker's {@code bootstrap.servers}: its loopback address and port. */
+  /** The broker's {@code bootstrap.servers}: its loopback address and port, or its proxy's. */
   public String bootstrapServers() {
-    return "127.0.0.1:" + port;
+    return "127.0.0.1:" + (proxy == null ? port : proxy.port());
+  }
+
+  /** The {@code bootstrap.servers} that bypass the proxy of {@link #startBehindProxy()}. */
+  public String directBootstrapServers() {
+    return "127.0.0.1:" + (proxy == null ? port : directPort);
+  }
+
+  /** The proxy in front of a broker of {@link #startBehindProxy()}. */
+  public TcpProxy proxy() {
+    if (proxy == null) {
+      throw new IllegalStateException("the broker was started without a proxy");
+    }
+    return proxy;
   }
 
   /** The {@code bootstrap.servers} of the TLS listener (needs {@code security.protocol=SSL}). */
@@ -207,6 +262,9 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
+    if (proxy != null) {
+      proxy.close();
+    }
     kill();
     deleteTree(dir);
   }

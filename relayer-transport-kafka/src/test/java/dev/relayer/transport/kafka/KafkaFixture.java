@@ -36,7 +36,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 /**
  * A Kafka cluster: the one named by {@value #BOOTSTRAP_VARIABLE} when set (it must not auto-create
  * topics), or a private {@link KafkaBrokerProcess}, which {@link #stop()} kills and {@link
- * #start()} starts again. Each destination is a fresh topic with one partition.
+ * #start()} starts again, or a private broker behind its proxy ({@link
+ * KafkaBrokerProcess#startBehindProxy()}), which {@link #stop()} cuts and {@link #stall()} stalls
+ * for this fixture's transports (the fixture's own admin client and consumer bypass it). Each
+ * destination is a fresh topic with one partition.
  */
 public final class KafkaFixture implements RestartableBrokerFixture, AutoCloseable {
 
@@ -46,6 +49,7 @@ public final class KafkaFixture implements RestartableBrokerFixture, AutoCloseab
   public static final Duration MAX_BLOCK = Duration.ofSeconds(2);
 
   private final String bootstrapServers;
+  private final String directBootstrapServers;
   private final KafkaBrokerProcess process;
   private final boolean ownsProcess;
   private final Admin admin;
@@ -53,11 +57,21 @@ public final class KafkaFixture implements RestartableBrokerFixture, AutoCloseab
   private boolean orderedBatches;
 
   private KafkaFixture(String bootstrapServers, KafkaBrokerProcess process, boolean ownsProcess) {
+    this(bootstrapServers, bootstrapServers, process, ownsProcess);
+  }
+
+  /** Transports use {@code bootstrapServers}; the fixture's admin and consumer the direct ones. */
+  private KafkaFixture(
+      String bootstrapServers,
+      String directBootstrapServers,
+      KafkaBrokerProcess process,
+      boolean ownsProcess) {
     this.bootstrapServers = bootstrapServers;
+    this.directBootstrapServers = directBootstrapServers;
     this.process = process;
     this.ownsProcess = ownsProcess;
     Properties properties = new Properties();
-    properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, directBootstrapServers);
     this.admin = Admin.create(properties);
   }
 
@@ -75,6 +89,15 @@ public final class KafkaFixture implements RestartableBrokerFixture, AutoCloseab
    */
   public static KafkaFixture privateBroker(KafkaBrokerProcess process) {
     return new KafkaFixture(process.bootstrapServers(), process, false);
+  }
+
+  /**
+   * A private broker of {@link KafkaBrokerProcess#startBehindProxy()}, which {@link #stop()} and
+   * {@link #stall()} take away from the transports by its proxy; its caller closes it.
+   */
+  public static KafkaFixture proxied(KafkaBrokerProcess process) {
+    return new KafkaFixture(
+        process.bootstrapServers(), process.directBootstrapServers(), process, false);
   }
 
   /**
@@ -172,7 +195,7 @@ public final class KafkaFixture implements RestartableBrokerFixture, AutoCloseab
   List<ConsumerRecord<String, byte[]>> records(
       String topic, Predicate<List<ConsumerRecord<String, byte[]>>> enough, Duration timeout) {
     Properties properties = new Properties();
-    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, directBootstrapServers);
     properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     properties.put(ConsumerConfig.CLIENT_ID_CONFIG, "relayer-it-consumer");
@@ -220,14 +243,40 @@ public final class KafkaFixture implements RestartableBrokerFixture, AutoCloseab
         record.value() == null ? new byte[0] : record.value());
   }
 
+  /** Whether the transports reach the broker through its proxy ({@link #proxied}). */
+  private boolean proxied() {
+    return !bootstrapServers.equals(directBootstrapServers);
+  }
+
   @Override
   public void stop() throws InterruptedException {
-    process.kill();
+    if (proxied()) {
+      process.proxy().cut();
+    } else {
+      process.kill();
+    }
   }
 
   @Override
   public void start() throws Exception {
-    process.startProcess();
+    if (proxied()) {
+      process.proxy().restore();
+    } else {
+      process.startProcess();
+    }
+  }
+
+  /**
+   * Keeps the transports' connections open but lets no byte through (a half-open network); only for
+   * {@link #proxied}.
+   */
+  public void stall() {
+    process.proxy().stall();
+  }
+
+  /** Lets bytes through again after {@link #stall()}. */
+  public void heal() {
+    process.proxy().heal();
   }
 
   /**

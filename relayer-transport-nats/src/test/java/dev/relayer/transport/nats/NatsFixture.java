@@ -3,6 +3,7 @@ package dev.relayer.transport.nats;
 import dev.relayer.api.spi.Transport;
 import dev.relayer.testkit.transport.ConsumedMessage;
 import dev.relayer.testkit.transport.RestartableBrokerFixture;
+import dev.relayer.testkit.transport.TcpProxy;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -15,6 +16,7 @@ import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.nats.client.impl.Headers;
 import java.io.IOException;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,7 +30,9 @@ import java.util.function.Predicate;
 /**
  * A NATS server with JetStream: the shared one named by {@value #URL_VARIABLE} (default {@value
  * #DEFAULT_URL}), or a private {@link NatsServerProcess} that {@link #stop()} kills and {@link
- * #start()} starts again. Each destination is a subject captured by its own stream.
+ * #start()} starts again, or the shared one behind a {@link TcpProxy} that {@link #stop()} cuts and
+ * {@link #stall()} stalls for this fixture's transports only. Each destination is a subject
+ * captured by its own stream.
  */
 public final class NatsFixture implements RestartableBrokerFixture, AutoCloseable {
 
@@ -37,15 +41,17 @@ public final class NatsFixture implements RestartableBrokerFixture, AutoCloseabl
 
   private final String url;
   private final NatsServerProcess process;
+  private final TcpProxy proxy;
   private final StorageType storage;
   private final Connection admin;
   private final Map<String, String> streamsBySubject = new ConcurrentHashMap<>();
   private boolean orderedBatches;
 
-  private NatsFixture(String url, NatsServerProcess process, StorageType storage)
+  private NatsFixture(String url, NatsServerProcess process, TcpProxy proxy, StorageType storage)
       throws IOException, InterruptedException {
     this.url = url;
     this.process = process;
+    this.proxy = proxy;
     this.storage = storage;
     this.admin =
         Nats.connect(
@@ -59,25 +65,49 @@ public final class NatsFixture implements RestartableBrokerFixture, AutoCloseabl
 
   /** The shared server; streams are in memory. */
   public static NatsFixture shared() throws IOException, InterruptedException {
+    return new NatsFixture(sharedUrl(), null, null, StorageType.Memory);
+  }
+
+  /**
+   * The shared server, which this fixture's transports reach through a proxy that {@link #stop()}
+   * cuts and {@link #stall()} stalls; streams are in memory, and the fixture itself (streams,
+   * consuming) talks to the server directly.
+   */
+  public static NatsFixture proxied() throws IOException, InterruptedException {
+    URI server = URI.create(sharedUrl());
+    TcpProxy proxy =
+        TcpProxy.start(server.getHost(), server.getPort() > 0 ? server.getPort() : 4222);
+    try {
+      return new NatsFixture(sharedUrl(), null, proxy, StorageType.Memory);
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      proxy.close();
+      throw e;
+    }
+  }
+
+  private static String sharedUrl() {
     String url = System.getenv(URL_VARIABLE);
-    return new NatsFixture(
-        url == null || url.isBlank() ? DEFAULT_URL : url.trim(), null, StorageType.Memory);
+    return url == null || url.isBlank() ? DEFAULT_URL : url.trim();
   }
 
   /** A private server process; streams are on disk so that they survive a restart. */
   public static NatsFixture privateServer() throws IOException, InterruptedException {
     NatsServerProcess process = NatsServerProcess.start();
     try {
-      return new NatsFixture(process.url(), process, StorageType.File);
+      return new NatsFixture(process.url(), process, null, StorageType.File);
     } catch (IOException | RuntimeException e) {
       process.close();
       throw e;
     }
   }
 
-  /** The server's URL, which the fixture's transports use. */
+  /** The server's URL, which the fixture's transports use unless they go through a proxy. */
   public String url() {
     return url;
+  }
+
+  private String transportUrl() {
+    return proxy == null ? url : "nats://127.0.0.1:" + proxy.port();
   }
 
   /** Makes the transports this fixture opens publish ordered batches. */
@@ -89,7 +119,7 @@ public final class NatsFixture implements RestartableBrokerFixture, AutoCloseabl
   @Override
   public Transport openTransport() {
     return NatsTransport.builder()
-        .url(url)
+        .url(transportUrl())
         .reconnectWait(Duration.ofMillis(250))
         .orderedBatches(orderedBatches)
         .build();
@@ -191,12 +221,40 @@ public final class NatsFixture implements RestartableBrokerFixture, AutoCloseabl
 
   @Override
   public void stop() throws InterruptedException {
-    process.kill();
+    if (proxy != null) {
+      proxy.cut();
+    } else {
+      process.kill();
+    }
   }
 
   @Override
   public void start() throws IOException, InterruptedException {
-    process.startProcess();
+    if (proxy != null) {
+      proxy.restore();
+    } else {
+      process.startProcess();
+    }
+  }
+
+  /**
+   * Keeps the transports' connections open but lets no byte through (a half-open network); only for
+   * {@link #proxied()}.
+   */
+  public void stall() {
+    proxyOrFail().stall();
+  }
+
+  /** Lets bytes through again after {@link #stall()}. */
+  public void heal() {
+    proxyOrFail().heal();
+  }
+
+  private TcpProxy proxyOrFail() {
+    if (proxy == null) {
+      throw new IllegalStateException("only a proxied fixture can stall");
+    }
+    return proxy;
   }
 
   @Override
@@ -214,6 +272,9 @@ public final class NatsFixture implements RestartableBrokerFixture, AutoCloseabl
     } finally {
       if (process != null) {
         process.close();
+      }
+      if (proxy != null) {
+        proxy.close();
       }
     }
   }

@@ -109,11 +109,14 @@ public final class RabbitMqFixture implements RestartableBrokerFixture, AutoClos
     return "amq.direct/relayer-it-unbound-" + UUID.randomUUID();
   }
 
-  /** Declares a queue that deletes itself after a few idle minutes even if a test dies. */
+  /**
+   * Declares a queue that deletes itself after half an hour without a consumer even if a test dies
+   * (longer than the longest outage a test makes it wait through unread).
+   */
   public String declareQueue(Map<String, Object> arguments) throws Exception {
     String queue = "relayer-it-" + UUID.randomUUID();
     Map<String, Object> all = new HashMap<>(arguments);
-    all.put("x-expires", 300_000);
+    all.put("x-expires", 1_800_000);
     try (Channel channel = admin.createChannel()) {
       channel.queueDeclare(queue, true, false, false, all);
     }
