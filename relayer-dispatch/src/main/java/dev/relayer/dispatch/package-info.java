@@ -70,10 +70,11 @@
  *       killed it.
  *   <li>The sweeper and the lanes never send a suspect row together with others: each is claimed
  *       alone (stamped, marked sent alone — {@code RelayerStore.SENT_ALONE} — and committed), sent
- *       and completed while the process sends nothing else (the other threads' transport calls
- *       wait, at most one send timeout), those with the fewest attempts first. The claim alone
- *       takes the interrupted claim's attempt over, so a crash with others costs no row an attempt;
- *       a crash while a row is sent alone is that row's and counts.
+ *       and completed while the process sends nothing else (the other threads' transport calls wait
+ *       for its claim, its send — at most one send timeout — and its completion), those with the
+ *       fewest attempts first. The claim alone takes the interrupted claim's attempt over, so a
+ *       crash with others costs no row an attempt; a crash while a row is sent alone is that row's
+ *       and counts.
  *   <li>Their usual pass commits its claims with its outcomes, so a crash in it leaves nothing
  *       behind. The instance that then takes over the expired lease knows that much ({@code
  *       LeaseOutcome#takenOver}): the sweeper walks its whole traversal, and a lane its next {@code
