@@ -13,9 +13,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * sends down with it. A call that outlives its send timeout (a transport that ignores the
  * interrupt) is no longer waited for: its caller has let the gate go.
  *
- * <p>The happy path pays one uncontended read lock per native batch; a suspect row holds every
- * other send of the process up for its own send (at most the send timeout) and two short
- * transactions.
+ * <p>The happy path takes and releases a read lock once per native batch (its cost on the
+ * burn-downs is in docs/benchmarks.md); a suspect row holds every other send of the process up for
+ * its own send (at most the send timeout) and two short transactions.
  */
 public final class SendGate {
 
