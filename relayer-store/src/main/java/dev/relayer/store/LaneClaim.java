@@ -12,8 +12,12 @@ import java.util.Set;
  * whose head (its lowest id among pending and parked rows) is pending, due and not under a live
  * claim, the head — and, on transports that keep a batch's order, up to {@code followers}
  * consecutive later rows of the same key that are due, unclaimed and bound for the same transport
- * and destination. Keys come oldest head first, at most {@code maxKeys} of them. A row is never
- * claimed unless every earlier row of its key is claimed by the same statement or gone.
+ * and destination. Keys come oldest head first, at most {@code maxKeys} of them and at most {@code
+ * maxKeysPerLane} of one lane. A row is never claimed unless every earlier row of its key is
+ * claimed by the same statement or gone.
+ *
+ * <p>The claim costs about the rows it claims, not the lanes' backlogs: see the lane-key index of
+ * schema version 3 and the statement's documentation in the store.
  *
  * @param lanes the lanes, at least one, each 0 or more
  * @param maxKeys most keys to claim, at least 1
@@ -22,6 +26,8 @@ import java.util.Set;
  * @param batchingTransports names of the transports that preserve batch order; may be empty
  * @param now the claimer's clock reading
  * @param claimDuration how long the claim holds
+ * @param maxKeysPerLane most keys to claim in one lane, at least 1: a claim over several lanes
+ *     reads the heads of each lane up to this many
  */
 public record LaneClaim(
     Set<Integer> lanes,
@@ -29,7 +35,8 @@ public record LaneClaim(
     int followers,
     Set<String> batchingTransports,
     Instant now,
-    Duration claimDuration) {
+    Duration claimDuration,
+    int maxKeysPerLane) {
 
   public LaneClaim {
     Objects.requireNonNull(lanes, "lanes");
@@ -53,6 +60,20 @@ public record LaneClaim(
     batchingTransports.forEach(t -> StoreChecks.requireText("batchingTransports entry", t));
     StoreChecks.requireInstant("now", now);
     StoreChecks.requirePositive("claimDuration", claimDuration);
+    if (maxKeysPerLane < 1) {
+      throw new InvalidInputException("maxKeysPerLane must be at least 1, was " + maxKeysPerLane);
+    }
+  }
+
+  /** A claim that takes up to {@code maxKeys} keys from any one of its lanes too. */
+  public LaneClaim(
+      Set<Integer> lanes,
+      int maxKeys,
+      int followers,
+      Set<String> batchingTransports,
+      Instant now,
+      Duration claimDuration) {
+    this(lanes, maxKeys, followers, batchingTransports, now, claimDuration, maxKeys);
   }
 
   /** A claim of the one lane {@code lane}. */

@@ -39,6 +39,7 @@ import org.jooq.Record2;
 import org.jooq.ResultQuery;
 import org.jooq.SelectSelectStep;
 import org.jooq.Table;
+import org.jooq.WithStep;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
@@ -318,8 +319,19 @@ final class OutboxJdbc {
   static Query stamp(CommonTableExpression<?> claimable, CommonTableExpression<?>... with) {
     List<CommonTableExpression<?>> ctes = new ArrayList<>(List.of(with));
     ctes.add(claimable);
-    return DSL.with(ctes)
-        .update(O)
+    return stamped(DSL.with(ctes), claimable);
+  }
+
+  /** {@link #stamp} under {@code WITH RECURSIVE}: one of the CTEs {@code with} refers to itself. */
+  static Query stampRecursive(
+      CommonTableExpression<?> claimable, List<CommonTableExpression<?>> with) {
+    List<CommonTableExpression<?>> ctes = new ArrayList<>(with);
+    ctes.add(claimable);
+    return stamped(DSL.withRecursive(ctes), claimable);
+  }
+
+  private static Query stamped(WithStep with, CommonTableExpression<?> claimable) {
+    return with.update(O)
         .set(O.CLAIM_TOKEN, TOKEN)
         .set(O.CLAIM_EXPIRES_AT, EXPIRES_AT)
         .set(O.ATTEMPTS, O.ATTEMPTS.plus(inline(1)))

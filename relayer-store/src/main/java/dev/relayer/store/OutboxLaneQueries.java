@@ -19,6 +19,7 @@ import static org.jooq.impl.DSL.lateral;
 import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.notExists;
+import static org.jooq.impl.DSL.orderBy;
 import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.partitionBy;
 import static org.jooq.impl.DSL.rowNumber;
@@ -35,6 +36,7 @@ import dev.relayer.jooq.generated.tables.RelayerOutbox;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -48,6 +50,7 @@ import org.jooq.Field;
 import org.jooq.Param;
 import org.jooq.Query;
 import org.jooq.Record1;
+import org.jooq.Record2;
 import org.jooq.Record3;
 import org.jooq.Record4;
 import org.jooq.Select;
@@ -68,6 +71,14 @@ final class OutboxLaneQueries {
   private static final Param<Integer> ROWS_PER_RUN = param("rowsPerRun", Integer.class);
   private static final Param<Long> ID = param("id", Long.class);
   private static final Param<String> ERROR = param("error", String.class);
+  private static final Param<Integer> KEYS_PER_LANE = param("keysPerLane", Integer.class);
+  private static final Param<Integer> WALK = param("walk", Integer.class);
+
+  /** Rows a lane's walk in id order reads at least before it turns to its keys (see heads()). */
+  private static final int MIN_WALK = 1_000;
+
+  /** Rows a lane's walk reads per head it is to find, at most, before it turns to its keys. */
+  private static final int WALK_PER_HEAD = 8;
 
   private final StoreJdbc jdbc;
 
@@ -92,15 +103,13 @@ final class OutboxLaneQueries {
     this.notifications = jdbc.calls("pg_notify", String.class, String.class);
     this.claimHeads = jdbc.render(claim(false));
     this.claimRuns = jdbc.render(claim(true));
-    CommonTableExpression<Record3<Integer, String, Long>> heads = heads();
+    List<CommonTableExpression<?>> heads = heads();
+    CommonTableExpression<?> found = heads.get(heads.size() - 1);
     this.lanesWithDueHead =
         jdbc.render(
-            DSL.with(heads)
-                .selectDistinct(heads.field("lane", Integer.class))
-                .from(heads)
-                .join(O)
-                .on(O.ID.eq(heads.field("head_id", Long.class)))
-                .where(eligibleById(O)));
+            DSL.withRecursive(heads)
+                .selectDistinct(found.field("lane", Integer.class))
+                .from(found));
     this.unclaim =
         jdbc.render(
             update(O)
@@ -141,38 +150,172 @@ final class OutboxLaneQueries {
   }
 
   /**
-   * {@code heads}: per key of the lanes {@code :lanes}, its head — the lowest pending id — skipping
-   * keys with a parked row (a parked row is always its key's head). A key is one lane's: should
-   * rows of one key sit in two lanes (written under two lane counts), each lane has its own head.
-   * It reads every pending row of a lane; the parked-key check runs once per key ({@code HAVING}),
-   * not once per row, so that a lane with a backlog of many rows a key does not pay it per row.
+   * Per lane of {@code :lanes}, its keys' heads that are due — a key's head is its lowest pending
+   * id; it is due when pending, due and free ({@link OutboxJdbc#eligible}) and the key has no
+   * parked row — found through indexes, at a cost that follows the heads found, not the lane's
+   * backlog. Four CTEs, in order; the last, {@code heads(lane, ordering_key, head_id)}, is the
+   * result:
+   *
+   * <ol>
+   *   <li>{@code walked}: per lane, its pending rows in id order through the pending index, each
+   *       checked for being its key's head by one probe of the lane-key index ({@code (lane,
+   *       ordering_key, id)}); the first {@code :keysPerLane} due heads among the first {@code
+   *       :walk} rows. A backlog written over many keys has its heads among its oldest rows, so the
+   *       walk stops after about as many rows as it finds heads; these are the oldest heads.
+   *   <li>{@code capped}: the lanes whose walk read {@code :walk} rows and found fewer heads (a key
+   *       with many rows ahead of the others, or heads held by retries or schedules);
+   *   <li>{@code lane_keys}, recursive: per capped lane, every key once with its head, one index
+   *       descent per key (a loose index scan of the lane-key index);
+   *   <li>{@code heads}: the walked heads of the lanes not capped, and the due heads of the capped
+   *       lanes' keys.
+   * </ol>
+   *
+   * So a claim reads about the rows it claims, and at most {@code :walk} rows plus one descent per
+   * key of its lanes: never a lane's whole backlog of rows.
    */
-  private static CommonTableExpression<Record3<Integer, String, Long>> heads() {
+  private static List<CommonTableExpression<?>> heads() {
     Table<?> wanted = wantedLanes();
     Field<Integer> lane = wanted.field("lane", Integer.class);
-    RelayerOutbox parked = O.as("parked_row");
-    Table<?> keyHeads =
+
+    RelayerOutbox earlier = O.as("earlier_row");
+    Condition isHead =
+        notExists(
+            selectOne()
+                .from(earlier)
+                .where(earlier.LANE.eq(O.LANE))
+                .and(earlier.ORDERING_KEY.eq(O.ORDERING_KEY))
+                .and(earlier.STATUS.eq(inline(PENDING)))
+                .and(earlier.ID.lt(O.ID)));
+    Table<?> walkRows =
+        select(
+                O.ORDERING_KEY,
+                O.ID,
+                field(isHead.and(eligible(O)).and(notParked(O.LANE, O.ORDERING_KEY)))
+                    .as("due_head"))
+            .from(O)
+            .where(O.LANE.eq(lane))
+            .and(O.STATUS.eq(inline(PENDING)))
+            .orderBy(O.ID)
+            .limit(WALK)
+            .asTable("walk_rows");
+    Table<?> walkedHeads =
         lateral(
-                select(O.ORDERING_KEY, min(O.ID).as("head_id"))
-                    .from(O)
-                    .where(O.LANE.eq(lane))
-                    .and(O.STATUS.eq(inline(PENDING)))
-                    .groupBy(O.ORDERING_KEY)
-                    // Once per key, not per pending row: a lane behind holds many rows a key.
-                    .having(
-                        notExists(
-                            selectOne()
-                                .from(parked)
-                                .where(parked.LANE.eq(lane))
-                                .and(parked.STATUS.eq(inline(PARKED)))
-                                .and(parked.ORDERING_KEY.eq(O.ORDERING_KEY)))))
-            .as("key_heads");
-    return name("heads")
-        .fields("lane", "ordering_key", "head_id")
-        .as(
-            select(lane, keyHeads.field(O.ORDERING_KEY), keyHeads.field("head_id", Long.class))
-                .from(wanted)
-                .crossJoin(keyHeads));
+                select(walkRows.field(O.ORDERING_KEY), walkRows.field(O.ID))
+                    .from(walkRows)
+                    .where(walkRows.field("due_head", Boolean.class).isTrue())
+                    .limit(KEYS_PER_LANE))
+            .as("walked_heads");
+    CommonTableExpression<Record3<Integer, String, Long>> walked =
+        name("walked")
+            .fields("lane", "ordering_key", "head_id")
+            .as(
+                select(
+                        lane,
+                        walkedHeads.field(O.ORDERING_KEY),
+                        walkedHeads.field(O.ID.getName(), Long.class))
+                    .from(wanted)
+                    .crossJoin(walkedHeads));
+    Field<Integer> walkedLane = walked.field("lane", Integer.class);
+
+    Table<?> capWanted = wantedLanes();
+    Field<Integer> capLane = capWanted.field("lane", Integer.class);
+    Field<Integer> headsWalked = field(selectCount().from(walked).where(walkedLane.eq(capLane)));
+    Field<Integer> rowsWalked =
+        field(
+            selectCount()
+                .from(
+                    select(O.ID)
+                        .from(O)
+                        .where(O.LANE.eq(capLane))
+                        .and(O.STATUS.eq(inline(PENDING)))
+                        .limit(WALK)
+                        .asTable("rows_walked")));
+    // CASE, so that the rows are counted only for a lane whose walk found too few heads.
+    Field<Boolean> wasCapped =
+        when(headsWalked.lt(KEYS_PER_LANE), field(rowsWalked.ge(WALK))).otherwise(inline(false));
+    CommonTableExpression<Record1<Integer>> capped =
+        name("capped").fields("lane").as(select(capLane).from(capWanted).where(wasCapped.isTrue()));
+    Field<Integer> cappedLane = capped.field("lane", Integer.class);
+
+    Table<?> laneKeysTable = DSL.table(name("lane_keys"));
+    Field<Integer> lkLane = field(name("lane_keys", "lane"), Integer.class);
+    Field<String> lkKey = field(name("lane_keys", "ordering_key"), String.class);
+    Table<?> firstKey =
+        lateral(firstKeyAfter(cappedLane, O.ORDERING_KEY.isNotNull())).as("first_key");
+    Table<?> nextKey = lateral(firstKeyAfter(lkLane, O.ORDERING_KEY.gt(lkKey))).as("next_key");
+    CommonTableExpression<Record3<Integer, String, Long>> laneKeys =
+        name("lane_keys")
+            .fields("lane", "ordering_key", "head_id")
+            .as(
+                select(
+                        cappedLane,
+                        firstKey.field(O.ORDERING_KEY),
+                        firstKey.field(O.ID.getName(), Long.class))
+                    .from(capped)
+                    .crossJoin(firstKey)
+                    .unionAll(
+                        select(
+                                lkLane,
+                                nextKey.field(O.ORDERING_KEY),
+                                nextKey.field(O.ID.getName(), Long.class))
+                            .from(laneKeysTable)
+                            .crossJoin(nextKey)));
+    Field<Integer> kLane = laneKeys.field("lane", Integer.class);
+    Field<String> kKey = laneKeys.field("ordering_key", String.class);
+    Field<Long> kHead = laneKeys.field("head_id", Long.class);
+    // Each head is looked up by its primary key from a LATERAL subquery that the planner may not
+    // pull up (OFFSET 0): the statements run their generic plan, often made on a nearly empty
+    // table, and as a plain join that plan may scan every pending row once per head.
+    RelayerOutbox headRow = O.as("head_row");
+    Table<?> dueCheck =
+        lateral(
+                selectOne()
+                    .from(headRow)
+                    .where(headRow.ID.eq(kHead))
+                    .and(eligibleById(headRow))
+                    .offset(inline(0)))
+            .as("due_check");
+    CommonTableExpression<Record3<Integer, String, Long>> heads =
+        name("heads")
+            .fields("lane", "ordering_key", "head_id")
+            .as(
+                select(
+                        walkedLane,
+                        walked.field("ordering_key", String.class),
+                        walked.field("head_id", Long.class))
+                    .from(walked)
+                    .where(notExists(selectOne().from(capped).where(cappedLane.eq(walkedLane))))
+                    .unionAll(
+                        select(kLane, kKey, kHead)
+                            .from(laneKeys)
+                            .crossJoin(dueCheck)
+                            .where(notParked(kLane, kKey))));
+    return List.of(walked, capped, laneKeys, heads);
+  }
+
+  /**
+   * The first pending row, in (key, id) order, of lane {@code lane} whose key meets {@code which}:
+   * one descent of the lane-key index.
+   */
+  private static Select<Record2<String, Long>> firstKeyAfter(Field<Integer> lane, Condition which) {
+    return select(O.ORDERING_KEY, O.ID)
+        .from(O)
+        .where(O.LANE.eq(lane))
+        .and(O.STATUS.eq(inline(PENDING)))
+        .and(which)
+        .orderBy(O.ORDERING_KEY, O.ID)
+        .limit(inline(1));
+  }
+
+  /** No row of key {@code key} in lane {@code lane} is parked: one probe of the parked index. */
+  private static Condition notParked(Field<Integer> lane, Field<String> key) {
+    RelayerOutbox parked = O.as("parked_row");
+    return notExists(
+        selectOne()
+            .from(parked)
+            .where(parked.LANE.eq(lane))
+            .and(parked.STATUS.eq(inline(PARKED)))
+            .and(parked.ORDERING_KEY.eq(key)));
   }
 
   /**
@@ -209,32 +352,15 @@ final class OutboxLaneQueries {
    * only the rows of the chosen keys are numbered.
    */
   private static Query claim(boolean withRuns) {
-    CommonTableExpression<Record3<Integer, String, Long>> heads = heads();
+    List<CommonTableExpression<?>> ctes = new ArrayList<>(heads());
+    CommonTableExpression<?> heads = ctes.get(ctes.size() - 1);
     Field<Integer> hLane = heads.field("lane", Integer.class);
     Field<String> hKey = heads.field("ordering_key", String.class);
     Field<Long> hHead = heads.field("head_id", Long.class);
-    // Each row is looked up by its primary key from a LATERAL subquery that the planner may not
-    // pull up (OFFSET 0, FOR UPDATE): the statements run their generic plan,
-    // often made on a nearly empty table, and as a plain join that plan may scan every pending row
-    // once per head.
-    RelayerOutbox headRow = O.as("head_row");
-    Table<?> dueCheck =
-        lateral(
-                selectOne()
-                    .from(headRow)
-                    .where(headRow.ID.eq(hHead))
-                    .and(eligibleById(headRow))
-                    .offset(inline(0)))
-            .as("due_check");
     CommonTableExpression<Record3<Integer, String, Long>> dueHeads =
         name("due_heads")
             .fields("lane", "ordering_key", "head_id")
-            .asMaterialized(
-                select(hLane, hKey, hHead)
-                    .from(heads)
-                    .crossJoin(dueCheck)
-                    .orderBy(hHead)
-                    .limit(LIMIT));
+            .asMaterialized(select(hLane, hKey, hHead).from(heads).orderBy(hHead).limit(LIMIT));
     Field<Integer> dLane = dueHeads.field("lane", Integer.class);
     Field<String> dKey = dueHeads.field("ordering_key", String.class);
     Field<Long> dHead = dueHeads.field("head_id", Long.class);
@@ -292,42 +418,39 @@ final class OutboxLaneQueries {
                     .from(lockedRuns)
                     .where(
                         lockedRuns.field("rank_in_key", Integer.class).eq(lockedRuns.field(lPos))));
-    return OutboxJdbc.stamp(claimable, heads, dueHeads, candidates, locked);
+    ctes.addAll(List.of(dueHeads, candidates, locked));
+    return OutboxJdbc.stampRecursive(claimable, ctes);
   }
 
   /**
    * The rows of the chosen keys from the head on, numbered, up to the first row that stops the run,
-   * at most {@code rowsPerRun} per key.
+   * at most {@code rowsPerRun} per key: per key, at most that many rows read from the lane-key
+   * index, in id order.
    */
   private static Select<Record4<Long, Integer, String, Integer>> runs(
       Table<?> dueHeads, Field<Integer> dLane, Field<String> dKey, Field<Long> dHead) {
     Condition batching = O.TRANSPORT.eq(any(TRANSPORTS));
-    var byKey = partitionBy(O.LANE, O.ORDERING_KEY).orderBy(O.ID);
-    // A join, not a lookup per head: no index leads with (lane, key), so a key's rows are found
-    // among its lane's pending rows. due_heads is materialized, so that a plan that joins it once
-    // per row does not compute the heads again each time.
+    var inKey = orderBy(O.ID);
     Table<?> keyRows =
-        select(
-                O.ID,
-                O.LANE,
-                O.ORDERING_KEY,
-                rowNumber().over(byKey).as("pos"),
-                field(eligible(O)).as("eligible"),
-                field(
-                        batching
-                            .and(O.TRANSPORT.eq(firstValue(O.TRANSPORT).over(byKey)))
-                            .and(O.DESTINATION.eq(firstValue(O.DESTINATION).over(byKey))))
-                    .as("joins_run"))
-            .from(O)
-            .join(dueHeads)
-            .on(O.LANE.eq(dLane))
-            .and(O.ORDERING_KEY.eq(dKey))
-            .where(O.STATUS.eq(inline(PENDING)))
-            .and(O.ID.ge(dHead))
-            .asTable("key_rows");
-    Field<Long> kId = keyRows.field(O.ID);
-    Field<Integer> kLane = keyRows.field(O.LANE);
-    Field<String> kKey = keyRows.field(O.ORDERING_KEY);
+        lateral(
+                select(
+                        O.ID,
+                        rowNumber().over(inKey).as("pos"),
+                        field(eligible(O)).as("eligible"),
+                        field(
+                                batching
+                                    .and(O.TRANSPORT.eq(firstValue(O.TRANSPORT).over(inKey)))
+                                    .and(O.DESTINATION.eq(firstValue(O.DESTINATION).over(inKey))))
+                            .as("joins_run"))
+                    .from(O)
+                    .where(O.LANE.eq(dLane))
+                    .and(O.ORDERING_KEY.eq(dKey))
+                    .and(O.STATUS.eq(inline(PENDING)))
+                    .and(O.ID.ge(dHead))
+                    .orderBy(O.ID)
+                    .limit(ROWS_PER_RUN))
+            .as("key_rows");
+    Field<Long> kId = keyRows.field(O.ID.getName(), Long.class);
     Field<Integer> kPos = keyRows.field("pos", Integer.class);
     Field<Integer> stops =
         when(
@@ -339,17 +462,22 @@ final class OutboxLaneQueries {
             .otherwise(inline(1));
     Table<?> runs =
         select(
-                kId,
-                kLane,
-                kKey,
-                kPos,
-                sum(stops).over(partitionBy(kLane, kKey).orderBy(kId)).as("blocked"))
-            .from(keyRows)
+                kId.as("id"),
+                dLane.as("lane"),
+                dKey.as("ordering_key"),
+                kPos.as("pos"),
+                sum(stops).over(partitionBy(dLane, dKey).orderBy(kPos)).as("blocked"))
+            .from(dueHeads)
+            .crossJoin(keyRows)
             .asTable("runs");
-    return select(runs.field(kId), runs.field(kLane), runs.field(kKey), runs.field(kPos))
+    return select(
+            runs.field("id", Long.class),
+            runs.field("lane", Integer.class),
+            runs.field("ordering_key", String.class),
+            runs.field("pos", Integer.class))
         .from(runs)
         .where(runs.field("blocked", BigDecimal.class).eq(inline(BigDecimal.ZERO)))
-        .and(runs.field(kPos).le(ROWS_PER_RUN));
+        .and(runs.field("pos", Integer.class).le(ROWS_PER_RUN));
   }
 
   Claim.Stamped claim(DSLContext dsl, LaneClaim request) {
@@ -359,7 +487,9 @@ final class OutboxLaneQueries {
     Binds binds =
         OutboxJdbc.claimBinds(request.now(), token, expiresAt)
             .set(LANES, lanes(request.lanes()))
-            .set(LIMIT, request.maxKeys());
+            .set(LIMIT, request.maxKeys())
+            .set(KEYS_PER_LANE, Math.min(request.maxKeys(), request.maxKeysPerLane()))
+            .set(WALK, walk(request.maxKeysPerLane()));
     if (runs) {
       binds
           .set(TRANSPORTS, request.batchingTransports().toArray(String[]::new))
@@ -378,7 +508,11 @@ final class OutboxLaneQueries {
         jdbc.list(
             dsl,
             lanesWithDueHead,
-            new Binds().set(LANES, lanes(lanes)).set(NOW, utc(now)),
+            new Binds()
+                .set(LANES, lanes(lanes))
+                .set(NOW, utc(now))
+                .set(KEYS_PER_LANE, 1)
+                .set(WALK, walk(1)),
             row -> row.getInt(1)));
   }
 
@@ -442,6 +576,12 @@ final class OutboxLaneQueries {
   }
 
   private record LaneDue(int lane, OffsetDateTime at) {}
+
+  /** How many rows a lane's walk reads before it turns to the lane's keys (see heads()). */
+  private static int walk(int keysPerLane) {
+    return (int)
+        Math.min(Integer.MAX_VALUE, Math.max(MIN_WALK, (long) WALK_PER_HEAD * keysPerLane));
+  }
 
   private static Integer[] lanes(Set<Integer> lanes) {
     return lanes.toArray(Integer[]::new);

@@ -351,8 +351,7 @@ public final class LaneWorker {
 
     /**
      * The keys a claim over {@code lanes} takes at most: {@code keysPerPass} per lane, so that a
-     * claim over several lanes costs per message what one over a single lane does (choosing the
-     * heads reads every pending row of the lanes).
+     * claim over several lanes serves each as a claim of its own would.
      */
     private int maxKeys(Set<Integer> lanes) {
       return (int) Math.min(Integer.MAX_VALUE, (long) settings.keysPerPass() * lanes.size());
@@ -369,7 +368,8 @@ public final class LaneWorker {
               followers,
               batching,
               engine.clock().instant(),
-              settings.claimDuration()));
+              settings.claimDuration(),
+              settings.keysPerPass()));
     }
   }
 
