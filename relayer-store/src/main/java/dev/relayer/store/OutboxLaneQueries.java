@@ -74,7 +74,7 @@ final class OutboxLaneQueries {
   private static final Param<Integer> KEYS_PER_LANE = param("keysPerLane", Integer.class);
   private static final Param<Integer> WALK = param("walk", Integer.class);
 
-  /** Rows a lane's walk in id order reads at least before it turns to its keys (see heads()). */
+  /** Rows a lane's walk in id order reads at least before it turns to its keys (see {@link #heads()}). */
   private static final int MIN_WALK = 1_000;
 
   /** Rows a lane's walk reads per head it is to find, at most, before it turns to its keys. */
@@ -333,10 +333,10 @@ final class OutboxLaneQueries {
    * The lane claim, one statement:
    *
    * <ol>
-   *   <li>{@code heads}: per key of the lanes, its head — the lowest pending id — skipping keys
-   *       with a parked row (a parked row is always its key's head);
-   *   <li>{@code due_heads}: the heads that are eligible (pending, due, no live claim or retry
-   *       hold), oldest first, at most {@code maxKeys} ({@code limit});
+   *   <li>{@code walked}, {@code capped}, {@code lane_keys}, {@code heads} ({@link #heads()}): per
+   *       lane, the heads of its keys that are due (pending, due, no live claim or retry hold, no
+   *       parked row in the key), the oldest {@code keysPerLane} of them;
+   *   <li>{@code due_heads}: of those, the oldest {@code maxKeys} ({@code limit}), across lanes;
    *   <li>{@code candidates}: the heads — and, when followers are asked for, the rows of those keys
    *       numbered from the head ({@code pos}) up to the first row that is not eligible or may not
    *       share the head's batch (another transport or destination, or a transport that does not
@@ -348,8 +348,8 @@ final class OutboxLaneQueries {
    *   <li>{@code UPDATE ... RETURNING}: fresh token, expiry, {@code attempts + 1}.
    * </ol>
    *
-   * <p>Picking heads with a grouped scan keeps the cost at one pass over the lane's pending rows;
-   * only the rows of the chosen keys are numbered.
+   * <p>Finding the heads costs about the heads found (see {@link #heads()}); only the rows of the
+   * chosen keys are numbered, at most {@code rowsPerRun} of each.
    */
   private static Query claim(boolean withRuns) {
     List<CommonTableExpression<?>> ctes = new ArrayList<>(heads());
@@ -577,7 +577,7 @@ final class OutboxLaneQueries {
 
   private record LaneDue(int lane, OffsetDateTime at) {}
 
-  /** How many rows a lane's walk reads before it turns to the lane's keys (see heads()). */
+  /** How many rows a lane's walk reads before it turns to the lane's keys (see {@link #heads()}). */
   private static int walk(int keysPerLane) {
     return (int)
         Math.min(Integer.MAX_VALUE, Math.max(MIN_WALK, (long) WALK_PER_HEAD * keysPerLane));

@@ -161,6 +161,83 @@ abstract class LaneStoreContract {
   }
 
   @Test
+  void aKeyWithThousandsOfRowsAheadOfTheOthersStillLetsEveryOldestHeadGo() {
+    // More rows of one key than a lane's walk in id order reads before it turns to the lane's keys.
+    List<Long> crowd = enqueueAll(keys.get(0), 1_200);
+    long other = store.enqueue(dsl, ordered(otherKeys.get(0)));
+    List<Long> retrying = enqueue(keys.get(1), 2);
+    long last = store.enqueue(dsl, ordered(keys.get(2)));
+    Set<Integer> both = Set.of(LANE, OTHER_LANE);
+
+    Claim first = store.claimLane(dsl, new LaneClaim(both, 3, 0, Set.of(), now(), CLAIM));
+    assertThat(ids(first))
+        .as("the three oldest heads, across the lanes")
+        .containsExactly(crowd.get(0), other, retrying.get(0));
+    Instant now = now();
+    assertThat(store.park(dsl, first.token(), crowd.get(0), "poison", now)).isTrue();
+    store.recordFailures(
+        dsl,
+        first.token(),
+        List.of(new FailedSend(retrying.get(0), "broker down", now.plusSeconds(60))));
+
+    assertThat(ids(store.claimLane(dsl, heads(10))))
+        .as("the parked key and the retrying one hold; the last key moves")
+        .containsExactly(last);
+    assertThat(row(crowd.get(1)).getClaimToken()).isNull();
+    assertThat(row(retrying.get(1)).getClaimToken()).isNull();
+  }
+
+  @Test
+  void aLaneClaimReadsAboutTheRowsItClaimsNotTheLanesBacklog() {
+    long small = blocksReadByAClaimOfTenHeads(10);
+    emptyTables();
+    long large = blocksReadByAClaimOfTenHeads(400);
+    // Ten heads: a walk of about ten rows and one index probe each, in a backlog of 400 rows a
+    // key. Reading the backlog (10 keys x 400 rows) would touch hundreds of pages.
+    assertThat(large).as("blocks read with 400 rows a key").isLessThanOrEqualTo(small + 20);
+    assertThat(large).as("blocks read with 400 rows a key").isLessThan(200);
+  }
+
+  /**
+   * Blocks of the outbox and its indexes that a claim of ten heads reads, in a lane of ten keys
+   * with {@code rowsPerKey} rows each, written round-robin.
+   */
+  private long blocksReadByAClaimOfTenHeads(int rowsPerKey) {
+    List<String> ten = keysInLane(LANE, 10, store.options().laneCount());
+    List<NewMessage> backlog = new ArrayList<>();
+    for (int i = 0; i < rowsPerKey; i++) {
+      for (String key : ten) {
+        backlog.add(ordered(key));
+      }
+    }
+    for (int from = 0; from < backlog.size(); from += 1_000) {
+      store.enqueue(dsl, backlog.subList(from, Math.min(backlog.size(), from + 1_000)));
+    }
+    mapped.execute("ANALYZE " + store.names().qualified("outbox"));
+    return dsl.transactionResult(
+        tx -> {
+          String blocks =
+              "SELECT sum(pg_stat_get_xact_blocks_fetched(c.oid)) FROM pg_class c"
+                  + " WHERE c.oid = to_regclass({0}) OR c.oid IN"
+                  + " (SELECT indexrelid FROM pg_index WHERE indrelid = to_regclass({0}))";
+          String outbox = store.names().qualified("outbox");
+          long before = tx.dsl().fetchSingle(blocks, outbox).into(Long.class);
+          Claim claim = store.claimLane(tx.dsl(), heads(10));
+          long after = tx.dsl().fetchSingle(blocks, outbox).into(Long.class);
+          assertThat(claim.messages()).hasSize(10);
+          return after - before;
+        });
+  }
+
+  private List<Long> enqueueAll(String key, int count) {
+    List<NewMessage> messages = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      messages.add(ordered(key));
+    }
+    return store.enqueue(dsl, messages);
+  }
+
+  @Test
   void laneClaimTakesConsecutiveFollowersOnlyOnBatchingTransportsAndSameDestination() {
     String key = keys.get(0);
     List<Long> run = enqueue(key, 4);
