@@ -3,8 +3,9 @@ package dev.relayer.api;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The database lacks a table or column Relayer needs, or has one of an incompatible shape. Names
- * the missing or incompatible object, so that an operator knows which changelog was not applied.
+ * The database lacks a table, column or index Relayer needs, or has one of an incompatible shape.
+ * Names the missing or incompatible object, so that an operator knows which changelog was not
+ * applied.
  */
 public class SchemaMismatchException extends RelayerException {
   private static final long serialVersionUID = 1L;

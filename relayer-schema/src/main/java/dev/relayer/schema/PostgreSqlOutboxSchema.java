@@ -5,6 +5,7 @@ import static dev.relayer.schema.SchemaNames.LEASES;
 import static dev.relayer.schema.SchemaNames.OPERATIONS;
 import static dev.relayer.schema.SchemaNames.OUTBOX;
 import static dev.relayer.schema.SchemaNames.OUTBOX_DEAD;
+import static dev.relayer.schema.SchemaNames.OUTBOX_LANE_KEY_INDEX;
 
 import dev.relayer.api.InvalidInputException;
 import java.util.ArrayList;
@@ -24,14 +25,17 @@ import java.util.Objects;
  *   <li>the outbox, the dead table, the inbox and the leases, with their constraints and indexes
  *       (changeset {@code relayer-1-create-tables});
  *   <li>the audit trail of operator actions, {@code <prefix>operations} (changeset {@code
- *       relayer-2-operations}).
+ *       relayer-2-operations});
+ *   <li>the index of pending ordered rows by lane, key and id, {@code <prefix>outbox_lane_key_idx},
+ *       which the ordered-lane claim walks key by key (changeset {@code relayer-3-lane-key-index}).
  * </ol>
  *
  * {@link #createStatements} is every step, for a new install; {@link #upgradeStatements} the steps
  * after a given version, for an existing one; {@link #stepStatements} one step. An install has no
  * version marker: its version is the last step whose objects all exist (step 2's is the operations
- * table), which {@code relayer db verify} and the store's start check read from the catalog. A
- * marker could claim a step whose objects are missing; the objects themselves cannot.
+ * table, step 3's the lane key index), which {@code relayer db verify} and the store's start check
+ * read from the catalog. A marker could claim a step whose objects are missing; the objects
+ * themselves cannot.
  *
  * <p>Every statement uses {@code IF NOT EXISTS}, so running a script again keeps existing tables
  * and rows. It does not repair a table that exists with another shape: such a table is left as it
@@ -42,7 +46,7 @@ import java.util.Objects;
 public final class PostgreSqlOutboxSchema {
 
   /** The version of the schema this release creates and needs: {@value}. */
-  public static final int CURRENT_VERSION = 2;
+  public static final int CURRENT_VERSION = 3;
 
   /** The nil UUID, which Relayer never uses as a message id or claim token. */
   static final String NIL_UUID = "'00000000-0000-0000-0000-000000000000'::uuid";
@@ -144,7 +148,8 @@ public final class PostgreSqlOutboxSchema {
 
   /**
    * The statements of one step, without {@code ;}: step 1 creates the schema and the four tables of
-   * version 1 (exactly what version 1 of Relayer created), step 2 the operations table.
+   * version 1 (exactly what version 1 of Relayer created), step 2 the operations table, step 3 the
+   * lane key index on the outbox.
    *
    * @throws InvalidInputException when {@code version} is not between 1 and {@link
    *     #CURRENT_VERSION}
@@ -152,7 +157,11 @@ public final class PostgreSqlOutboxSchema {
   public static List<String> stepStatements(SchemaOptions options, int version) {
     SchemaNames n = Objects.requireNonNull(options, "options").names();
     checkVersion("version", version);
-    return version == 1 ? versionOne(n) : versionTwo(n);
+    return switch (version) {
+      case 1 -> versionOne(n);
+      case 2 -> versionTwo(n);
+      default -> versionThree(n);
+    };
   }
 
   private static void checkVersion(String name, int version) {
@@ -168,6 +177,20 @@ public final class PostgreSqlOutboxSchema {
 
   private static List<String> versionTwo(SchemaNames n) {
     return List.of(operations(n), index(n, "operations_at_idx", OPERATIONS, "(at)"));
+  }
+
+  /**
+   * The pending ordered rows by lane, key and id: the ordered-lane claim walks it to find each key
+   * of a lane (a loose index scan) and the head of each key (one probe), without reading the rows
+   * behind a key's head. Unordered and parked rows are not in it.
+   */
+  private static List<String> versionThree(SchemaNames n) {
+    return List.of(
+        index(
+            n,
+            OUTBOX_LANE_KEY_INDEX,
+            OUTBOX,
+            "(lane, ordering_key, id) WHERE status = 'pending' AND ordering_key IS NOT NULL"));
   }
 
   private static String operations(SchemaNames n) {

@@ -25,6 +25,12 @@ public final class SchemaNames {
   /** Base name of the audit trail of operator actions (schema version 2). */
   public static final String OPERATIONS = "operations";
 
+  /**
+   * Base name of the index of pending ordered rows by lane, key and id (schema version 3), which
+   * the ordered-lane claim walks.
+   */
+  public static final String OUTBOX_LANE_KEY_INDEX = "outbox_lane_key_idx";
+
   /** Every base name, in creation order: tables, then their indexes and constraints. */
   static final List<String> BASE_NAMES =
       List.of(
@@ -65,7 +71,8 @@ public final class SchemaNames {
           "operations_operation_check",
           "operations_filter_check",
           "operations_rows_check",
-          "operations_at_idx");
+          "operations_at_idx",
+          OUTBOX_LANE_KEY_INDEX);
 
   private final String schema;
   private final String prefix;

@@ -21,7 +21,8 @@ class PostgreSqlOutboxSchemaTest {
           "outbox_parked_idx",
           "outbox_dead_failed_at_idx",
           "inbox_processed_at_idx",
-          "operations_at_idx");
+          "operations_at_idx",
+          "outbox_lane_key_idx");
 
   private static final List<String> CONSTRAINTS =
       List.of(
@@ -86,7 +87,10 @@ class PostgreSqlOutboxSchemaTest {
                 + " (deliver_at) WHERE deliver_at IS NOT NULL")
         .contains(
             "\"relayer_outbox_parked_idx\" ON \"public\".\"relayer_outbox\""
-                + " (lane, ordering_key) WHERE status = 'parked'");
+                + " (lane, ordering_key) WHERE status = 'parked'")
+        .contains(
+            "\"relayer_outbox_lane_key_idx\" ON \"public\".\"relayer_outbox\""
+                + " (lane, ordering_key, id) WHERE status = 'pending' AND ordering_key IS NOT NULL");
   }
 
   @Test
@@ -162,7 +166,7 @@ class PostgreSqlOutboxSchemaTest {
             "-- Relayer schema for PostgreSQL: schema \"x\\nDROP TABLE important;--\","
                 + " table prefix \"a\\rb_\"");
     // The header stays three comment lines; the first statement follows them.
-    assertThat(lines.get(1)).isEqualTo("-- schema version 2.");
+    assertThat(lines.get(1)).isEqualTo("-- schema version 3.");
     assertThat(lines.get(2)).isEqualTo("-- Safe to run again: every statement uses IF NOT EXISTS.");
     assertThat(lines.get(3)).isEmpty();
     assertThat(lines.get(4)).isEqualTo("CREATE SCHEMA IF NOT EXISTS \"x");
@@ -186,29 +190,48 @@ class PostgreSqlOutboxSchemaTest {
     List<String> one = PostgreSqlOutboxSchema.stepStatements(options, 1);
     List<String> upgrade = PostgreSqlOutboxSchema.upgradeStatements(options, 1);
 
-    assertThat(PostgreSqlOutboxSchema.CURRENT_VERSION).isEqualTo(2);
+    List<String> two = PostgreSqlOutboxSchema.stepStatements(options, 2);
+    List<String> three = PostgreSqlOutboxSchema.stepStatements(options, 3);
+
+    assertThat(PostgreSqlOutboxSchema.CURRENT_VERSION).isEqualTo(3);
     assertThat(PostgreSqlOutboxSchema.createStatements(options))
         .startsWith(one.toArray(String[]::new))
         .endsWith(upgrade.toArray(String[]::new))
         .hasSize(one.size() + upgrade.size());
-    assertThat(upgrade).isEqualTo(PostgreSqlOutboxSchema.stepStatements(options, 2));
-    assertThat(String.join("\n", one)).doesNotContain("operations");
     assertThat(upgrade)
+        .startsWith(two.toArray(String[]::new))
+        .endsWith(three.toArray(String[]::new));
+    assertThat(upgrade).hasSize(two.size() + three.size());
+    assertThat(String.join("\n", one)).doesNotContain("operations").doesNotContain("lane_key");
+    assertThat(two)
         .hasSize(2)
         .allSatisfy(statement -> assertThat(statement).contains("\"orders_operations"));
-    assertThat(upgrade.get(0))
+    assertThat(two.get(0))
         .startsWith("CREATE TABLE IF NOT EXISTS \"messaging\".\"orders_operations\" (");
-    assertThat(PostgreSqlOutboxSchema.upgradeStatements(options, 2)).isEmpty();
+    assertThat(three)
+        .containsExactly(
+            "CREATE INDEX IF NOT EXISTS \"orders_outbox_lane_key_idx\""
+                + " ON \"messaging\".\"orders_outbox\""
+                + " (lane, ordering_key, id) WHERE status = 'pending' AND ordering_key IS NOT NULL");
+    assertThat(PostgreSqlOutboxSchema.upgradeStatements(options, 2)).isEqualTo(three);
+    assertThat(PostgreSqlOutboxSchema.upgradeStatements(options, 3)).isEmpty();
   }
 
   @Test
   void theUpgradeScriptSaysWhatItUpgradesAndFromTheCurrentVersionHasNothingToRun() {
     String upgrade = PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 1);
-    String none = PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 2);
+    String fromTwo = PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 2);
+    String none = PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 3);
 
-    assertThat(upgrade.lines().toList().get(1)).isEqualTo("-- upgrade from schema version 1 to 2.");
+    assertThat(upgrade.lines().toList().get(1)).isEqualTo("-- upgrade from schema version 1 to 3.");
     assertThat(count(upgrade, "CREATE TABLE ")).isEqualTo(1);
-    assertThat(upgrade).doesNotContain("CREATE SCHEMA").doesNotContain("relayer_outbox\"");
+    assertThat(count(upgrade, "CREATE INDEX ")).isEqualTo(2);
+    assertThat(upgrade)
+        .doesNotContain("CREATE SCHEMA")
+        .doesNotContain("CREATE TABLE IF NOT EXISTS \"public\".\"relayer_outbox\"");
+    assertThat(fromTwo.lines().toList().get(1)).isEqualTo("-- upgrade from schema version 2 to 3.");
+    assertThat(count(fromTwo, "CREATE ")).isEqualTo(1);
+    assertThat(fromTwo).contains("CREATE INDEX IF NOT EXISTS \"relayer_outbox_lane_key_idx\" ON ");
     assertThat(none.lines().filter(line -> !line.isEmpty()))
         .allSatisfy(line -> assertThat(line).startsWith("--"));
     assertThat(none).contains("Nothing to do");
@@ -216,14 +239,14 @@ class PostgreSqlOutboxSchemaTest {
 
   @Test
   void versionsOutsideOneToTheCurrentAreRefusedNamingTheRange() {
-    for (int bad : new int[] {0, -1, 3}) {
+    for (int bad : new int[] {0, -1, 4}) {
       assertThatThrownBy(() -> PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), bad))
           .isInstanceOf(InvalidInputException.class)
-          .hasMessageContaining("fromVersion must be a schema version from 1 to 2")
+          .hasMessageContaining("fromVersion must be a schema version from 1 to 3")
           .hasMessageContaining("was " + bad);
       assertThatThrownBy(() -> PostgreSqlOutboxSchema.stepStatements(SchemaOptions.defaults(), bad))
           .isInstanceOf(InvalidInputException.class)
-          .hasMessageContaining("version must be a schema version from 1 to 2");
+          .hasMessageContaining("version must be a schema version from 1 to 3");
     }
   }
 

@@ -24,7 +24,8 @@ import liquibase.statement.core.RawSqlStatement;
  * apart. Liquibase sets {@code schema} and {@code prefix} from the changelog parameters {@code
  * relayer.schema} and {@code relayer.prefix}, and {@code version} from the changeset: changeset
  * {@code relayer-1-create-tables} gives none (step 1, the four tables, as it always did, so its
- * checksum is unchanged), {@code relayer-2-operations} gives {@code 2}.
+ * checksum is unchanged), {@code relayer-2-operations} gives {@code 2}, {@code
+ * relayer-3-lane-key-index} gives {@code 3}.
  */
 public final class CreateRelayerTables implements CustomSqlChange {
 
@@ -175,7 +176,8 @@ public final class CreateRelayerTables implements CustomSqlChange {
 
   @Override
   public String getConfirmationMessage() {
-    return "Relayer tables of schema version "
+    // "objects", not "tables": step 3 creates an index only.
+    return "Relayer objects of schema version "
         + (version == null ? "1" : version.trim())
         + " exist in schema "
         + schema

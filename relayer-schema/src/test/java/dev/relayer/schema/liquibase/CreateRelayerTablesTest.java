@@ -39,36 +39,43 @@ class CreateRelayerTablesTest {
   }
 
   @Test
-  void versionTwoRunsExactlyTheStatementsOfStepTwoAndBothTogetherAreTheWholeScript() {
+  void versionsTwoAndThreeRunExactlyTheirStepsAndAllThreeTogetherAreTheWholeScript() {
+    SchemaOptions options = SchemaOptions.of("my\"Schema X", "Ü-x_");
     CreateRelayerTables two = change("my\"Schema X", "Ü-x_");
     two.setVersion("2");
+    CreateRelayerTables three = change("my\"Schema X", "Ü-x_");
+    three.setVersion("3");
 
-    List<String> both =
+    List<String> all =
         new ArrayList<>(
             List.of(
                 sql(change("my\"Schema X", "Ü-x_").generateStatements(new PostgresDatabase()))));
-    both.addAll(List.of(sql(two.generateStatements(new PostgresDatabase()))));
+    all.addAll(List.of(sql(two.generateStatements(new PostgresDatabase()))));
+    all.addAll(List.of(sql(three.generateStatements(new PostgresDatabase()))));
 
     assertThat(sql(two.generateStatements(new PostgresDatabase())))
-        .containsExactlyElementsOf(
-            PostgreSqlOutboxSchema.upgradeStatements(SchemaOptions.of("my\"Schema X", "Ü-x_"), 1));
-    assertThat(both)
-        .containsExactlyElementsOf(
-            PostgreSqlOutboxSchema.createStatements(SchemaOptions.of("my\"Schema X", "Ü-x_")));
-    assertThat(two.getConfirmationMessage()).startsWith("Relayer tables of schema version 2 exist");
+        .containsExactlyElementsOf(PostgreSqlOutboxSchema.stepStatements(options, 2));
+    assertThat(sql(three.generateStatements(new PostgresDatabase())))
+        .containsExactlyElementsOf(PostgreSqlOutboxSchema.upgradeStatements(options, 2));
+    assertThat(all).containsExactlyElementsOf(PostgreSqlOutboxSchema.createStatements(options));
+    assertThat(two.getConfirmationMessage())
+        .startsWith("Relayer objects of schema version 2 exist");
+    assertThat(three.getConfirmationMessage())
+        .isEqualTo(
+            "Relayer objects of schema version 3 exist in schema my\"Schema X with prefix 'Ü-x_'");
   }
 
   @Test
   void aVersionOutsideTheKnownStepsFailsValidation() {
     CreateRelayerTables change = change("public", "relayer_");
-    change.setVersion("3");
+    change.setVersion("4");
     CreateRelayerTables word = change("public", "relayer_");
     word.setVersion("two");
 
     assertThat(change.validate(new PostgresDatabase()).getErrorMessages())
         .singleElement()
         .asString()
-        .contains("version is '3': it must be a schema version from 1 to 2");
+        .contains("version is '4': it must be a schema version from 1 to 3");
     assertThat(word.validate(new PostgresDatabase()).getErrorMessages())
         .singleElement()
         .asString()
@@ -81,7 +88,7 @@ class CreateRelayerTablesTest {
         .containsExactlyElementsOf(
             PostgreSqlOutboxSchema.stepStatements(SchemaOptions.of("messaging", ""), 1));
     assertThat(change("messaging", null).getConfirmationMessage())
-        .isEqualTo("Relayer tables of schema version 1 exist in schema messaging with prefix ''");
+        .isEqualTo("Relayer objects of schema version 1 exist in schema messaging with prefix ''");
   }
 
   @Test

@@ -71,13 +71,14 @@ class RelayerChangeLogParserTest {
     DatabaseChangeLog liquibases =
         new XMLChangeLogSAXParser().parse(CHANGELOG, parameters("my\"Schema X", "Ü-x_"), resources);
 
-    assertThat(relayers.getChangeSets()).hasSize(2);
+    assertThat(relayers.getChangeSets()).hasSize(3);
     assertThat(relayers.getChangeSets())
         .extracting(ChangeSet::getId)
         .containsExactly(
             "relayer-1-create-tables schema=my\"Schema X prefix=Ü-x_",
-            "relayer-2-operations schema=my\"Schema X prefix=Ü-x_");
-    for (int i = 0; i < 2; i++) {
+            "relayer-2-operations schema=my\"Schema X prefix=Ü-x_",
+            "relayer-3-lane-key-index schema=my\"Schema X prefix=Ü-x_");
+    for (int i = 0; i < 3; i++) {
       ChangeSet changeSet = relayers.getChangeSets().get(i);
       assertThat(changeSet.getAuthor()).isEqualTo("relayer");
       assertThat(changeSet.generateCheckSum(ChecksumVersion.latest()))
@@ -97,5 +98,19 @@ class RelayerChangeLogParserTest {
 
     assertThat(changeLog.getChangeSets().get(0).generateCheckSum(ChecksumVersion.latest()))
         .hasToString("9:82706edb1090a93c164f8aaf07010435");
+  }
+
+  /**
+   * Installs that ran changeset 2 before version 3 existed hold this checksum in DATABASECHANGELOG:
+   * if it changed, Liquibase would refuse to upgrade them to version 3.
+   */
+  @Test
+  void changesetTwoKeepsTheChecksumItHadBeforeVersionThree() throws Exception {
+    DatabaseChangeLog changeLog =
+        new RelayerChangeLogParser()
+            .parse(CHANGELOG, parameters("messaging", "orders_"), resources);
+
+    assertThat(changeLog.getChangeSets().get(1).generateCheckSum(ChecksumVersion.latest()))
+        .hasToString("9:767031911d7f63b1a170ffd19805c7ed");
   }
 }
