@@ -1028,10 +1028,12 @@ public final class RelayerStore {
   /**
    * Checks that the five tables of schema version {@value
    * dev.relayer.schema.PostgreSqlOutboxSchema#CURRENT_VERSION} exist with every column Relayer
-   * uses, of the types and nullability it relies on; throws {@link
-   * dev.relayer.api.SchemaMismatchException} naming the first mismatch. An install at version 1
-   * (without the operations table) fails, naming the table and how to upgrade. When it passes, this
-   * store's writes skip their own first check of each table (see the class documentation).
+   * uses, of the types and nullability it relies on, and that its lane key index exists and is
+   * valid; throws {@link dev.relayer.api.SchemaMismatchException} naming the first mismatch. An
+   * install at version 1 (without the operations table) or at version 2 (without the lane key
+   * index, which the ordered-lane claim needs to stay fast on a large outbox) fails, naming the
+   * missing object and how to upgrade. When it passes, this store's writes skip their own first
+   * check of each table (see the class documentation).
    */
   public void verifySchema(DSLContext dsl) {
     tableChecks.verifyAll(dsl);

@@ -31,15 +31,21 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A finding is something the install lacks or has in another shape; an object the script does
  * not create (an index or a column of your own) is not one. A missing table is one finding, not one
- * per column. A version-1 install (the four tables, no operations table) gets one finding for the
- * operations table, with the upgrade to run. {@code NOT NULL} constraints, which PostgreSQL 18
- * lists in {@code pg_constraint}, are compared as the columns' nullability.
+ * per column. An install at an older version gets a finding for each object of the later steps it
+ * lacks, with the upgrade to run: a version-1 install (the four tables, no operations table) for
+ * the operations table and the lane key index, a version-2 install for the lane key index. An index
+ * that a {@code CREATE INDEX CONCURRENTLY} left invalid is a finding too. {@code NOT NULL}
+ * constraints, which PostgreSQL 18 lists in {@code pg_constraint}, are compared as the columns'
+ * nullability.
  */
 final class SchemaDrift {
 
   private SchemaDrift() {}
 
-  /** The tables of schema version 1; the operations table is version 2. */
+  /**
+   * The tables of schema version 1; the operations table is version 2, the lane key index version
+   * 3.
+   */
   private static final List<String> VERSION_ONE =
       List.of(SchemaNames.OUTBOX, SchemaNames.OUTBOX_DEAD, SchemaNames.INBOX, SchemaNames.LEASES);
 
@@ -47,7 +53,7 @@ final class SchemaDrift {
 
   private record Constraint(String table, String kind, String definition) {}
 
-  private record Index(String table, String definition) {}
+  private record Index(String table, String definition, boolean valid) {}
 
   /** One schema's objects, by table name and object name, in catalog order. */
   private record Catalog(
@@ -129,13 +135,41 @@ final class SchemaDrift {
     return bases;
   }
 
+  /**
+   * The last step whose objects all exist: 1 for the four tables, 2 with the operations table, 3
+   * with the lane key index too (invalid or not: an invalid one is a finding of its own).
+   */
   private static Optional<Integer> version(Catalog installed, SchemaNames names) {
     for (String base : VERSION_ONE) {
       if (!installed.tables().containsKey(names.name(base))) {
         return Optional.empty();
       }
     }
-    return Optional.of(installed.tables().containsKey(names.name(SchemaNames.OPERATIONS)) ? 2 : 1);
+    if (!installed.tables().containsKey(names.name(SchemaNames.OPERATIONS))) {
+      return Optional.of(1);
+    }
+    return Optional.of(
+        installed.indexes().containsKey(names.name(SchemaNames.OUTBOX_LANE_KEY_INDEX)) ? 3 : 2);
+  }
+
+  /**
+   * What a finding on an object of a later step than the install's adds: the version and the
+   * upgrade to run.
+   */
+  static String upgradeAdvice(int installedVersion) {
+    String changesets =
+        installedVersion == 1
+            ? "changesets relayer-2-operations and relayer-3-lane-key-index"
+            : "changeset relayer-3-lane-key-index";
+    return "the install is at schema version "
+        + installedVersion
+        + "; upgrade it to version "
+        + PostgreSqlOutboxSchema.CURRENT_VERSION
+        + " with Relayer's changelog ("
+        + changesets
+        + ") or with 'relayer db script --provider postgres --from "
+        + installedVersion
+        + "'";
   }
 
   private static Catalog catalog(DSLContext dsl, long schema, List<String> tables) {
@@ -181,7 +215,7 @@ final class SchemaDrift {
     Map<String, Index> indexes = new LinkedHashMap<>();
     for (Record r :
         dsl.fetch(
-            "select i.relname, t.relname, pg_get_indexdef(x.indexrelid)"
+            "select i.relname, t.relname, pg_get_indexdef(x.indexrelid), x.indisvalid"
                 + " from pg_index x join pg_class i on i.oid = x.indexrelid"
                 + " join pg_class t on t.oid = x.indrelid"
                 + " where t.relnamespace = ?::oid and t.relname = any(?)"
@@ -192,7 +226,10 @@ final class SchemaDrift {
             wanted)) {
       indexes.put(
           r.get(0, String.class),
-          new Index(r.get(1, String.class), usingPart(r.get(2, String.class))));
+          new Index(
+              r.get(1, String.class),
+              usingPart(r.get(2, String.class)),
+              Boolean.TRUE.equals(r.get(3, Boolean.class))));
     }
     return new Catalog(columns, constraints, indexes);
   }
@@ -206,19 +243,14 @@ final class SchemaDrift {
   private static List<SchemaFinding> compare(
       Catalog expected, Catalog installed, SchemaNames names) {
     List<SchemaFinding> findings = new ArrayList<>();
-    boolean versionOne =
-        VERSION_ONE.stream().allMatch(base -> installed.tables().containsKey(names.name(base)));
+    Optional<Integer> version = version(installed, names);
     for (Map.Entry<String, Map<String, Column>> table : expected.tables().entrySet()) {
       String name = table.getKey();
       Map<String, Column> columns = installed.tables().get(name);
       if (columns == null) {
         String problem = "table " + name + " missing";
-        if (versionOne && name.equals(names.name(SchemaNames.OPERATIONS))) {
-          problem +=
-              ": the install is at schema version 1; upgrade it to version "
-                  + PostgreSqlOutboxSchema.CURRENT_VERSION
-                  + " with Relayer's changelog (changeset relayer-2-operations) or with"
-                  + " 'relayer db script --provider postgres --from 1'";
+        if (version.isPresent() && name.equals(names.name(SchemaNames.OPERATIONS))) {
+          problem += ": " + upgradeAdvice(version.get());
         }
         findings.add(new SchemaFinding("table", name, problem));
         continue;
@@ -257,13 +289,25 @@ final class SchemaDrift {
       String name = entry.getKey();
       Index have = installed.indexes().get(name);
       if (have == null) {
-        findings.add(finding("index", name, "missing"));
+        boolean laterStep =
+            name.equals(names.name(SchemaNames.OUTBOX_LANE_KEY_INDEX))
+                && version.filter(v -> v < 3).isPresent();
+        findings.add(
+            finding(
+                "index", name, laterStep ? "missing: " + upgradeAdvice(version.get()) : "missing"));
       } else if (!have.table().equals(want.table())) {
         findings.add(
             finding("index", name, "is on " + have.table() + ", expected " + want.table()));
       } else if (!have.definition().equals(want.definition())) {
         findings.add(
             finding("index", name, "is " + have.definition() + ", expected " + want.definition()));
+      } else if (!have.valid()) {
+        findings.add(
+            finding(
+                "index",
+                name,
+                "is invalid (a CREATE INDEX CONCURRENTLY that did not finish) and is not used;"
+                    + " drop it and create it again"));
       }
     }
     return findings;

@@ -7,7 +7,6 @@ import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX;
 import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX_DEAD;
 
 import dev.relayer.api.SchemaMismatchException;
-import dev.relayer.schema.PostgreSqlOutboxSchema;
 import dev.relayer.schema.SchemaNames;
 import java.util.Collections;
 import java.util.HashMap;
@@ -22,8 +21,12 @@ import org.jooq.impl.SQLDataType;
 
 /**
  * Checks, through the catalog, that the five tables exist with every column Relayer uses, each of
- * the type and nullability the generated classes carry (the changelog's own). A missing operations
- * table next to the other four is an install at schema version 1, named as such with the upgrade.
+ * the type and nullability the generated classes carry (the changelog's own), and that the lane key
+ * index of schema version 3 exists and is valid. A missing operations table next to the other four
+ * is an install at schema version 1, and a missing lane key index next to the five tables one at
+ * version 2, each named as such with the upgrade. Without the index Relayer would run, but the
+ * ordered-lane claim would read every pending row of a lane on each pass, so the check refuses to
+ * start rather than let a large outbox slow every lane down.
  */
 final class SchemaVerifier {
 
@@ -45,10 +48,49 @@ final class SchemaVerifier {
     return Collections.unmodifiableMap(tables);
   }
 
-  /** Checks every table; throws naming the first mismatch. */
+  /** Checks every table, then the lane key index; throws naming the first mismatch. */
   static void verify(DSLContext dsl, SchemaNames names) {
     for (String base : TABLES.keySet()) {
       verifyTable(dsl, names, base);
+    }
+    verifyLaneKeyIndex(dsl, names);
+  }
+
+  /**
+   * Checks that the lane key index (schema version 3) exists and is valid, in one catalog
+   * statement: {@code to_regclass} of its quoted, qualified name, so an odd schema or prefix is
+   * looked up as created. Only its existence is checked here; {@code relayer db verify} compares
+   * its definition.
+   */
+  static void verifyLaneKeyIndex(DSLContext dsl, SchemaNames names) {
+    Table<?> indexes = DSL.table(DSL.name("pg_catalog", "pg_index"));
+    Field<Object> indexrelid = DSL.field(DSL.name("indexrelid"));
+    Field<Boolean> indisvalid = DSL.field(DSL.name("indisvalid"), Boolean.class);
+    String qualified = names.qualified(SchemaNames.OUTBOX_LANE_KEY_INDEX);
+    Boolean valid =
+        dsl.select(indisvalid)
+            .from(indexes)
+            .where(indexrelid.eq(DSL.function("to_regclass", Object.class, DSL.val(qualified))))
+            .fetchOne(indisvalid);
+    if (valid == null) {
+      throw new SchemaMismatchException(
+          qualified,
+          "Relayer index "
+              + qualified
+              + " does not exist: "
+              + SchemaDrift.upgradeAdvice(2)
+              + " for this schema and prefix (without the index every ordered-lane claim reads"
+              + " all pending rows of its lane)",
+          null);
+    }
+    if (!valid) {
+      throw new SchemaMismatchException(
+          qualified,
+          "Relayer index "
+              + qualified
+              + " is not valid: a CREATE INDEX CONCURRENTLY is still building it or did not"
+              + " finish; wait for the build, or drop the index and create it again",
+          null);
     }
   }
 
@@ -80,11 +122,8 @@ final class SchemaVerifier {
           qualified,
           "Relayer table "
               + qualified
-              + " does not exist: the install is at schema version 1 and this Relayer needs"
-              + " version "
-              + PostgreSqlOutboxSchema.CURRENT_VERSION
-              + "; upgrade it with Relayer's changelog (changeset relayer-2-operations) or"
-              + " with the script of 'relayer db script --provider postgres --from 1'"
+              + " does not exist: "
+              + SchemaDrift.upgradeAdvice(1)
               + " for this schema and prefix",
           null);
     }

@@ -18,8 +18,9 @@
  * string), and with quoting forced on; the connection, and so the transaction, stay the caller's. A
  * statement that meets a missing table or column (SQLState 42P01, 42703, 3F000) fails with a {@link
  * dev.relayer.api.SchemaMismatchException} naming the table Relayer expected; {@link
- * dev.relayer.store.RelayerStore#verifySchema} checks every table and column up front (and names an
- * install at schema version 1, which lacks the operations table, with the upgrade to run). {@link
+ * dev.relayer.store.RelayerStore#verifySchema} checks every table and column and the lane key index
+ * up front (and names an install at schema version 1, which lacks the operations table, or at
+ * version 2, which lacks the lane key index, with the upgrade to run). {@link
  * dev.relayer.store.RelayerStore#findDrift} compares every column, constraint and index with the
  * current schema script, applied as temporary tables in a rolled-back transaction ({@link
  * dev.relayer.store.SchemaDrift}).

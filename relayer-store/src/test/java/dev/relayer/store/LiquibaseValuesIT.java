@@ -86,7 +86,8 @@ class LiquibaseValuesIT {
                 .getValues(0, String.class))
         .containsExactly(
             "relayer-1-create-tables schema=lb_a prefix=b prefix=c_",
-            "relayer-2-operations schema=lb_a prefix=b prefix=c_");
+            "relayer-2-operations schema=lb_a prefix=b prefix=c_",
+            "relayer-3-lane-key-index schema=lb_a prefix=b prefix=c_");
   }
 
   @Test

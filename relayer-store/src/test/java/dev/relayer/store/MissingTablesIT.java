@@ -222,6 +222,7 @@ class MissingTablesIT {
           .hasMessageContaining("\"messaging\".\"orders_operations\" does not exist")
           .hasMessageContaining("schema version 1")
           .hasMessageContaining("relayer-2-operations")
+          .hasMessageContaining("relayer-3-lane-key-index")
           .hasMessageContaining("relayer db script --provider postgres --from 1")
           .satisfies(
               e ->
@@ -230,6 +231,95 @@ class MissingTablesIT {
 
       RelayerSchemaInstaller.applyScript(db.dataSource(), schema);
       store.verifySchema(dsl);
+    }
+  }
+
+  @Test
+  void verifySchemaOnAVersionTwoInstallFailsNamingTheLaneKeyIndexAndTheUpgrade() {
+    try (TestDatabase db = TestDatabase.create()) {
+      SchemaOptions schema = SchemaOptions.of("my\"Schema X", "Ü-x_");
+      RelayerSchemaInstaller.applyVersion(db.dataSource(), schema, 2);
+      DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+      RelayerStore store = RelayerStore.create(StoreOptions.of(schema));
+      long id = store.enqueue(dsl, StoreFixture.ordered("k"));
+
+      assertThatThrownBy(() -> store.verifySchema(dsl))
+          .isInstanceOf(SchemaMismatchException.class)
+          .hasMessageContaining(
+              "Relayer index \"my\"\"Schema X\".\"Ü-x_outbox_lane_key_idx\" does not exist")
+          .hasMessageContaining("the install is at schema version 2")
+          .hasMessageContaining("relayer-3-lane-key-index")
+          .hasMessageContaining("relayer db script --provider postgres --from 2")
+          .satisfies(
+              e ->
+                  assertThat(((SchemaMismatchException) e).objectName())
+                      .isEqualTo("\"my\"\"Schema X\".\"Ü-x_outbox_lane_key_idx\""));
+      assertThat(store.findDrift(dsl).installedVersion()).contains(2);
+
+      for (String statement :
+          dev.relayer.schema.PostgreSqlOutboxSchema.upgradeStatements(schema, 2)) {
+        dsl.execute(statement);
+      }
+      store.verifySchema(dsl);
+      assertThat(store.findDrift(dsl).installedVersion()).contains(3);
+      assertThat(
+              dsl.fetchValue(
+                  "select count(*) from \"my\"\"Schema X\".\"Ü-x_outbox\" where id = ?", id))
+          .isEqualTo(1L);
+    }
+  }
+
+  @Test
+  void verifySchemaRefusesALaneKeyIndexThatAConcurrentBuildLeftInvalidAndFindDriftNamesIt()
+      throws Exception {
+    try (TestDatabase db = TestDatabase.create()) {
+      SchemaOptions schema = SchemaOptions.defaults();
+      RelayerSchemaInstaller.applyVersion(db.dataSource(), schema, 2);
+      DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+      RelayerStore store = RelayerStore.create(StoreOptions.defaults());
+      String build =
+          dev.relayer.schema.PostgreSqlOutboxSchema.stepStatements(schema, 3)
+              .get(0)
+              .replace("CREATE INDEX IF NOT EXISTS", "CREATE INDEX CONCURRENTLY");
+      // A CREATE INDEX CONCURRENTLY that fails after its first phase (here: it gives up waiting
+      // for a writer's open transaction) leaves the index behind, marked invalid: the planner
+      // never uses it, and the step's IF NOT EXISTS does not replace it.
+      try (java.sql.Connection writer = db.dataSource().getConnection();
+          java.sql.Connection operator = db.dataSource().getConnection();
+          java.sql.Statement statement = operator.createStatement()) {
+        writer.setAutoCommit(false);
+        store.enqueue(DSL.using(writer, SQLDialect.POSTGRES), StoreFixture.ordered("k"));
+        statement.execute("set lock_timeout = '200ms'");
+        assertThatThrownBy(() -> statement.execute(build))
+            .isInstanceOf(java.sql.SQLException.class)
+            .satisfies(
+                e -> assertThat(((java.sql.SQLException) e).getSQLState()).isEqualTo("55P03"));
+        writer.rollback();
+      }
+      for (String statement :
+          dev.relayer.schema.PostgreSqlOutboxSchema.upgradeStatements(schema, 2)) {
+        dsl.execute(statement);
+      }
+
+      assertThatThrownBy(() -> store.verifySchema(dsl))
+          .isInstanceOf(SchemaMismatchException.class)
+          .hasMessageContaining("\"public\".\"relayer_outbox_lane_key_idx\" is not valid")
+          .hasMessageContaining("drop the index and create it again");
+      SchemaReport report = store.findDrift(dsl);
+      assertThat(report.installedVersion()).contains(3);
+      assertThat(report.findings())
+          .extracting(SchemaFinding::problem)
+          .singleElement()
+          .asString()
+          .startsWith("index relayer_outbox_lane_key_idx is invalid");
+
+      dsl.execute("drop index public.relayer_outbox_lane_key_idx");
+      for (String statement :
+          dev.relayer.schema.PostgreSqlOutboxSchema.upgradeStatements(schema, 2)) {
+        dsl.execute(statement);
+      }
+      store.verifySchema(dsl);
+      assertThat(store.findDrift(dsl).compatible()).isTrue();
     }
   }
 
@@ -246,7 +336,7 @@ class MissingTablesIT {
                 long enqueued = store.enqueue(tx.dsl(), StoreFixture.unordered());
                 SchemaReport report = store.findDrift(tx.dsl());
                 assertThat(report.findings()).isEmpty();
-                assertThat(report.installedVersion()).contains(2);
+                assertThat(report.installedVersion()).contains(3);
                 // The caller's statement before the check is still there, in its transaction.
                 assertThat(tx.dsl().fetchCount(DSL.table("public.relayer_outbox"))).isEqualTo(1);
                 return enqueued;
