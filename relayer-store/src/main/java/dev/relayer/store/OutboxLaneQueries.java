@@ -74,7 +74,10 @@ final class OutboxLaneQueries {
   private static final Param<Integer> KEYS_PER_LANE = param("keysPerLane", Integer.class);
   private static final Param<Integer> WALK = param("walk", Integer.class);
 
-  /** Rows a lane's walk in id order reads at least before it turns to its keys (see {@link #heads()}). */
+  /**
+   * Rows a lane's walk in id order reads at least before it turns to its keys (see {@link
+   * #heads()}).
+   */
   private static final int MIN_WALK = 1_000;
 
   /** Rows a lane's walk reads per head it is to find, at most, before it turns to its keys. */
@@ -577,7 +580,9 @@ final class OutboxLaneQueries {
 
   private record LaneDue(int lane, OffsetDateTime at) {}
 
-  /** How many rows a lane's walk reads before it turns to the lane's keys (see {@link #heads()}). */
+  /**
+   * How many rows a lane's walk reads before it turns to the lane's keys (see {@link #heads()}).
+   */
   private static int walk(int keysPerLane) {
     return (int)
         Math.min(Integer.MAX_VALUE, Math.max(MIN_WALK, (long) WALK_PER_HEAD * keysPerLane));

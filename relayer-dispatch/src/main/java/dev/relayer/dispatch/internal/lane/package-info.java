@@ -70,9 +70,8 @@
  *       heads are found by walking its pending rows in id order, each probed for being its key's
  *       head in the lane-key index; a lane whose walk meets many rows that are not due heads turns
  *       to one index descent per key instead. A claim reads about the rows it claims, never the
- *       lane's whole backlog. Rows are locked {@code SKIP LOCKED}; per key only the unbroken
- *       prefix of locked rows is claimed, so a row is never claimed without every earlier row of
- *       its key.
+ *       lane's whole backlog. Rows are locked {@code SKIP LOCKED}; per key only the unbroken prefix
+ *       of locked rows is claimed, so a row is never claimed without every earlier row of its key.
  *   <li>Send: heads of different keys may share a batch; consecutive rows of one key share a batch
  *       only on a batch-order transport, which stops at the first failure. A row is sent only after
  *       every earlier row of its key in the pass was accepted.
