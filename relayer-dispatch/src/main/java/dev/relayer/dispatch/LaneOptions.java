@@ -23,14 +23,15 @@ import java.util.function.Consumer;
  *     vanished instance are taken over after at most this long plus a third
  * @param keysPerPass most keys per lane whose next rows one claim takes (a claim over several lanes
  *     takes up to this many times their number); 1–10,000, default 100
- * @param rowsPerKey most rows of one key one pass claims and sends as one run; 1–10,000, default
- *     100. Above 1 only on transports that declare {@code preservesBatchOrder()}; elsewhere each
- *     pass sends one row per key
+ * @param rowsPerKey most rows of one key one claim takes as one run; 1–10,000, default 100. On a
+ *     transport that declares {@code preservesBatchOrder()} a run goes out in batches; elsewhere
+ *     row after row, in waves (one row of each key per batch, the next only after the previous one
+ *     was accepted)
  * @param claimsPerPass most claims one pass makes in its transaction: while a claim's rows were all
- *     sent, the pass claims its lanes' next rows before it commits, so that a busy lane, or a key
- *     with many rows on a transport that sends one row per key, costs one commit per this many
- *     claims; 1–1,000, default 10. A crash before the commit sends the pass's rows again, so this
- *     bounds, with {@code keysPerPass} and {@code rowsPerKey}, how many messages a crash repeats
+ *     sent, the pass claims its lanes' next rows before it commits, so that a busy lane costs one
+ *     commit per this many claims; 1–1,000, default 10. A crash before the commit sends the pass's
+ *     rows again, so this bounds, with {@code keysPerPass} and {@code rowsPerKey}, how many
+ *     messages a crash repeats
  * @param threads lane passes that may run at once on this instance (each holds one connection while
  *     it runs); 1–64, default 2
  * @param listen whether to keep a connection that {@code LISTEN}s on the store's lane channel, so

@@ -85,7 +85,7 @@ class OrderedLanesIT {
   }
 
   @Test
-  void onAPlainTransportEachClaimTakesTheHeadOfEveryKeyInIdOrder() {
+  void onAPlainTransportOneClaimTakesEachKeysRunAndSendsItInWaves() {
     InMemoryTransport memory = InMemoryTransport.named("memory");
     RelayerLanes lanes =
         lanes(
@@ -97,11 +97,11 @@ class OrderedLanesIT {
 
     LanePassResult first = lanes.passOnce(LANE);
     assertThat(first.owner()).isTrue();
-    assertThat(first.sent()).isEqualTo(2);
-    assertThat(first.more()).isTrue();
-    assertThat(memory.batchCount()).as("heads of different keys share a batch").isEqualTo(1);
-    assertThat(lanes.passOnce(LANE).sent()).isEqualTo(2);
-    assertThat(lanes.passOnce(LANE).sent()).isEqualTo(1);
+    assertThat(first.claimed()).as("one claim, both runs").isEqualTo(5);
+    assertThat(first.sent()).isEqualTo(5);
+    assertThat(memory.batchCount())
+        .as("[a1 b1] [a2 b2] [a3]: a key's next row only after its previous one was accepted")
+        .isEqualTo(3);
     LanePassResult idle = lanes.passOnce(LANE);
     assertThat(idle.claimed()).isZero();
     assertThat(idle.more()).isFalse();
@@ -110,6 +110,31 @@ class OrderedLanesIT {
     assertThat(deliveredOf(memory, keys.get(1))).containsExactlyElementsOf(b);
     assertThat(fx.outboxCount()).isZero();
     assertThat(lanes.ownedLanes()).containsExactly(LANE);
+  }
+
+  @Test
+  void onAPlainTransportARefusalInTheMiddleOfARunStopsOnlyItsKey() {
+    InMemoryTransport memory = InMemoryTransport.named("memory");
+    RelayerLanes lanes =
+        lanes(
+            memory,
+            DispatchFixture.fastOptions().build(),
+            LaneOptions.builder().claimsPerPass(1).build());
+    List<UUID> a = enqueue(keys.get(0), 4);
+    List<UUID> b = enqueue(keys.get(1), 3);
+    memory.reject(m -> m.messageId().equals(a.get(1)), "refused");
+
+    LanePassResult pass = lanes.passOnce(LANE);
+
+    assertThat(pass.claimed()).isEqualTo(7);
+    assertThat(pass.sent()).as("a1, and b's whole run").isEqualTo(4);
+    assertThat(pass.failed()).as("a2").isEqualTo(1);
+    assertThat(pass.givenBack()).as("a3 and a4, never attempted").isEqualTo(2);
+    assertThat(deliveredOf(memory, keys.get(0))).containsExactly(a.get(0));
+    assertThat(deliveredOf(memory, keys.get(1))).containsExactlyElementsOf(b);
+    assertThat(attemptsOf(a.get(1))).isEqualTo(1);
+    assertThat(attemptsOf(a.get(2))).as("given back with its attempt refunded").isZero();
+    assertThat(attemptsOf(a.get(3))).isZero();
   }
 
   @Test
@@ -167,7 +192,7 @@ class OrderedLanesIT {
         lanes(
             memory,
             DispatchFixture.fastOptions().build(),
-            LaneOptions.builder().claimsPerPass(2).build());
+            LaneOptions.builder().claimsPerPass(2).rowsPerKey(1).build());
     List<UUID> a = enqueue(keys.get(0), 3);
 
     LanePassResult first = lanes.passOnce(LANE);
@@ -247,7 +272,12 @@ class OrderedLanesIT {
   void aHeadMarkedInFlightIsSentAloneAfterThePassThatSentTheOtherKeysOfItsOnlyLane()
       throws InterruptedException {
     InMemoryTransport memory = InMemoryTransport.named("memory");
-    RelayerLanes lanes = lanes(memory, DispatchFixture.fastOptions().build());
+    // One row a key per claim, so that the pass's one claim holds the two heads only.
+    RelayerLanes lanes =
+        lanes(
+            memory,
+            DispatchFixture.fastOptions().build(),
+            LaneOptions.builder().rowsPerKey(1).build());
     List<UUID> p = enqueue(keys.get(0), 1);
     List<UUID> k = enqueue(keys.get(1), 3);
     // What a careful step leaves when its sender dies after committing: the head marked in flight

@@ -10,11 +10,13 @@ import java.util.Set;
 /**
  * Claim the next rows of one or more ordered lanes, in one statement: for each key of the lanes
  * whose head (its lowest id among pending and parked rows) is pending, due and not under a live
- * claim, the head — and, on transports that keep a batch's order, up to {@code followers}
+ * claim, the head — and, on the transports {@code runTransports}, up to {@code followers}
  * consecutive later rows of the same key that are due, unclaimed and bound for the same transport
- * and destination. Keys come oldest head first, at most {@code maxKeys} of them and at most {@code
- * maxKeysPerLane} of one lane. A row is never claimed unless every earlier row of its key is
- * claimed by the same statement or gone.
+ * and destination (a run). The claim only takes a run; sending it in order is the caller's part: in
+ * one batch on a transport that keeps a batch's order, row after row (each after the previous one
+ * was accepted) on one that does not. Keys come oldest head first, at most {@code maxKeys} of them
+ * and at most {@code maxKeysPerLane} of one lane. A row is never claimed unless every earlier row
+ * of its key is claimed by the same statement or gone.
  *
  * <p>The claim costs about the rows it claims, not the lanes' backlogs: see the lane-key index of
  * schema version 3 and the statement's documentation in the store.
@@ -22,8 +24,8 @@ import java.util.Set;
  * @param lanes the lanes, at least one, each 0 or more
  * @param maxKeys most keys to claim, at least 1
  * @param followers most rows to claim after each head, 0 or more; they are claimed only for the
- *     transports named in {@code batchingTransports}
- * @param batchingTransports names of the transports that preserve batch order; may be empty
+ *     transports named in {@code runTransports}
+ * @param runTransports names of the transports that preserve batch order; may be empty
  * @param now the claimer's clock reading
  * @param claimDuration how long the claim holds
  * @param maxKeysPerLane most keys to claim in one lane, at least 1: a claim over several lanes
@@ -33,7 +35,7 @@ public record LaneClaim(
     Set<Integer> lanes,
     int maxKeys,
     int followers,
-    Set<String> batchingTransports,
+    Set<String> runTransports,
     Instant now,
     Duration claimDuration,
     int maxKeysPerLane) {
@@ -55,9 +57,8 @@ public record LaneClaim(
     if (followers < 0) {
       throw new InvalidInputException("followers must not be negative, was " + followers);
     }
-    batchingTransports =
-        Set.copyOf(Objects.requireNonNull(batchingTransports, "batchingTransports"));
-    batchingTransports.forEach(t -> StoreChecks.requireText("batchingTransports entry", t));
+    runTransports = Set.copyOf(Objects.requireNonNull(runTransports, "runTransports"));
+    runTransports.forEach(t -> StoreChecks.requireText("runTransports entry", t));
     StoreChecks.requireInstant("now", now);
     StoreChecks.requirePositive("claimDuration", claimDuration);
     if (maxKeysPerLane < 1) {
@@ -70,10 +71,10 @@ public record LaneClaim(
       Set<Integer> lanes,
       int maxKeys,
       int followers,
-      Set<String> batchingTransports,
+      Set<String> runTransports,
       Instant now,
       Duration claimDuration) {
-    this(lanes, maxKeys, followers, batchingTransports, now, claimDuration, maxKeys);
+    this(lanes, maxKeys, followers, runTransports, now, claimDuration, maxKeys);
   }
 
   /** A claim of the one lane {@code lane}. */
@@ -81,9 +82,9 @@ public record LaneClaim(
       int lane,
       int maxKeys,
       int followers,
-      Set<String> batchingTransports,
+      Set<String> runTransports,
       Instant now,
       Duration claimDuration) {
-    this(Collections.singleton(lane), maxKeys, followers, batchingTransports, now, claimDuration);
+    this(Collections.singleton(lane), maxKeys, followers, runTransports, now, claimDuration);
   }
 }

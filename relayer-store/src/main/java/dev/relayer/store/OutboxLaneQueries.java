@@ -342,8 +342,8 @@ final class OutboxLaneQueries {
    *   <li>{@code due_heads}: of those, the oldest {@code maxKeys} ({@code limit}), across lanes;
    *   <li>{@code candidates}: the heads — and, when followers are asked for, the rows of those keys
    *       numbered from the head ({@code pos}) up to the first row that is not eligible or may not
-   *       share the head's batch (another transport or destination, or a transport that does not
-   *       keep batch order), at most {@code 1 + followers} ({@code rowsPerRun}) per key;
+   *       join the head's run (another transport or destination, or a transport not among {@code
+   *       :transports}), at most {@code 1 + followers} ({@code rowsPerRun}) per key;
    *   <li>{@code locked}: those rows locked {@code FOR UPDATE SKIP LOCKED}, eligibility checked
    *       again on the current row version;
    *   <li>{@code claimable}: per key, only the unbroken prefix of locked rows — if a head (or any
@@ -432,7 +432,7 @@ final class OutboxLaneQueries {
    */
   private static Select<Record4<Long, Integer, String, Integer>> runs(
       Table<?> dueHeads, Field<Integer> dLane, Field<String> dKey, Field<Long> dHead) {
-    Condition batching = O.TRANSPORT.eq(any(TRANSPORTS));
+    Condition inRuns = O.TRANSPORT.eq(any(TRANSPORTS));
     var inKey = orderBy(O.ID);
     Table<?> keyRows =
         lateral(
@@ -441,7 +441,7 @@ final class OutboxLaneQueries {
                         rowNumber().over(inKey).as("pos"),
                         field(eligible(O)).as("eligible"),
                         field(
-                                batching
+                                inRuns
                                     .and(O.TRANSPORT.eq(firstValue(O.TRANSPORT).over(inKey)))
                                     .and(O.DESTINATION.eq(firstValue(O.DESTINATION).over(inKey))))
                             .as("joins_run"))
@@ -486,7 +486,7 @@ final class OutboxLaneQueries {
   Claim.Stamped claim(DSLContext dsl, LaneClaim request) {
     UUID token = UUID.randomUUID();
     Instant expiresAt = request.now().plus(request.claimDuration());
-    boolean runs = request.followers() > 0 && !request.batchingTransports().isEmpty();
+    boolean runs = request.followers() > 0 && !request.runTransports().isEmpty();
     Binds binds =
         OutboxJdbc.claimBinds(request.now(), token, expiresAt)
             .set(LANES, lanes(request.lanes()))
@@ -495,7 +495,7 @@ final class OutboxLaneQueries {
             .set(WALK, walk(request.maxKeysPerLane()));
     if (runs) {
       binds
-          .set(TRANSPORTS, request.batchingTransports().toArray(String[]::new))
+          .set(TRANSPORTS, request.runTransports().toArray(String[]::new))
           .set(ROWS_PER_RUN, 1 + request.followers());
     }
     return new Claim.Stamped(

@@ -149,6 +149,11 @@ public final class Sender implements AutoCloseable {
     return maxAttempts;
   }
 
+  /** Names of the registered transports. */
+  public Set<String> transportNames() {
+    return new TreeSet<>(transports.keySet());
+  }
+
   /** Names of the registered transports that preserve a batch's order. */
   public Set<String> batchOrderTransports() {
     Set<String> names = new TreeSet<>();

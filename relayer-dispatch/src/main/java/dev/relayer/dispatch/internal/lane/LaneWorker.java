@@ -357,16 +357,20 @@ public final class LaneWorker {
       return (int) Math.min(Integer.MAX_VALUE, (long) settings.keysPerPass() * lanes.size());
     }
 
-    /** Claims the next rows of {@code lanes}: heads, and their runs on batch-order transports. */
+    /**
+     * Claims the next rows of {@code lanes}: per key, its head and the rows after it, a run that
+     * {@link OrderedSender} sends in one batch on a batch-order transport and row after row (each
+     * once the previous one was accepted) elsewhere.
+     */
     private Claim.Stamped claim(LanePass pass, Set<Integer> lanes, int maxKeys) {
-      Set<String> batching = engine.sender().batchOrderTransports();
-      int followers = batching.isEmpty() ? 0 : settings.rowsPerKey() - 1;
+      Set<String> transports = engine.sender().transportNames();
+      int followers = settings.rowsPerKey() - 1;
       return pass.claim(
           new LaneClaim(
               lanes,
               maxKeys,
               followers,
-              batching,
+              transports,
               engine.clock().instant(),
               settings.claimDuration(),
               settings.keysPerPass()));

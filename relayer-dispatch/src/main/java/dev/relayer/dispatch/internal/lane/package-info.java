@@ -64,17 +64,18 @@
  *   <li>Begin a transaction; lock the lease rows; proceed as owner of each lane whose lease this
  *       instance holds or that expired (taking it over), in one statement in the usual case.
  *   <li>Claim, in one statement, for each key of those lanes whose head is pending, due and not
- *       held by a retry, the head — and on transports that declare {@code preservesBatchOrder()},
- *       up to {@code rowsPerKey - 1} consecutive due rows after it bound for the same destination.
- *       Keys come oldest head first, at most {@code keysPerPass} per lane claimed. Each lane's
- *       heads are found by walking its pending rows in id order, each probed for being its key's
- *       head in the lane-key index; a lane whose walk meets many rows that are not due heads turns
- *       to one index descent per key instead. A claim reads about the rows it claims, never the
- *       lane's whole backlog. Rows are locked {@code SKIP LOCKED}; per key only the unbroken prefix
- *       of locked rows is claimed, so a row is never claimed without every earlier row of its key.
+ *       held by a retry, the head and up to {@code rowsPerKey - 1} consecutive due rows after it
+ *       bound for the same transport and destination (a run). Keys come oldest head first, at most
+ *       {@code keysPerPass} per lane claimed. Each lane's heads are found by walking its pending
+ *       rows in id order, each probed for being its key's head in the lane-key index; a lane whose
+ *       walk meets many rows that are not due heads turns to one index descent per key instead. A
+ *       claim reads about the rows it claims, never the lane's whole backlog. Rows are locked
+ *       {@code SKIP LOCKED}; per key only the unbroken prefix of locked rows is claimed, so a row
+ *       is never claimed without every earlier row of its key.
  *   <li>Send: heads of different keys may share a batch; consecutive rows of one key share a batch
- *       only on a batch-order transport, which stops at the first failure. A row is sent only after
- *       every earlier row of its key in the pass was accepted.
+ *       only on a batch-order transport, which stops at the first failure. Elsewhere a claim's runs
+ *       go in waves: each batch holds the next row of every key whose previous row was accepted. A
+ *       row is sent only after every earlier row of its key in the pass was accepted.
  *   <li>Complete, still in the transaction: delete accepted rows; hold a failed head until its
  *       backoff ends (its key waits, others do not); park a head that has used {@code maxAttempts};
  *       give back rows that were not attempted, refunding their attempt.
