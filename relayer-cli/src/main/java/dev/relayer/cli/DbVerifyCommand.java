@@ -34,8 +34,10 @@ import picocli.CommandLine.Spec;
           + " current schema is installed and compatible, and prints each difference on a line"
           + " of its own. It changes nothing: it creates the current schema as temporary tables in"
           + " a transaction that it rolls back, and compares the two.",
-      "Exit code 0: no difference; 3: differences found (an install at schema version 1 is one:"
-          + " relayer db script --from 1 prints its upgrade); 1: it could not run."
+      "Exit code 0: no difference; 3: differences found (an install at an older schema version N"
+          + " is one: relayer db script --from N prints its upgrade to version "
+          + PostgreSqlOutboxSchema.CURRENT_VERSION
+          + "); 1: it could not run."
     })
 final class DbVerifyCommand implements Callable<Integer> {
 

@@ -50,7 +50,7 @@ class RelayerCliTest {
   }
 
   @Test
-  void fromOnePrintsOnlyTheUpgradeToTheCurrentVersion() {
+  void fromOneOrTwoPrintsOnlyTheUpgradeToTheCurrentVersion() {
     Run run =
         run(
             "db",
@@ -63,7 +63,8 @@ class RelayerCliTest {
             "orders_",
             "--from",
             "1");
-    Run current = run("db", "script", "--provider", "postgres", "--from", "2");
+    Run fromTwo = run("db", "script", "--provider", "postgres", "--from", "2");
+    Run current = run("db", "script", "--provider", "postgres", "--from", "3");
 
     assertThat(run.exitCode()).isZero();
     assertThat(run.err()).isEmpty();
@@ -71,18 +72,24 @@ class RelayerCliTest {
         .isEqualTo(
             PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.of("messaging", "orders_"), 1))
         .contains("CREATE TABLE IF NOT EXISTS \"messaging\".\"orders_operations\"")
-        .doesNotContain("orders_outbox\"");
+        .contains("CREATE INDEX IF NOT EXISTS \"orders_outbox_lane_key_idx\"")
+        .doesNotContain("CREATE TABLE IF NOT EXISTS \"messaging\".\"orders_outbox\"");
+    assertThat(fromTwo.exitCode()).isZero();
+    assertThat(fromTwo.out())
+        .isEqualTo(PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 2))
+        .contains("CREATE INDEX IF NOT EXISTS \"relayer_outbox_lane_key_idx\"")
+        .doesNotContain("CREATE TABLE");
     assertThat(current.exitCode()).isZero();
     assertThat(current.out()).contains("Nothing to do").doesNotContain("CREATE");
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"0", "-1", "3", "two", "", "1.5"})
+  @ValueSource(strings = {"0", "-1", "4", "two", "", "1.5"})
   void fromThatIsNotAVersionFromOneToTheCurrentIsAUsageError(String from) {
     String error = usageError("db", "script", "--provider", "postgres", "--from=" + from);
 
     assertThat(error)
-        .startsWith("relayer db script: --from must be a schema version from 1 to 2")
+        .startsWith("relayer db script: --from must be a schema version from 1 to 3")
         .contains(from.matches("-?\\d+") ? "was " + from : "not '" + from + "'");
   }
 
@@ -313,7 +320,7 @@ class RelayerCliTest {
     assertThat(error)
         .startsWith("relayer db script: identifier \"pppp")
         .contains("… (100028 characters) is 100028 bytes in UTF-8; PostgreSQL allows at most 63")
-        .contains("(and 37 more identifiers with this prefix)")
+        .contains("(and 38 more identifiers with this prefix)")
         .endsWith("(see 'relayer db script --help')");
     String provider = "x".repeat(50_000) + "\n";
     String providerError = usageError("db", "script", "--provider", provider);

@@ -2,6 +2,7 @@ package dev.relayer.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relayer.schema.PostgreSqlOutboxSchema;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.ErrorFingerprint;
 import dev.relayer.store.InboxOutcome;
@@ -36,7 +37,8 @@ import org.junit.jupiter.api.Test;
  * The schema's upgrade path and {@code relayer db verify} / {@code relayer db script --from}, each
  * command run as its own {@code java} process against a real PostgreSQL, on tables of an odd schema
  * and prefix. A "version-1 install" is made exactly as the first version of Relayer made one:
- * changeset 1 of the changelog alone, or the statements of step 1 of the script.
+ * changeset 1 of the changelog alone, or the statements of step 1 of the script; a "version-2
+ * install" likewise with changesets 1 and 2, or steps 1 and 2.
  */
 class SchemaCommandsIT {
 
@@ -123,6 +125,16 @@ class SchemaCommandsIT {
                   .build()));
     }
     // The last one went dead, as a rejecting broker would leave it.
+    moveToDead(ids.get(2));
+    assertThat(store.tryRecordInbox(dsl, "billing-consumer", UUID.randomUUID()))
+        .isEqualTo(InboxOutcome.FIRST);
+    Passes.of(store)
+        .leases()
+        .tryAcquire(dsl, new LeaseRequest("sweeper", "instance-1", Duration.ofMinutes(5)));
+  }
+
+  /** Moves outbox row {@code id} to the dead table, as a rejecting broker would leave it. */
+  private void moveToDead(long id) {
     dsl.execute(
         "with moved as (delete from messaging.orders_outbox where id = ? returning *)"
             + " insert into messaging.orders_outbox_dead (id, message_id, transport, destination,"
@@ -131,13 +143,18 @@ class SchemaCommandsIT {
             + " select id, message_id, transport, destination, message_type, headers, body,"
             + " created_at, ordering_key, lane, deliver_at, tenant_id, 1, 'no exchange', now(),"
             + " 'rejected', cast(? as text) from moved",
-        ids.get(2),
+        id,
         ErrorFingerprint.of("no exchange"));
-    assertThat(store.tryRecordInbox(dsl, "billing-consumer", UUID.randomUUID()))
-        .isEqualTo(InboxOutcome.FIRST);
-    Passes.of(store)
-        .leases()
-        .tryAcquire(dsl, new LeaseRequest("sweeper", "instance-1", Duration.ofMinutes(5)));
+  }
+
+  /**
+   * Rows in each of the five tables of version 2: those of version 1, one dead row replayed (an
+   * audit row) and another gone dead since.
+   */
+  private void fillVersionTwoTables() throws Exception {
+    fillVersionOneTables();
+    replayTheDeadRowAs("before-upgrade");
+    moveToDead(dsl.fetchOne("select max(id) from messaging.orders_outbox").get(0, Long.class));
   }
 
   /** Every row of the four tables of version 1, as text, table by table. */
@@ -188,8 +205,10 @@ class SchemaCommandsIT {
     RelayerSchemaInstaller.applyChangelog(db.dataSource(), SCHEMA);
 
     assertThat(old.exitCode()).isEqualTo(RelayerCli.EXIT_DRIFT);
-    assertThat(applied).hasSize(2);
+    assertThat(applied).hasSize(3);
     assertThat(applied.get(1)).startsWith("relayer-2-operations schema=messaging prefix=orders_ ");
+    assertThat(applied.get(2))
+        .startsWith("relayer-3-lane-key-index schema=messaging prefix=orders_ ");
     assertThat(changelogRows()).isEqualTo(applied);
     assertThat(versionOneRows()).isEqualTo(before);
     assertThat(before.values()).allSatisfy(rows -> assertThat(rows).isNotEmpty());
@@ -237,15 +256,164 @@ class SchemaCommandsIT {
     assertThat(report)
         .containsEntry("schema", "messaging")
         .containsEntry("prefix", "orders_")
-        .containsEntry("expected_version", 2L)
-        .containsEntry("installed_version", 2L)
+        .containsEntry("expected_version", 3L)
+        .containsEntry("installed_version", 3L)
         .containsEntry("compatible", true)
         .containsEntry("findings", List.of());
     replayTheDeadRowAs("script-check");
   }
 
+  /** Every row of the five tables of version 2, as text, table by table. */
+  private Map<String, List<String>> versionTwoRows() {
+    Map<String, List<String>> rows = versionOneRows();
+    rows.put(
+        "orders_operations",
+        dsl.fetch("select t::text from messaging.orders_operations t order by 1")
+            .getValues(0, String.class));
+    return rows;
+  }
+
+  private long laneKeyIndexes() {
+    return dsl.fetchOne(
+            "select count(*) from pg_indexes where schemaname = 'messaging'"
+                + " and indexname = 'orders_outbox_lane_key_idx'")
+        .get(0, Long.class);
+  }
+
+  @Test
+  void aVersionTwoInstallUpgradedByLiquibaseKeepsEveryRowAndRunningTheChangelogAgainIsANoOp()
+      throws Exception {
+    RelayerSchemaInstaller.applyChangelog(db.dataSource(), SCHEMA, 2);
+    assertThat(changelogRows()).hasSize(2);
+    fillVersionTwoTables();
+    Map<String, List<String>> before = versionTwoRows();
+    Run old = relayer("db", "verify", "--json");
+
+    RelayerSchemaInstaller.applyChangelog(db.dataSource(), SCHEMA);
+    List<String> applied = changelogRows();
+    RelayerSchemaInstaller.applyChangelog(db.dataSource(), SCHEMA);
+
+    assertThat(old.exitCode()).isEqualTo(RelayerCli.EXIT_DRIFT);
+    assertThat(JsonReader.object(old.out())).containsEntry("installed_version", 2L);
+    assertThat(applied).hasSize(3);
+    assertThat(applied.get(2))
+        .startsWith("relayer-3-lane-key-index schema=messaging prefix=orders_ ");
+    assertThat(changelogRows()).isEqualTo(applied);
+    assertThat(versionTwoRows()).isEqualTo(before);
+    assertThat(before.values()).allSatisfy(rows -> assertThat(rows).isNotEmpty());
+    assertThat(laneKeyIndexes()).isEqualTo(1);
+    store.verifySchema(dsl);
+    Run verify = relayer("db", "verify");
+    assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+  }
+
+  @Test
+  void aVersionTwoInstallUpgradedByTheScriptFromTwoKeepsEveryRow() throws Exception {
+    RelayerSchemaInstaller.applyVersion(db.dataSource(), SCHEMA, 2);
+    fillVersionTwoTables();
+    Map<String, List<String>> before = versionTwoRows();
+
+    Run script =
+        process(
+            List.of(
+                "db",
+                "script",
+                "--provider",
+                "postgres",
+                "--schema",
+                "messaging",
+                "--prefix",
+                "orders_",
+                "--from",
+                "2"));
+    assertThat(script.exitCode()).as(script.err()).isZero();
+    try (Connection connection = db.connect();
+        Statement statement = connection.createStatement()) {
+      connection.setAutoCommit(false);
+      statement.execute(script.out());
+      connection.commit();
+      // Running the upgrade again changes nothing.
+      statement.execute(script.out());
+      connection.commit();
+    }
+
+    assertThat(versionTwoRows()).isEqualTo(before);
+    assertThat(laneKeyIndexes()).isEqualTo(1);
+    Run verify = relayer("db", "verify", "--json");
+    assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+    assertThat(JsonReader.object(verify.out()))
+        .containsEntry("expected_version", 3L)
+        .containsEntry("installed_version", 3L)
+        .containsEntry("compatible", true);
+    store.verifySchema(dsl);
+  }
+
+  /**
+   * The upgrade the docs give for a large outbox: the index built beforehand without blocking
+   * writes, under the step's name, turns changeset 3 into a no-op that is still recorded.
+   */
+  @Test
+  void anIndexCreatedConcurrentlyBeforehandMakesChangesetThreeANoOp() throws Exception {
+    RelayerSchemaInstaller.applyChangelog(db.dataSource(), SCHEMA, 2);
+    fillVersionOneTables();
+    try (Connection connection = db.connect();
+        Statement statement = connection.createStatement()) {
+      // CONCURRENTLY cannot run in a transaction block: autocommit, as psql runs it.
+      connection.setAutoCommit(true);
+      statement.execute(
+          PostgreSqlOutboxSchema.stepStatements(SCHEMA, 3)
+              .get(0)
+              .replace("CREATE INDEX IF NOT EXISTS", "CREATE INDEX CONCURRENTLY"));
+    }
+    long oid =
+        dsl.fetchOne("select 'messaging.orders_outbox_lane_key_idx'::regclass::oid::bigint")
+            .get(0, Long.class);
+
+    RelayerSchemaInstaller.applyChangelog(db.dataSource(), SCHEMA);
+
+    assertThat(changelogRows()).hasSize(3);
+    assertThat(
+            dsl.fetchOne("select 'messaging.orders_outbox_lane_key_idx'::regclass::oid::bigint")
+                .get(0, Long.class))
+        .as("the same index, not built again")
+        .isEqualTo(oid);
+    Run verify = relayer("db", "verify");
+    assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+  }
+
+  @Test
+  void verifyReportsAVersionTwoInstallWithTheMissingIndexAndTheUpgradeToRun() throws Exception {
+    RelayerSchemaInstaller.applyVersion(db.dataSource(), SCHEMA, 2);
+
+    Run run = relayer("db", "verify");
+    Run json = relayer("db", "verify", "--json");
+
+    assertThat(run.exitCode()).isEqualTo(RelayerCli.EXIT_DRIFT);
+    assertThat(run.out().lines())
+        .containsExactly(
+            "index orders_outbox_lane_key_idx missing: the install is at schema version 2;"
+                + " upgrade it to version 3 with Relayer's changelog (changeset"
+                + " relayer-3-lane-key-index) or with"
+                + " 'relayer db script --provider postgres --from 2'");
+    Map<String, Object> report = JsonReader.object(json.out());
+    assertThat(report)
+        .containsEntry("expected_version", 3L)
+        .containsEntry("installed_version", 2L)
+        .containsEntry("compatible", false);
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> findings = (List<Map<String, Object>>) report.get("findings");
+    assertThat(findings)
+        .singleElement()
+        .satisfies(
+            f ->
+                assertThat(f)
+                    .containsEntry("kind", "index")
+                    .containsEntry("name", "orders_outbox_lane_key_idx"));
+  }
+
   @Test
   void verifyOnAGoodInstallExitsZeroWithOneLine() throws Exception {
+
     RelayerSchemaInstaller.applyScript(db.dataSource(), SCHEMA);
 
     Run run = relayer("db", "verify");
@@ -254,7 +422,7 @@ class SchemaCommandsIT {
     assertThat(run.err()).isEmpty();
     assertThat(run.out().strip())
         .isEqualTo(
-            "messaging.orders_: schema version 2, every table, column, constraint and index"
+            "messaging.orders_: schema version 3, every table, column, constraint and index"
                 + " present and compatible");
   }
 
@@ -268,7 +436,7 @@ class SchemaCommandsIT {
     assertThat(verify.exitCode()).as(verify.err()).isZero();
     assertThat(verify.out().strip())
         .isEqualTo(
-            "--.--: schema version 2, every table, column, constraint and index present and"
+            "--.--: schema version 3, every table, column, constraint and index present and"
                 + " compatible");
     assertThat(status.exitCode()).as(status.err()).isZero();
     assertThat(status.out()).contains("store:            --.--");
@@ -325,7 +493,7 @@ class SchemaCommandsIT {
                 + " expected CHECK ((lane >= 0))");
     assertThat(json.exitCode()).isEqualTo(RelayerCli.EXIT_DRIFT);
     Map<String, Object> report = JsonReader.object(json.out());
-    assertThat(report).containsEntry("compatible", false).containsEntry("installed_version", 2L);
+    assertThat(report).containsEntry("compatible", false).containsEntry("installed_version", 3L);
     @SuppressWarnings("unchecked")
     List<Map<String, Object>> findings = (List<Map<String, Object>>) report.get("findings");
     assertThat(findings).hasSize(6);
@@ -351,7 +519,12 @@ class SchemaCommandsIT {
     assertThat(run.out().lines())
         .containsExactly(
             "table orders_operations missing: the install is at schema version 1; upgrade it to"
-                + " version 2 with Relayer's changelog (changeset relayer-2-operations) or with"
+                + " version 3 with Relayer's changelog (changesets relayer-2-operations and"
+                + " relayer-3-lane-key-index) or with"
+                + " 'relayer db script --provider postgres --from 1'",
+            "index orders_outbox_lane_key_idx missing: the install is at schema version 1;"
+                + " upgrade it to version 3 with Relayer's changelog (changesets"
+                + " relayer-2-operations and relayer-3-lane-key-index) or with"
                 + " 'relayer db script --provider postgres --from 1'");
     assertThat(JsonReader.object(json.out()))
         .containsEntry("installed_version", 1L)
