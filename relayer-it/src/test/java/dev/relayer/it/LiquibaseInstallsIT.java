@@ -37,7 +37,7 @@ class LiquibaseInstallsIT {
 
   /** The changesets of Relayer's changelog, in order: one per schema version. */
   private static final List<String> CHANGESETS =
-      List.of("relayer-1-create-tables", "relayer-2-operations");
+      List.of("relayer-1-create-tables", "relayer-2-operations", "relayer-3-lane-key-index");
 
   /**
    * The DATABASECHANGELOG rows of the given installs ({@code schema=… prefix=…}), each install's

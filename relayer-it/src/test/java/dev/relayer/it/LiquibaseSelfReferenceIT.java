@@ -114,7 +114,8 @@ class LiquibaseSelfReferenceIT {
     assertThat(changelogIds())
         .containsExactly(
             "relayer-1-create-tables schema=messaging prefix=x_",
-            "relayer-2-operations schema=messaging prefix=x_");
+            "relayer-2-operations schema=messaging prefix=x_",
+            "relayer-3-lane-key-index schema=messaging prefix=x_");
   }
 
   /**

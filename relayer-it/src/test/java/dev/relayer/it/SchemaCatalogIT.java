@@ -92,6 +92,7 @@ class SchemaCatalogIT {
             p + "outbox_dead_pkey | i | p",
             p + "outbox_deliver_at_idx | i | p",
             p + "outbox_id_seq | S | p",
+            p + "outbox_lane_key_idx | i | p",
             p + "outbox_parked_idx | i | p",
             p + "outbox_pending_idx | i | p",
             p + "outbox_pkey | i | p");
@@ -173,7 +174,16 @@ class SchemaCatalogIT {
                 + quoteIdent(p + "outbox_parked_idx")
                 + " ON "
                 + table
-                + " USING btree (lane, ordering_key) WHERE (status = 'parked'::text)");
+                + " USING btree (lane, ordering_key) WHERE (status = 'parked'::text)",
+            p
+                + "outbox_lane_key_idx | "
+                + p
+                + "outbox | f | f | CREATE INDEX "
+                + quoteIdent(p + "outbox_lane_key_idx")
+                + " ON "
+                + table
+                + " USING btree (lane, ordering_key, id)"
+                + " WHERE ((status = 'pending'::text) AND (ordering_key IS NOT NULL))");
     assertThat(catalog.sequences())
         .containsExactly(
             p + "operations_id_seq | bigint | 1 | 1 | 1 | 9223372036854775807 | f",
