@@ -78,10 +78,10 @@ final class OutboxLaneQueries {
    * Rows a lane's walk in id order reads at least before it turns to its keys (see {@link
    * #heads()}).
    */
-  private static final int MIN_WALK = 1_000;
+  private static final int MIN_WALK = 100;
 
-  /** Rows a lane's walk reads per head it is to find, at most, before it turns to its keys. */
-  private static final int WALK_PER_HEAD = 8;
+  /** Rows a lane's walk reads per head it is to find before it turns to its keys. */
+  private static final int WALK_PER_HEAD = 2;
 
   private final StoreJdbc jdbc;
 
@@ -155,89 +155,116 @@ final class OutboxLaneQueries {
   /**
    * Per lane of {@code :lanes}, its keys' heads that are due — a key's head is its lowest pending
    * id; it is due when pending, due and free ({@link OutboxJdbc#eligible}) and the key has no
-   * parked row — found through indexes, at a cost that follows the heads found, not the lane's
-   * backlog. Four CTEs, in order; the last, {@code heads(lane, ordering_key, head_id)}, is the
+   * parked row — found through indexes, at a cost that follows the heads asked for, not the lane's
+   * backlog. Six CTEs, in order; the last, {@code heads(lane, ordering_key, head_id)}, is the
    * result:
    *
    * <ol>
-   *   <li>{@code walked}: per lane, its pending rows in id order through the pending index, each
-   *       checked for being its key's head by one probe of the lane-key index ({@code (lane,
-   *       ordering_key, id)}); the first {@code :keysPerLane} due heads among the first {@code
-   *       :walk} rows. A backlog written over many keys has its heads among its oldest rows, so the
-   *       walk stops after about as many rows as it finds heads; these are the oldest heads.
-   *   <li>{@code capped}: the lanes whose walk read {@code :walk} rows and found fewer heads (a key
-   *       with many rows ahead of the others, or heads held by retries or schedules);
-   *   <li>{@code lane_keys}, recursive: per capped lane, every key once with its head, one index
-   *       descent per key (a loose index scan of the lane-key index);
+   *   <li>{@code parked_keys}: the lanes' parked keys, one scan of the parked index per lane;
+   *   <li>{@code walk}: per lane, its first {@code :walk} pending rows in id order, through the
+   *       pending index. The walk starts at the lane's lowest pending id, so a key's first row in
+   *       it is the key's head: no row is checked against the rows before it.
+   *   <li>{@code walked}: per lane, the oldest {@code :keysPerLane} heads in the walk that are due,
+   *       none of a parked key. A backlog written over many keys has its heads among its oldest
+   *       rows, so a walk of a few rows per head asked for finds them.
+   *   <li>{@code capped}: the lanes whose walk read {@code :walk} rows and found fewer heads (few
+   *       keys, a key with many rows ahead of the others, or heads held by retries or schedules);
+   *   <li>{@code lane_keys}, recursive: per capped lane, every key once with its head, one descent
+   *       of the lane-key index {@code (lane, ordering_key, id)} per key (a loose index scan);
    *   <li>{@code heads}: the walked heads of the lanes not capped, and the due heads of the capped
    *       lanes' keys.
    * </ol>
    *
-   * So a claim reads about the rows it claims, and at most {@code :walk} rows plus one descent per
-   * key of its lanes: never a lane's whole backlog of rows.
+   * So a claim reads {@code :walk} rows of each lane and, where those hold too few heads, one index
+   * descent per key of the lane: never every waiting row. Rows this transaction deleted still have
+   * index entries, which each walk and descent steps over; a pass deletes at most {@code
+   * claimsPerPass} claims' rows before it commits.
    */
   private static List<CommonTableExpression<?>> heads() {
+    RelayerOutbox parkedRow = O.as("parked_row");
+    Table<?> parkedWanted = wantedLanes();
+    Table<?> lanesParked =
+        lateral(
+                select(parkedRow.ORDERING_KEY)
+                    .from(parkedRow)
+                    .where(parkedRow.LANE.eq(parkedWanted.field("lane", Integer.class)))
+                    .and(parkedRow.STATUS.eq(inline(PARKED))))
+            .as("lanes_parked");
+    CommonTableExpression<Record2<Integer, String>> parked =
+        name("parked_keys")
+            .fields("lane", "ordering_key")
+            .asMaterialized(
+                select(
+                        parkedWanted.field("lane", Integer.class),
+                        lanesParked.field(parkedRow.ORDERING_KEY))
+                    .from(parkedWanted)
+                    .crossJoin(lanesParked));
     Table<?> wanted = wantedLanes();
     Field<Integer> lane = wanted.field("lane", Integer.class);
-
-    RelayerOutbox earlier = O.as("earlier_row");
-    Condition isHead =
-        notExists(
-            selectOne()
-                .from(earlier)
-                .where(earlier.LANE.eq(O.LANE))
-                .and(earlier.ORDERING_KEY.eq(O.ORDERING_KEY))
-                .and(earlier.STATUS.eq(inline(PENDING)))
-                .and(earlier.ID.lt(O.ID)));
     Table<?> walkRows =
-        select(
-                O.ORDERING_KEY,
-                O.ID,
-                field(isHead.and(eligible(O)).and(notParked(O.LANE, O.ORDERING_KEY)))
-                    .as("due_head"))
-            .from(O)
-            .where(O.LANE.eq(lane))
-            .and(O.STATUS.eq(inline(PENDING)))
-            .orderBy(O.ID)
-            .limit(WALK)
-            .asTable("walk_rows");
-    Table<?> walkedHeads =
         lateral(
-                select(walkRows.field(O.ORDERING_KEY), walkRows.field(O.ID))
-                    .from(walkRows)
-                    .where(walkRows.field("due_head", Boolean.class).isTrue())
-                    .limit(KEYS_PER_LANE))
-            .as("walked_heads");
+                select(O.ORDERING_KEY, O.ID, field(eligible(O)).as("free"))
+                    .from(O)
+                    .where(O.LANE.eq(lane))
+                    .and(O.STATUS.eq(inline(PENDING)))
+                    .orderBy(O.ID)
+                    .limit(WALK))
+            .as("walk_rows");
+    CommonTableExpression<Record4<Integer, String, Long, Boolean>> walk =
+        name("walk")
+            .fields("lane", "ordering_key", "id", "free")
+            .asMaterialized(
+                select(
+                        lane,
+                        walkRows.field(O.ORDERING_KEY),
+                        walkRows.field(O.ID.getName(), Long.class),
+                        walkRows.field("free", Boolean.class))
+                    .from(wanted)
+                    .crossJoin(walkRows));
+    Field<Integer> wLane = walk.field("lane", Integer.class);
+    Field<String> wKey = walk.field("ordering_key", String.class);
+    Field<Long> wId = walk.field("id", Long.class);
+    // The walk starts at the lane's lowest pending id, so a key's first row in it is its head.
+    Table<?> firsts =
+        select(
+                wLane,
+                wKey,
+                wId,
+                walk.field("free", Boolean.class),
+                rowNumber().over(partitionBy(wLane, wKey).orderBy(wId)).as("nth"))
+            .from(walk)
+            .asTable("firsts");
+    Field<Integer> fLane = firsts.field(wLane);
+    Field<String> fKey = firsts.field(wKey);
+    Field<Long> fId = firsts.field(wId);
+    Table<?> dueFirsts =
+        select(fLane, fKey, fId, rowNumber().over(partitionBy(fLane).orderBy(fId)).as("rank"))
+            .from(firsts)
+            .where(firsts.field("nth", Integer.class).eq(inline(1)))
+            .and(firsts.field("free", Boolean.class).isTrue())
+            .and(notParked(parked, fLane, fKey))
+            .asTable("due_firsts");
     CommonTableExpression<Record3<Integer, String, Long>> walked =
         name("walked")
             .fields("lane", "ordering_key", "head_id")
             .as(
-                select(
-                        lane,
-                        walkedHeads.field(O.ORDERING_KEY),
-                        walkedHeads.field(O.ID.getName(), Long.class))
-                    .from(wanted)
-                    .crossJoin(walkedHeads));
+                select(dueFirsts.field(fLane), dueFirsts.field(fKey), dueFirsts.field(fId))
+                    .from(dueFirsts)
+                    .where(dueFirsts.field("rank", Integer.class).le(KEYS_PER_LANE)));
     Field<Integer> walkedLane = walked.field("lane", Integer.class);
 
     Table<?> capWanted = wantedLanes();
     Field<Integer> capLane = capWanted.field("lane", Integer.class);
     Field<Integer> headsWalked = field(selectCount().from(walked).where(walkedLane.eq(capLane)));
-    Field<Integer> rowsWalked =
-        field(
-            selectCount()
-                .from(
-                    select(O.ID)
-                        .from(O)
-                        .where(O.LANE.eq(capLane))
-                        .and(O.STATUS.eq(inline(PENDING)))
-                        .limit(WALK)
-                        .asTable("rows_walked")));
-    // CASE, so that the rows are counted only for a lane whose walk found too few heads.
-    Field<Boolean> wasCapped =
-        when(headsWalked.lt(KEYS_PER_LANE), field(rowsWalked.ge(WALK))).otherwise(inline(false));
+    Field<Integer> rowsWalked = field(selectCount().from(walk).where(wLane.eq(capLane)));
     CommonTableExpression<Record1<Integer>> capped =
-        name("capped").fields("lane").as(select(capLane).from(capWanted).where(wasCapped.isTrue()));
+        name("capped")
+            .fields("lane")
+            .as(
+                select(capLane)
+                    .from(capWanted)
+                    .where(rowsWalked.ge(WALK))
+                    .and(headsWalked.lt(KEYS_PER_LANE)));
     Field<Integer> cappedLane = capped.field("lane", Integer.class);
 
     Table<?> laneKeysTable = DSL.table(name("lane_keys"));
@@ -292,8 +319,8 @@ final class OutboxLaneQueries {
                         select(kLane, kKey, kHead)
                             .from(laneKeys)
                             .crossJoin(dueCheck)
-                            .where(notParked(kLane, kKey))));
-    return List.of(walked, capped, laneKeys, heads);
+                            .where(notParked(parked, kLane, kKey))));
+    return List.of(parked, walk, walked, capped, laneKeys, heads);
   }
 
   /**
@@ -310,15 +337,19 @@ final class OutboxLaneQueries {
         .limit(inline(1));
   }
 
-  /** No row of key {@code key} in lane {@code lane} is parked: one probe of the parked index. */
-  private static Condition notParked(Field<Integer> lane, Field<String> key) {
-    RelayerOutbox parked = O.as("parked_row");
+  /**
+   * No row of key {@code key} in lane {@code lane} is parked: looked up in {@code parked}, the
+   * parked keys of the lanes, read once per lane from the parked index (a lane has few).
+   */
+  private static Condition notParked(
+      CommonTableExpression<Record2<Integer, String>> parked,
+      Field<Integer> lane,
+      Field<String> key) {
     return notExists(
         selectOne()
             .from(parked)
-            .where(parked.LANE.eq(lane))
-            .and(parked.STATUS.eq(inline(PARKED)))
-            .and(parked.ORDERING_KEY.eq(key)));
+            .where(parked.field("lane", Integer.class).eq(lane))
+            .and(parked.field("ordering_key", String.class).eq(key)));
   }
 
   /**
