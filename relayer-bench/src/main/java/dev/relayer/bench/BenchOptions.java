@@ -36,6 +36,7 @@ import java.util.OptionalInt;
  * @param backlogRows rows timed per path for each backlog size
  * @param laneKeys ordering-key counts of the ordered-lane burn-downs
  * @param laneRows rows waiting at the start of an ordered-lane burn-down
+ * @param laneInstances instance counts of the lane scale-out burn-downs
  * @param brokerMessages messages sent end to end per broker
  * @param timeout upper bound of one burn-down; a burn-down still running then is cut short and
  *     reported as such
@@ -79,6 +80,7 @@ public record BenchOptions(
     long backlogRows,
     List<Integer> laneKeys,
     long laneRows,
+    List<Integer> laneInstances,
     long brokerMessages,
     Duration timeout,
     Duration pin,
@@ -141,6 +143,7 @@ public record BenchOptions(
           "  --backlog-rows N          rows timed per path for each backlog size (300000 / 500)",
           "  --lane-keys LIST          ordering keys of the lane burn-downs (1,100,10000)",
           "  --lane-rows N             rows per lane burn-down (5000 / 500)",
+          "  --lane-instances LIST     Relayer instances of the lane scale-out (1,2,3 / 1,2)",
           "  --broker-messages N       messages sent end to end per broker (20000 / 500)",
           "  --timeout S               longest burn-down before it is cut short (600 / 60)",
           "  --pin S                   pin: how long the snapshot is held in steady state (600 / 3)",
@@ -219,6 +222,7 @@ public record BenchOptions(
             o.longValue("--backlog-rows", quick ? 500 : 300_000, 1),
             o.list("--lane-keys", List.of(1, 100, 10_000)),
             o.longValue("--lane-rows", quick ? 500 : 5_000, 1),
+            o.list("--lane-instances", quick ? List.of(1, 2) : List.of(1, 2, 3)),
             o.longValue("--broker-messages", quick ? 500 : 20_000, 1),
             o.seconds("--timeout", quick ? 60.0 : 600.0),
             o.seconds("--pin", quick ? 3.0 : 600.0),

@@ -7,8 +7,10 @@ import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.table;
 
 import dev.relayer.api.spi.Transport;
+import dev.relayer.dispatch.LaneOptions;
 import dev.relayer.dispatch.MaintenanceOptions;
 import dev.relayer.dispatch.RelayerDispatcher;
+import dev.relayer.dispatch.RelayerLanes;
 import dev.relayer.dispatch.RelayerMaintenance;
 import dev.relayer.it.BillingConsumer.Received;
 import dev.relayer.schema.SchemaOptions;
@@ -19,10 +21,12 @@ import dev.relayer.store.StoreOptions;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import dev.relayer.testkit.transport.ConsumedMessage;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -85,6 +89,13 @@ abstract class EndToEndContract {
 
   /** The broker's address as {@link CrashAfterBrokerAcceptMain} takes it. */
   protected abstract String senderAddress();
+
+  /**
+   * A fresh destination on which the broker refuses, one by one, messages whose body is longer
+   * than {@code maxBodyBytes} and keeps shorter ones (the broker fixture's).
+   */
+  protected abstract String createDestinationRejectingBodiesOver(int maxBodyBytes)
+      throws Exception;
 
   @BeforeEach
   void createDatabase() {
@@ -152,6 +163,91 @@ abstract class EndToEndContract {
     assertThat(billing.inboxIds()).containsExactlyInAnyOrderElementsOf(ids);
     assertThat(billing.invoicedIds()).containsExactlyInAnyOrderElementsOf(ids);
     assertThat(dsl.fetchCount(ORDERS)).isEqualTo(placed.size());
+  }
+
+  /**
+   * Ordered messages through the lanes and the broker's real transport, which does not keep a
+   * batch's order: each claim takes a run of every key and sends it in waves. The broker refuses
+   * one message in the middle of a key's run (its body is over the destination's limit); the key's
+   * earlier messages arrive, none after the refused one does, and the other keys arrive whole —
+   * each key in the order it was written.
+   */
+  @Test
+  void orderedRunsReachTheBrokerInKeyOrderAndARefusalMidRunHoldsOnlyTheRestOfItsKey()
+      throws Exception {
+    String destination = createDestinationRejectingBodiesOver(10_000);
+    BillingConsumer billing = new BillingConsumer(store, dsl);
+    track(startConsumer(destination, billing));
+    RelayerDispatcher dispatcher =
+        track(RelayerDispatcher.builder(store, dsl).transport(track(openTransport())).build());
+    dispatcher.start();
+    Map<String, List<String>> written = new LinkedHashMap<>();
+    List<NewMessage> messages = new ArrayList<>();
+    String refused = null;
+    for (int i = 1; i <= 20; i++) {
+      for (String key : List.of("key-a", "key-b", "key-c")) {
+        UUID id = UUID.randomUUID();
+        boolean refuse = key.equals("key-a") && i == 8;
+        byte[] body =
+            refuse
+                ? new byte[20_000]
+                : ("{\"key\":\"" + key + "\",\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8);
+        messages.add(
+            NewMessage.builder()
+                .messageId(id)
+                .transport(transportName())
+                .destination(destination)
+                .messageType(OrderPlaced.TYPE)
+                .orderingKey(key)
+                .body(body)
+                .build());
+        written.computeIfAbsent(key, k -> new ArrayList<>()).add(id.toString());
+        if (refuse) {
+          refused = id.toString();
+        }
+      }
+    }
+    store.enqueue(dsl, messages);
+    RelayerLanes lanes =
+        track(
+            RelayerLanes.builder(dispatcher)
+                .options(LaneOptions.builder().pollInterval(Duration.ofMillis(200)).build())
+                .build());
+    lanes.start();
+
+    int expected = 7 + 20 + 20;
+    await().atMost(WAIT).until(() -> billing.received().size() >= expected);
+    await()
+        .atMost(WAIT)
+        .until(() -> outboxCount() == 13 && heldAfterAFailure(refused));
+    // The held key's later messages stay held: a further second of passes sends none of them.
+    Thread.sleep(1_000);
+    List<Received> received = billing.received();
+    assertThat(received).hasSize(expected).allMatch(r -> r.outcome() == InboxOutcome.FIRST);
+    Map<String, List<String>> arrived = new LinkedHashMap<>();
+    for (Received r : received) {
+      String id = r.message().messageId();
+      written.forEach(
+          (key, ids) -> {
+            if (ids.contains(id)) {
+              arrived.computeIfAbsent(key, k -> new ArrayList<>()).add(id);
+            }
+          });
+    }
+    assertThat(arrived.get("key-a"))
+        .as("key-a: its seven messages before the refused one, in order")
+        .containsExactlyElementsOf(written.get("key-a").subList(0, 7));
+    assertThat(arrived.get("key-b")).containsExactlyElementsOf(written.get("key-b"));
+    assertThat(arrived.get("key-c")).containsExactlyElementsOf(written.get("key-c"));
+  }
+
+  /** Whether the row of message {@code messageId} is held after a failed send (retrying or parked). */
+  private boolean heldAfterAFailure(String messageId) {
+    return dsl.fetchExists(
+        DSL.selectOne()
+            .from(OUTBOX)
+            .where(field(name("message_id"), UUID.class).eq(UUID.fromString(messageId)))
+            .and(field(name("last_error"), String.class).isNotNull()));
   }
 
   /**

@@ -78,6 +78,11 @@ class KafkaEndToEndIT extends EndToEndContract {
   }
 
   @Override
+  protected String createDestinationRejectingBodiesOver(int maxBodyBytes) throws Exception {
+    return broker.createDestinationRejectingBodiesOver(maxBodyBytes);
+  }
+
+  @Override
   protected String senderAddress() {
     return broker.bootstrapServers();
   }

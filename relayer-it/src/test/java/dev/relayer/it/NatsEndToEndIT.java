@@ -58,6 +58,11 @@ class NatsEndToEndIT extends EndToEndContract {
   }
 
   @Override
+  protected String createDestinationRejectingBodiesOver(int maxBodyBytes) throws Exception {
+    return broker.createDestinationRejectingBodiesOver(maxBodyBytes);
+  }
+
+  @Override
   protected String senderAddress() {
     return broker.url();
   }

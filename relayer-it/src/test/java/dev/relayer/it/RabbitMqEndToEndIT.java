@@ -51,6 +51,11 @@ class RabbitMqEndToEndIT extends EndToEndContract {
   }
 
   @Override
+  protected String createDestinationRejectingBodiesOver(int maxBodyBytes) throws Exception {
+    return broker.createDestinationRejectingBodiesOver(maxBodyBytes);
+  }
+
+  @Override
   protected String senderAddress() {
     return RabbitMqFixture.brokerUri();
   }

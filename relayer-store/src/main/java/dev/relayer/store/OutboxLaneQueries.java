@@ -11,6 +11,7 @@ import static dev.relayer.store.OutboxQueries.PARKED;
 import static dev.relayer.store.OutboxQueries.PENDING;
 import static dev.relayer.store.OutboxQueries.utc;
 import static org.jooq.impl.DSL.any;
+import static org.jooq.impl.DSL.count;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.firstValue;
 import static org.jooq.impl.DSL.greatest;
@@ -231,24 +232,42 @@ final class OutboxLaneQueries {
                 wKey,
                 wId,
                 walk.field("free", Boolean.class),
-                rowNumber().over(partitionBy(wLane, wKey).orderBy(wId)).as("nth"))
+                rowNumber().over(partitionBy(wLane, wKey).orderBy(wId)).as("nth"),
+                count().over(partitionBy(wLane, wKey)).as("key_rows"),
+                count().over(partitionBy(wLane)).as("lane_rows"))
             .from(walk)
             .asTable("firsts");
     Field<Integer> fLane = firsts.field(wLane);
     Field<String> fKey = firsts.field(wKey);
     Field<Long> fId = firsts.field(wId);
+    // A key may have rows after its head unless the walk read the whole lane and saw none.
+    Field<Boolean> more =
+        field(
+            firsts
+                .field("key_rows", Integer.class)
+                .gt(inline(1))
+                .or(firsts.field("lane_rows", Integer.class).ge(WALK)));
     Table<?> dueFirsts =
-        select(fLane, fKey, fId, rowNumber().over(partitionBy(fLane).orderBy(fId)).as("rank"))
+        select(
+                fLane,
+                fKey,
+                fId,
+                more.as("more"),
+                rowNumber().over(partitionBy(fLane).orderBy(fId)).as("rank"))
             .from(firsts)
             .where(firsts.field("nth", Integer.class).eq(inline(1)))
             .and(firsts.field("free", Boolean.class).isTrue())
             .and(notParked(parked, fLane, fKey))
             .asTable("due_firsts");
-    CommonTableExpression<Record3<Integer, String, Long>> walked =
+    CommonTableExpression<Record4<Integer, String, Long, Boolean>> walked =
         name("walked")
-            .fields("lane", "ordering_key", "head_id")
+            .fields("lane", "ordering_key", "head_id", "more")
             .as(
-                select(dueFirsts.field(fLane), dueFirsts.field(fKey), dueFirsts.field(fId))
+                select(
+                        dueFirsts.field(fLane),
+                        dueFirsts.field(fKey),
+                        dueFirsts.field(fId),
+                        dueFirsts.field("more", Boolean.class))
                     .from(dueFirsts)
                     .where(dueFirsts.field("rank", Integer.class).le(KEYS_PER_LANE)));
     Field<Integer> walkedLane = walked.field("lane", Integer.class);
@@ -305,18 +324,19 @@ final class OutboxLaneQueries {
                     .and(eligibleById(headRow))
                     .offset(inline(0)))
             .as("due_check");
-    CommonTableExpression<Record3<Integer, String, Long>> heads =
+    CommonTableExpression<Record4<Integer, String, Long, Boolean>> heads =
         name("heads")
-            .fields("lane", "ordering_key", "head_id")
+            .fields("lane", "ordering_key", "head_id", "more")
             .as(
                 select(
                         walkedLane,
                         walked.field("ordering_key", String.class),
-                        walked.field("head_id", Long.class))
+                        walked.field("head_id", Long.class),
+                        walked.field("more", Boolean.class))
                     .from(walked)
                     .where(notExists(selectOne().from(capped).where(cappedLane.eq(walkedLane))))
                     .unionAll(
-                        select(kLane, kKey, kHead)
+                        select(kLane, kKey, kHead, inline(true))
                             .from(laneKeys)
                             .crossJoin(dueCheck)
                             .where(notParked(parked, kLane, kKey))));
@@ -391,10 +411,12 @@ final class OutboxLaneQueries {
     Field<Integer> hLane = heads.field("lane", Integer.class);
     Field<String> hKey = heads.field("ordering_key", String.class);
     Field<Long> hHead = heads.field("head_id", Long.class);
-    CommonTableExpression<Record3<Integer, String, Long>> dueHeads =
+    Field<Boolean> hMore = heads.field("more", Boolean.class);
+    CommonTableExpression<Record4<Integer, String, Long, Boolean>> dueHeads =
         name("due_heads")
-            .fields("lane", "ordering_key", "head_id")
-            .asMaterialized(select(hLane, hKey, hHead).from(heads).orderBy(hHead).limit(LIMIT));
+            .fields("lane", "ordering_key", "head_id", "more")
+            .asMaterialized(
+                select(hLane, hKey, hHead, hMore).from(heads).orderBy(hHead).limit(LIMIT));
     Field<Integer> dLane = dueHeads.field("lane", Integer.class);
     Field<String> dKey = dueHeads.field("ordering_key", String.class);
     Field<Long> dHead = dueHeads.field("head_id", Long.class);
@@ -405,6 +427,10 @@ final class OutboxLaneQueries {
             .as(
                 withRuns
                     ? runs(dueHeads, dLane, dKey, dHead)
+                        .unionAll(
+                            select(dHead, dLane, dKey, inline(1))
+                                .from(dueHeads)
+                                .where(dueHeads.field("more", Boolean.class).isFalse()))
                     : select(dHead, dLane, dKey, inline(1)).from(dueHeads));
     Field<Long> cId = candidates.field("id", Long.class);
     Field<Integer> cLane = candidates.field("lane", Integer.class);
@@ -503,6 +529,8 @@ final class OutboxLaneQueries {
                 sum(stops).over(partitionBy(dLane, dKey).orderBy(kPos)).as("blocked"))
             .from(dueHeads)
             .crossJoin(keyRows)
+            // A head whose key has no row after it needs no look at the lane-key index.
+            .where(dueHeads.field("more", Boolean.class).isTrue())
             .asTable("runs");
     return select(
             runs.field("id", Long.class),
