@@ -91,11 +91,10 @@ abstract class EndToEndContract {
   protected abstract String senderAddress();
 
   /**
-   * A fresh destination on which the broker refuses, one by one, messages whose body is longer
-   * than {@code maxBodyBytes} and keeps shorter ones (the broker fixture's).
+   * A fresh destination on which the broker refuses, one by one, messages whose body is longer than
+   * {@code maxBodyBytes} and keeps shorter ones (the broker fixture's).
    */
-  protected abstract String createDestinationRejectingBodiesOver(int maxBodyBytes)
-      throws Exception;
+  protected abstract String createDestinationRejectingBodiesOver(int maxBodyBytes) throws Exception;
 
   @BeforeEach
   void createDatabase() {
@@ -208,6 +207,7 @@ abstract class EndToEndContract {
       }
     }
     store.enqueue(dsl, messages);
+    String refusedId = refused;
     RelayerLanes lanes =
         track(
             RelayerLanes.builder(dispatcher)
@@ -217,9 +217,7 @@ abstract class EndToEndContract {
 
     int expected = 7 + 20 + 20;
     await().atMost(WAIT).until(() -> billing.received().size() >= expected);
-    await()
-        .atMost(WAIT)
-        .until(() -> outboxCount() == 13 && heldAfterAFailure(refused));
+    await().atMost(WAIT).until(() -> outboxCount() == 13 && heldAfterAFailure(refusedId));
     // The held key's later messages stay held: a further second of passes sends none of them.
     Thread.sleep(1_000);
     List<Received> received = billing.received();
@@ -241,7 +239,9 @@ abstract class EndToEndContract {
     assertThat(arrived.get("key-c")).containsExactlyElementsOf(written.get("key-c"));
   }
 
-  /** Whether the row of message {@code messageId} is held after a failed send (retrying or parked). */
+  /**
+   * Whether the row of message {@code messageId} is held after a failed send (retrying or parked).
+   */
   private boolean heldAfterAFailure(String messageId) {
     return dsl.fetchExists(
         DSL.selectOne()
