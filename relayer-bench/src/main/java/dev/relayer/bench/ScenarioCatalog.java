@@ -7,6 +7,7 @@ import dev.relayer.bench.relayer.BrokersScenario;
 import dev.relayer.bench.relayer.BurnDownScenario;
 import dev.relayer.bench.relayer.CleanupScenario;
 import dev.relayer.bench.relayer.EnqueueOverheadScenario;
+import dev.relayer.bench.relayer.LaneClaimScenario;
 import dev.relayer.bench.relayer.LaneScaleScenario;
 import dev.relayer.bench.relayer.LanesScenario;
 import dev.relayer.bench.relayer.ObservabilityScenario;
@@ -67,6 +68,7 @@ final class ScenarioCatalog {
     scenarios.put(PeerScenario.ID, o -> new PeerScenario());
     scenarios.put(LanesScenario.ID, o -> new LanesScenario());
     scenarios.put(LaneScaleScenario.ID, o -> new LaneScaleScenario());
+    scenarios.put(LaneClaimScenario.ID, o -> new LaneClaimScenario());
     scenarios.put(BrokersScenario.ID, o -> new BrokersScenario());
     scenarios.put(CleanupScenario.ID, o -> new CleanupScenario());
     scenarios.put(PinScenario.ID, o -> new PinScenario());
