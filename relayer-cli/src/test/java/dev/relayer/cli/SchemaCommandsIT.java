@@ -225,29 +225,7 @@ class SchemaCommandsIT {
     fillVersionOneTables();
     Map<String, List<String>> before = versionOneRows();
 
-    Run script =
-        process(
-            List.of(
-                "db",
-                "script",
-                "--provider",
-                "postgres",
-                "--schema",
-                "messaging",
-                "--prefix",
-                "orders_",
-                "--from",
-                "1"));
-    assertThat(script.exitCode()).as(script.err()).isZero();
-    try (Connection connection = db.connect();
-        Statement statement = connection.createStatement()) {
-      connection.setAutoCommit(false);
-      statement.execute(script.out());
-      connection.commit();
-      // Running the upgrade again changes nothing.
-      statement.execute(script.out());
-      connection.commit();
-    }
+    applyUpgradeScriptTwice(1);
 
     assertThat(versionOneRows()).isEqualTo(before);
     Run verify = relayer("db", "verify", "--json");
@@ -313,29 +291,7 @@ class SchemaCommandsIT {
     fillVersionTwoTables();
     Map<String, List<String>> before = versionTwoRows();
 
-    Run script =
-        process(
-            List.of(
-                "db",
-                "script",
-                "--provider",
-                "postgres",
-                "--schema",
-                "messaging",
-                "--prefix",
-                "orders_",
-                "--from",
-                "2"));
-    assertThat(script.exitCode()).as(script.err()).isZero();
-    try (Connection connection = db.connect();
-        Statement statement = connection.createStatement()) {
-      connection.setAutoCommit(false);
-      statement.execute(script.out());
-      connection.commit();
-      // Running the upgrade again changes nothing.
-      statement.execute(script.out());
-      connection.commit();
-    }
+    applyUpgradeScriptTwice(2);
 
     assertThat(versionTwoRows()).isEqualTo(before);
     assertThat(laneKeyIndexes()).isEqualTo(1);
@@ -562,5 +518,35 @@ class SchemaCommandsIT {
     assertThat(run.err()).startsWith("relayer db verify: cannot verify public.relayer_ at ");
     assertThat(run.err()).doesNotContain("hidden");
     assertThat(noDatabase.exitCode()).isEqualTo(RelayerCli.EXIT_USAGE);
+  }
+
+  /**
+   * Prints the upgrade from schema version {@code from} for schema {@code messaging} and prefix
+   * {@code orders_} with {@code relayer db script}, and runs it twice, each time in a transaction
+   * of its own: the second run must change nothing.
+   */
+  private void applyUpgradeScriptTwice(int from) throws Exception {
+    Run script =
+        process(
+            List.of(
+                "db",
+                "script",
+                "--provider",
+                "postgres",
+                "--schema",
+                "messaging",
+                "--prefix",
+                "orders_",
+                "--from",
+                Integer.toString(from)));
+    assertThat(script.exitCode()).as(script.err()).isZero();
+    try (Connection connection = db.connect();
+        Statement statement = connection.createStatement()) {
+      connection.setAutoCommit(false);
+      statement.execute(script.out());
+      connection.commit();
+      statement.execute(script.out());
+      connection.commit();
+    }
   }
 }

@@ -84,10 +84,12 @@
  *
  * {@link dev.relayer.store.pass.LanePass#claim} is one statement over one or more lanes: per key of
  * those lanes, the head (lowest pending id; keys with a parked row are skipped) if it is pending,
- * due and not under a live claim or retry hold, oldest heads first; on batch-order transports also
- * the consecutive due rows after it bound for the same destination. Rows are locked {@code FOR
- * UPDATE SKIP LOCKED}, and per key only the unbroken prefix of locked rows is claimed, so a row is
- * never claimed while an earlier row of its key is neither claimed with it nor gone. {@link
+ * due and not under a live claim or retry hold, oldest heads first; on the transports the claim
+ * names also the consecutive due rows after it bound for the same destination (a run). It finds the
+ * heads through the pending index and the lane-key index of schema version 3, reading about the
+ * rows it claims rather than the lanes' backlogs. Rows are locked {@code FOR UPDATE SKIP LOCKED},
+ * and per key only the unbroken prefix of locked rows is claimed, so a row is never claimed while
+ * an earlier row of its key is neither claimed with it nor gone. {@link
  * dev.relayer.store.pass.ClaimTransaction#unclaim} gives back claimed rows that were not sent and
  * refunds their attempt. An enqueue never calls {@code pg_notify}: a transaction that notified
  * takes a database-wide lock when it commits, so notifying inside the application's transaction
