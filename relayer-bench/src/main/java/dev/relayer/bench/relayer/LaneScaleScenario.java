@@ -34,15 +34,13 @@ public final class LaneScaleScenario implements Scenario {
 
   @Override
   public String description() {
-    return String.join(
-        "\n",
-        "`--lane-rows` ordered rows loaded round-robin over K keys (`--lane-keys`), then drained by"
-            + " N instances (`--lane-instances`) started together: each a `RelayerDispatcher` and"
-            + " `RelayerLanes` at Relayer's default options (16 lanes, 2 lane threads) on a pool of"
-            + " its own of `--pool-size`, with the no-op `ProbeTransport` (batches of up to 1000, no"
-            + " batch order), all in this JVM. The instances share the lanes among themselves as"
-            + " separate processes would: by their heartbeats and the lanes' leases. The clock runs"
-            + " from starting the first instance's lanes until the transport has seen every row.");
+    return "`--lane-rows` ordered rows loaded round-robin over K keys (`--lane-keys`), then drained"
+        + " by N instances (`--lane-instances`) started together: each a `RelayerDispatcher` and"
+        + " `RelayerLanes` at Relayer's default options (16 lanes, 2 lane threads) on a pool of its"
+        + " own of `--pool-size`, with the no-op `ProbeTransport` (batches of up to 1000, no batch"
+        + " order), all in this JVM. The instances share the lanes among themselves as separate"
+        + " processes would: by their heartbeats and the lanes' leases. The clock runs from"
+        + " starting the first instance's lanes until the transport has seen every row.";
   }
 
   @Override
