@@ -84,14 +84,18 @@ class OrderedLanesIT {
             .where(DSL.field(DSL.name("message_id"), UUID.class).eq(messageId)));
   }
 
+  /** Lanes over {@code transport} whose every pass makes one claim. */
+  private RelayerLanes lanesOneClaimAPass(InMemoryTransport transport) {
+    return lanes(
+        transport,
+        DispatchFixture.fastOptions().build(),
+        LaneOptions.builder().claimsPerPass(1).build());
+  }
+
   @Test
   void onAPlainTransportOneClaimTakesEachKeysRunAndSendsItInWaves() {
     InMemoryTransport memory = InMemoryTransport.named("memory");
-    RelayerLanes lanes =
-        lanes(
-            memory,
-            DispatchFixture.fastOptions().build(),
-            LaneOptions.builder().claimsPerPass(1).build());
+    RelayerLanes lanes = lanesOneClaimAPass(memory);
     List<UUID> a = enqueue(keys.get(0), 3);
     List<UUID> b = enqueue(keys.get(1), 2);
 
@@ -115,11 +119,7 @@ class OrderedLanesIT {
   @Test
   void onAPlainTransportARefusalInTheMiddleOfARunStopsOnlyItsKey() {
     InMemoryTransport memory = InMemoryTransport.named("memory");
-    RelayerLanes lanes =
-        lanes(
-            memory,
-            DispatchFixture.fastOptions().build(),
-            LaneOptions.builder().claimsPerPass(1).build());
+    RelayerLanes lanes = lanesOneClaimAPass(memory);
     List<UUID> a = enqueue(keys.get(0), 4);
     List<UUID> b = enqueue(keys.get(1), 3);
     memory.reject(m -> m.messageId().equals(a.get(1)), "refused");

@@ -107,13 +107,12 @@ final class OutboxLaneQueries {
     this.notifications = jdbc.calls("pg_notify", String.class, String.class);
     this.claimHeads = jdbc.render(claim(false));
     this.claimRuns = jdbc.render(claim(true));
-    List<CommonTableExpression<?>> heads = heads();
-    CommonTableExpression<?> found = heads.get(heads.size() - 1);
+    DueHeads heads = heads();
     this.lanesWithDueHead =
         jdbc.render(
-            DSL.withRecursive(heads)
-                .selectDistinct(found.field("lane", Integer.class))
-                .from(found));
+            DSL.withRecursive(heads.ctes())
+                .selectDistinct(heads.result().field("lane", Integer.class))
+                .from(heads.result()));
     this.unclaim =
         jdbc.render(
             update(O)
@@ -154,6 +153,14 @@ final class OutboxLaneQueries {
   }
 
   /**
+   * The CTEs that find the due heads, in order, and the last of them, {@code heads(lane,
+   * ordering_key, head_id, more)}: {@code more} is false where the key has no row after its head.
+   */
+  private record DueHeads(
+      List<CommonTableExpression<?>> ctes,
+      CommonTableExpression<Record4<Integer, String, Long, Boolean>> result) {}
+
+  /**
    * Per lane of {@code :lanes}, its keys' heads that are due — a key's head is its lowest pending
    * id; it is due when pending, due and free ({@link OutboxJdbc#eligible}) and the key has no
    * parked row — found through indexes, at a cost that follows the heads asked for, not the lane's
@@ -181,7 +188,7 @@ final class OutboxLaneQueries {
    * index entries, which each walk and descent steps over; a pass deletes at most {@code
    * claimsPerPass} claims' rows before it commits.
    */
-  private static List<CommonTableExpression<?>> heads() {
+  private static DueHeads heads() {
     RelayerOutbox parkedRow = O.as("parked_row");
     Table<?> parkedWanted = wantedLanes();
     Table<?> lanesParked =
@@ -340,7 +347,7 @@ final class OutboxLaneQueries {
                             .from(laneKeys)
                             .crossJoin(dueCheck)
                             .where(notParked(parked, kLane, kKey))));
-    return List.of(parked, walk, walked, capped, laneKeys, heads);
+    return new DueHeads(List.of(parked, walk, walked, capped, laneKeys, heads), heads);
   }
 
   /**
@@ -406,8 +413,9 @@ final class OutboxLaneQueries {
    * chosen keys are numbered, at most {@code rowsPerRun} of each.
    */
   private static Query claim(boolean withRuns) {
-    List<CommonTableExpression<?>> ctes = new ArrayList<>(heads());
-    CommonTableExpression<?> heads = ctes.get(ctes.size() - 1);
+    DueHeads found = heads();
+    List<CommonTableExpression<?>> ctes = new ArrayList<>(found.ctes());
+    CommonTableExpression<Record4<Integer, String, Long, Boolean>> heads = found.result();
     Field<Integer> hLane = heads.field("lane", Integer.class);
     Field<String> hKey = heads.field("ordering_key", String.class);
     Field<Long> hHead = heads.field("head_id", Long.class);
