@@ -1,7 +1,7 @@
 package dev.relayer.cli;
 
 import dev.relayer.dispatch.RelayerOperator;
-import dev.relayer.store.AuditEntry;
+import dev.relayer.store.ops.AuditEntry;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package dev.relayer.cli;
 import dev.relayer.dispatch.DeadPurgeResult;
 import dev.relayer.dispatch.DeadReplayResult;
 import dev.relayer.dispatch.RelayerOperator;
-import dev.relayer.store.DeadFilter;
+import dev.relayer.store.ops.DeadFilter;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,11 +1,11 @@
 package dev.relayer.cli;
 
 import dev.relayer.dispatch.RelayerOperator;
-import dev.relayer.store.DeadFilter;
-import dev.relayer.store.DeadGroup;
-import dev.relayer.store.DeadPage;
-import dev.relayer.store.DeadRow;
-import dev.relayer.store.DeadRowSummary;
+import dev.relayer.store.ops.DeadFilter;
+import dev.relayer.store.ops.DeadGroup;
+import dev.relayer.store.ops.DeadPage;
+import dev.relayer.store.ops.DeadRow;
+import dev.relayer.store.ops.DeadRowSummary;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

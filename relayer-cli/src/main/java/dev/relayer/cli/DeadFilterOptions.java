@@ -1,7 +1,7 @@
 package dev.relayer.cli;
 
 import dev.relayer.api.InvalidInputException;
-import dev.relayer.store.DeadFilter;
+import dev.relayer.store.ops.DeadFilter;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;

@@ -3,7 +3,7 @@ package dev.relayer.cli;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.RelayerException;
 import dev.relayer.dispatch.RelayerOperator;
-import dev.relayer.store.NewAuditEntry;
+import dev.relayer.store.ops.NewAuditEntry;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,7 +1,7 @@
 package dev.relayer.cli;
 
 import dev.relayer.dispatch.RelayerOperator;
-import dev.relayer.store.ParkedKey;
+import dev.relayer.store.ops.ParkedKey;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

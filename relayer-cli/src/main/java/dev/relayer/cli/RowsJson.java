@@ -1,7 +1,7 @@
 package dev.relayer.cli;
 
-import dev.relayer.store.DeadGroup;
-import dev.relayer.store.ParkedKey;
+import dev.relayer.store.ops.DeadGroup;
+import dev.relayer.store.ops.ParkedKey;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;

@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayer.schema.SchemaOptions;
-import dev.relayer.store.ErrorFingerprint;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
+import dev.relayer.store.internal.ErrorFingerprint;
+import dev.relayer.store.ops.StoreOperations;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import java.io.IOException;
@@ -685,7 +686,7 @@ class OperatorCommandsIT {
     assertThat(c1.exitCode()).isEqualTo(RelayerCli.EXIT_USAGE);
     assertThat(c1.err()).contains("control characters").contains("U+009B");
     assertThat(auditRows()).isEmpty();
-    assertThat(store.parkedKey(dsl, "customer-1")).isPresent();
+    assertThat(StoreOperations.of(store).parkedKey(dsl, "customer-1")).isPresent();
   }
 
   private String statusOf(long id) {
@@ -759,7 +760,7 @@ class OperatorCommandsIT {
   void parkedReleaseRetriesEveryHeadOfTheLaneOrOfAllLanes() throws Exception {
     long first = park("customer-1");
     long second = park("customer-2");
-    int lane = store.parkedKeys(dsl, null).get(0).lane();
+    int lane = StoreOperations.of(store).parkedKeys(dsl, null).get(0).lane();
 
     Run noScope = relayer("parked", "release", "--yes");
     Run both = relayer("parked", "release", "--all", "--lane", "0", "--yes");
@@ -776,7 +777,7 @@ class OperatorCommandsIT {
     assertThat(all.exitCode()).as(all.err()).isZero();
     assertThat(statusOf(first)).isEqualTo("pending");
     assertThat(statusOf(second)).isEqualTo("pending");
-    assertThat(store.parkedKeys(dsl, null)).isEmpty();
+    assertThat(StoreOperations.of(store).parkedKeys(dsl, null)).isEmpty();
   }
 
   @Test

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relayer.schema.PostgreSqlOutboxSchema;
 import dev.relayer.schema.SchemaOptions;
-import dev.relayer.store.ErrorFingerprint;
 import dev.relayer.store.InboxOutcome;
-import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
+import dev.relayer.store.internal.ErrorFingerprint;
+import dev.relayer.store.pass.LeaseRequest;
 import dev.relayer.store.pass.Passes;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;

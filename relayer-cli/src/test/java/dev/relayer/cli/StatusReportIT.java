@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.relayer.schema.SchemaOptions;
-import dev.relayer.store.ErrorFingerprint;
-import dev.relayer.store.LeaseOutcome;
-import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
+import dev.relayer.store.internal.ErrorFingerprint;
+import dev.relayer.store.pass.LeaseOutcome;
+import dev.relayer.store.pass.LeaseRequest;
 import dev.relayer.store.pass.Passes;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;

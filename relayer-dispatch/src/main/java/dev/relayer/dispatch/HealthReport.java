@@ -1,8 +1,8 @@
 package dev.relayer.dispatch;
 
-import dev.relayer.store.LeaseState;
-import dev.relayer.store.TableDeadTuples;
-import dev.relayer.store.XminHorizon;
+import dev.relayer.store.health.LeaseState;
+import dev.relayer.store.health.TableDeadTuples;
+import dev.relayer.store.health.XminHorizon;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -38,8 +38,8 @@ import java.util.Optional;
  * @param rowLimitReached the outbox read stopped at the check's row limit: at least that many due
  *     rows are pending, and {@code eligible}, {@code retrying}, {@code failing} and {@code
  *     neverHandedOff} count only the oldest of them (lower bounds); the ages stay the oldest (see
- *     {@link dev.relayer.store.OutboxHealth#rowLimitReached()}). See {@link RelayerHealth} for the
- *     status
+ *     {@link dev.relayer.store.health.OutboxHealth#rowLimitReached()}). See {@link RelayerHealth}
+ *     for the status
  * @param parkedKeys ordering keys held for an operator
  * @param oldestParkedAge how long the longest-parked head has been parked
  * @param deadRows rows in the dead table

@@ -3,10 +3,11 @@ package dev.relayer.dispatch;
 import dev.relayer.dispatch.internal.Durations;
 import dev.relayer.dispatch.internal.OptionChecks;
 import dev.relayer.dispatch.internal.TransportWatch;
-import dev.relayer.store.HealthQuery;
-import dev.relayer.store.OutboxHealth;
-import dev.relayer.store.ParkedKey;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.health.HealthQuery;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.health.OutboxHealth;
+import dev.relayer.store.ops.ParkedKey;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -96,6 +97,7 @@ public final class RelayerHealth {
   private static final int PARKED_ERROR_CHARS = 80;
 
   private final RelayerStore store;
+  private final HealthReads reads;
   private final long degradedAt;
   private final long unhealthyAt;
   private final Duration ageDegradedAt;
@@ -123,6 +125,7 @@ public final class RelayerHealth {
 
   private RelayerHealth(Builder builder) {
     this.store = builder.store;
+    this.reads = HealthReads.of(builder.store);
     this.degradedAt = builder.degradedAt;
     this.unhealthyAt = builder.unhealthyAt;
     this.ageDegradedAt = builder.ageDegradedAt;
@@ -195,7 +198,7 @@ public final class RelayerHealth {
   /** Checks at {@code now}. The per-transport counts are always of the last minute by the clock. */
   public HealthReport check(DSLContext dsl, Instant now) {
     OutboxHealth outbox =
-        store.health(dsl, new HealthQuery(now, recoveryDelay, DEAD_WINDOW, rowLimit));
+        reads.health(dsl, new HealthQuery(now, recoveryDelay, DEAD_WINDOW, rowLimit));
     Map<String, TransportSends> transports = sends == null ? Map.of() : sends.lastMinute();
     List<String> reasons = new ArrayList<>();
     long eligible = outbox.backlog().eligible();
@@ -299,15 +302,15 @@ public final class RelayerHealth {
         outbox.oldestParkedAge(),
         outbox.deadRows(),
         outbox.recentDeadRows(),
-        store.leases(dsl),
+        reads.leases(dsl),
         transports,
-        store.deadTuples(dsl),
-        store.xminHorizon(dsl));
+        reads.deadTuples(dsl),
+        reads.xminHorizon(dsl));
   }
 
   /** The text naming the longest-parked keys: one more statement, only when keys are parked. */
   private String parkedKeys(DSLContext dsl, long parkedKeys, Instant now) {
-    List<ParkedKey> longest = store.longestParkedKeys(dsl, PARKED_NAMED);
+    List<ParkedKey> longest = reads.longestParkedKeys(dsl, PARKED_NAMED);
     StringBuilder line =
         new StringBuilder("parkedKeys=")
             .append(parkedKeys)

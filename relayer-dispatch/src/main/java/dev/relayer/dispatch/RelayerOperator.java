@@ -1,21 +1,22 @@
 package dev.relayer.dispatch;
 
 import dev.relayer.api.InvalidInputException;
-import dev.relayer.store.AuditEntry;
-import dev.relayer.store.AuditOperation;
-import dev.relayer.store.BacklogGrouping;
-import dev.relayer.store.DeadDeleted;
-import dev.relayer.store.DeadFilter;
-import dev.relayer.store.DeadGroup;
-import dev.relayer.store.DeadPage;
-import dev.relayer.store.DeadReplayed;
-import dev.relayer.store.DeadRow;
-import dev.relayer.store.DeadRowSummary;
 import dev.relayer.store.Lanes;
-import dev.relayer.store.NewAuditEntry;
-import dev.relayer.store.ParkedKey;
 import dev.relayer.store.RelayerStore;
-import dev.relayer.store.ReplayedRow;
+import dev.relayer.store.health.BacklogGrouping;
+import dev.relayer.store.ops.AuditEntry;
+import dev.relayer.store.ops.DeadDeleted;
+import dev.relayer.store.ops.DeadFilter;
+import dev.relayer.store.ops.DeadGroup;
+import dev.relayer.store.ops.DeadPage;
+import dev.relayer.store.ops.DeadReplayed;
+import dev.relayer.store.ops.DeadRow;
+import dev.relayer.store.ops.DeadRowSummary;
+import dev.relayer.store.ops.DeadRun;
+import dev.relayer.store.ops.NewAuditEntry;
+import dev.relayer.store.ops.ParkedKey;
+import dev.relayer.store.ops.ReplayedRow;
+import dev.relayer.store.ops.StoreOperations;
 import dev.relayer.store.pass.Passes;
 import java.time.Clock;
 import java.time.Instant;
@@ -93,6 +94,7 @@ public final class RelayerOperator {
   private static final Logger log = LoggerFactory.getLogger(RelayerOperator.class);
 
   private final RelayerStore store;
+  private final StoreOperations ops;
   private final Passes passes;
   private final DSLContext dsl;
   private final Clock clock;
@@ -106,6 +108,7 @@ public final class RelayerOperator {
       Consumer<List<Long>> handoff,
       String operatorName) {
     this.store = store;
+    this.ops = StoreOperations.of(store);
     this.passes = Passes.of(store);
     this.dsl = dsl;
     this.clock = clock;
@@ -146,7 +149,7 @@ public final class RelayerOperator {
    * since} only those of actions that began at or after it.
    */
   public List<AuditEntry> auditEntries(@Nullable Instant since, int limit) {
-    return store.auditEntries(dsl, since, checkLimit("limit", limit));
+    return ops.auditEntries(dsl, since, checkLimit("limit", limit));
   }
 
   /** Operator actions on {@code store}'s tables through {@code dsl}, with the system UTC clock. */
@@ -180,7 +183,7 @@ public final class RelayerOperator {
    * longest-parked keys, the {@code limit} largest dead-row groups by fingerprint, the unexpired
    * leases and the instances holding them; see {@link RelayerStatus}. It only reads.
    *
-   * @param limit 1 to {@value dev.relayer.store.BacklogQuery#MAX_LIMIT} (suggested: {@value
+   * @param limit 1 to {@value dev.relayer.store.health.BacklogQuery#MAX_LIMIT} (suggested: {@value
    *     RelayerStatus#DEFAULT_LIMIT})
    */
   public RelayerStatus status(BacklogGrouping by, int limit) {
@@ -195,17 +198,17 @@ public final class RelayerOperator {
    * since when it is parked.
    */
   public List<ParkedKey> parkedKeys() {
-    return store.parkedKeys(dsl, null);
+    return ops.parkedKeys(dsl, null);
   }
 
   /** The parked keys of one lane. */
   public List<ParkedKey> parkedKeys(int lane) {
-    return store.parkedKeys(dsl, checkLane(lane));
+    return ops.parkedKeys(dsl, checkLane(lane));
   }
 
   /** The parked head of {@code key}, if the key is parked. */
   public Optional<ParkedKey> parkedKey(String key) {
-    return store.parkedKey(dsl, checkKey(key));
+    return ops.parkedKey(dsl, checkKey(key));
   }
 
   /**
@@ -218,15 +221,11 @@ public final class RelayerOperator {
     Optional<ParkedKey> retried =
         dsl.transactionResult(
             tx -> {
-              Optional<ParkedKey> parked = store.parkedKey(tx.dsl(), key);
-              if (parked.isPresent() && store.retryParked(tx.dsl(), key)) {
-                store.recordAudit(
-                    tx.dsl(),
-                    NewAuditEntry.parkedKey(AuditOperation.PARKED_RETRY, operatorName, key, 1));
+              Optional<ParkedKey> parked = ops.retryHead(tx.dsl(), operatorName, key);
+              if (parked.isPresent()) {
                 passes.notifyLanes(tx.dsl(), Set.of(lane));
-                return parked;
               }
-              return Optional.empty();
+              return parked;
             });
     if (retried.isEmpty()) {
       log.info("store={} lane={} key={} retry asked, but the key is not parked", name(), lane, key);
@@ -253,16 +252,12 @@ public final class RelayerOperator {
     Optional<ParkedKey> moved =
         dsl.transactionResult(
             tx -> {
-              Optional<ParkedKey> parked = store.parkedKey(tx.dsl(), key);
-              if (parked.isPresent()
-                  && store.deadParked(tx.dsl(), parked.get().headId(), clock.instant())) {
-                store.recordAudit(
-                    tx.dsl(),
-                    NewAuditEntry.parkedKey(AuditOperation.PARKED_SKIP, operatorName, key, 1));
+              Optional<ParkedKey> parked =
+                  ops.moveHeadToDead(tx.dsl(), operatorName, key, clock.instant());
+              if (parked.isPresent()) {
                 passes.notifyLanes(tx.dsl(), Set.of(lane));
-                return parked;
               }
-              return Optional.empty();
+              return parked;
             });
     if (moved.isEmpty()) {
       log.info(
@@ -295,22 +290,18 @@ public final class RelayerOperator {
   }
 
   private int release(@Nullable Integer lane) {
-    Released released =
+    StoreOperations.Released released =
         dsl.transactionResult(
             tx -> {
-              List<ParkedKey> parked = store.parkedKeys(tx.dsl(), lane);
-              int count = store.releaseParked(tx.dsl(), lane);
-              if (count > 0) {
-                store.recordAudit(tx.dsl(), NewAuditEntry.release(operatorName, lane, count));
-              }
+              StoreOperations.Released done = ops.release(tx.dsl(), operatorName, lane);
               Set<Integer> lanes = new TreeSet<>();
-              parked.forEach(p -> lanes.add(p.lane()));
-              if (count > parked.size()) {
+              done.listed().forEach(p -> lanes.add(p.lane()));
+              if (done.count() > done.listed().size()) {
                 // Keys parked between the listing and the release: wake the whole scope.
                 lanes.addAll(lane == null ? allLanes() : Set.of(lane));
               }
               passes.notifyLanes(tx.dsl(), lanes);
-              return new Released(count, parked);
+              return done;
             });
     log.info(
         "store={} lane={} {} parked keys released by an operator",
@@ -329,8 +320,6 @@ public final class RelayerOperator {
     return released.count();
   }
 
-  private record Released(int count, List<ParkedKey> listed) {}
-
   // ---------------------------------------------------------------------------------------------
   // Dead rows
   // ---------------------------------------------------------------------------------------------
@@ -346,7 +335,7 @@ public final class RelayerOperator {
 
   /** {@link #deadGroups(DeadFilter)}, at most {@code limit} groups (1 to 10,000). */
   public List<DeadGroup> deadGroups(DeadFilter filter, int limit) {
-    return store.deadGroups(dsl, checkFilter(filter), checkLimit("limit", limit));
+    return ops.deadGroups(dsl, checkFilter(filter), checkLimit("limit", limit));
   }
 
   /**
@@ -357,7 +346,7 @@ public final class RelayerOperator {
     if (page == null) {
       throw new InvalidInputException("page must not be null");
     }
-    return store.deadRows(dsl, page);
+    return ops.deadRows(dsl, page);
   }
 
   /** The dead row {@code id} with every column, its headers and its body. */
@@ -365,12 +354,12 @@ public final class RelayerOperator {
     if (id < 1) {
       throw new InvalidInputException("id must be positive, was " + id);
     }
-    return store.deadRow(dsl, id);
+    return ops.deadRow(dsl, id);
   }
 
   /** How many dead rows {@code filter} matches (what a replay or purge would cover now). */
   public long deadCount(DeadFilter filter) {
-    return store.deadCount(dsl, checkFilter(filter));
+    return ops.deadCount(dsl, checkFilter(filter));
   }
 
   /** {@link #replayDead(DeadFilter, int)} in batches of {@value #DEFAULT_BATCH_SIZE}. */
@@ -387,12 +376,12 @@ public final class RelayerOperator {
   public DeadReplayResult replayDead(DeadFilter filter, int batchSize) {
     checkFilter(filter);
     checkLimit("batchSize", batchSize);
-    OptionalLong upTo = store.highestDeadId(dsl);
+    OptionalLong upTo = ops.highestDeadId(dsl);
     long replayed = 0;
     long ordered = 0;
     int batches = 0;
     Set<String> parked = new TreeSet<>();
-    Audit audit = new Audit(AuditOperation.DEAD_REPLAY, filter);
+    DeadRun run = ops.replayRun(operatorName, filter);
     if (upTo.isPresent()) {
       DeadPage page = DeadPage.first(filter, batchSize).upTo(upTo.getAsLong());
       while (true) {
@@ -400,14 +389,13 @@ public final class RelayerOperator {
         DeadReplayed batch =
             dsl.transactionResult(
                 tx -> {
-                  DeadReplayed moved = store.replayDead(tx.dsl(), current, clock.instant());
-                  audit.record(tx.dsl(), moved.rows().size());
+                  DeadReplayed moved = run.replay(tx.dsl(), current, clock.instant());
                   Set<Integer> lanes = new TreeSet<>();
                   moved.rows().forEach(r -> Optional.ofNullable(r.lane()).ifPresent(lanes::add));
                   passes.notifyLanes(tx.dsl(), lanes);
                   return moved;
                 });
-        audit.committed();
+        run.committed();
         batches++;
         List<Long> unordered = new ArrayList<>();
         for (ReplayedRow row : batch.rows()) {
@@ -467,22 +455,16 @@ public final class RelayerOperator {
   public DeadPurgeResult purgeDead(DeadFilter filter, int batchSize) {
     checkFilter(filter);
     checkLimit("batchSize", batchSize);
-    OptionalLong upTo = store.highestDeadId(dsl);
+    OptionalLong upTo = ops.highestDeadId(dsl);
     long purged = 0;
     int batches = 0;
-    Audit audit = new Audit(AuditOperation.DEAD_PURGE, filter);
+    DeadRun run = ops.purgeRun(operatorName, filter);
     if (upTo.isPresent()) {
       DeadPage page = DeadPage.first(filter, batchSize).upTo(upTo.getAsLong());
       while (true) {
         DeadPage current = page;
-        DeadDeleted batch =
-            dsl.transactionResult(
-                tx -> {
-                  DeadDeleted deleted = store.deleteDead(tx.dsl(), current);
-                  audit.record(tx.dsl(), deleted.deleted());
-                  return deleted;
-                });
-        audit.committed();
+        DeadDeleted batch = dsl.transactionResult(tx -> run.purge(tx.dsl(), current));
+        run.committed();
         batches++;
         purged += batch.deleted();
         if (batch.next().isEmpty()) {
@@ -498,44 +480,6 @@ public final class RelayerOperator {
         batches,
         filter);
     return new DeadPurgeResult(purged, batches);
-  }
-
-  /**
-   * The audit row of one replay or purge run: inserted in the transaction of the first batch that
-   * changed rows, its count raised in the transaction of each later one. A batch whose transaction
-   * rolls back takes its insert or its increment with it; the id is kept only once it committed.
-   */
-  private final class Audit {
-    private final AuditOperation operation;
-    private final DeadFilter filter;
-    private @Nullable Long id;
-    private @Nullable Long pending;
-
-    Audit(AuditOperation operation, DeadFilter filter) {
-      this.operation = operation;
-      this.filter = filter;
-    }
-
-    /** Records {@code rows} changed in the transaction {@code tx}; nothing when none. */
-    void record(DSLContext tx, long rows) {
-      if (rows == 0) {
-        return;
-      }
-      if (id == null) {
-        pending = store.recordAudit(tx, NewAuditEntry.dead(operation, operatorName, filter, rows));
-      } else if (!store.addAuditRows(tx, id, rows)) {
-        throw new IllegalStateException(
-            "audit row " + id + " of this " + operation.text() + " is gone; stopping");
-      }
-    }
-
-    /** The batch's transaction committed: an inserted row is now the run's. */
-    void committed() {
-      if (pending != null) {
-        id = pending;
-        pending = null;
-      }
-    }
   }
 
   private static DeadFilter checkFilter(DeadFilter filter) {

@@ -1,14 +1,16 @@
 package dev.relayer.dispatch;
 
 import dev.relayer.dispatch.internal.lane.LaneBalancer;
-import dev.relayer.store.BacklogBreakdown;
-import dev.relayer.store.BacklogGrouping;
-import dev.relayer.store.BacklogQuery;
-import dev.relayer.store.DeadFilter;
-import dev.relayer.store.DeadGroup;
-import dev.relayer.store.LeaseState;
-import dev.relayer.store.ParkedKey;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.health.BacklogBreakdown;
+import dev.relayer.store.health.BacklogGrouping;
+import dev.relayer.store.health.BacklogQuery;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.health.LeaseState;
+import dev.relayer.store.ops.DeadFilter;
+import dev.relayer.store.ops.DeadGroup;
+import dev.relayer.store.ops.ParkedKey;
+import dev.relayer.store.ops.StoreOperations;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,11 +71,12 @@ public record RelayerStatus(
       RelayerStore store, DSLContext dsl, Instant now, BacklogGrouping by, int limit) {
     BacklogQuery query = new BacklogQuery(now, by, limit);
     HealthReport health = RelayerHealth.builder(store).build().check(dsl, now);
-    BacklogBreakdown backlog = store.backlogBreakdown(dsl, query);
-    List<ParkedKey> parked = store.longestParkedKeys(dsl, limit);
-    List<DeadGroup> groups = store.deadGroups(dsl, DeadFilter.all(), limit);
+    HealthReads reads = HealthReads.of(store);
+    BacklogBreakdown backlog = reads.backlogBreakdown(dsl, query);
+    List<ParkedKey> parked = reads.longestParkedKeys(dsl, limit);
+    List<DeadGroup> groups = StoreOperations.of(store).deadGroups(dsl, DeadFilter.all(), limit);
     long inGroups = groups.stream().mapToLong(DeadGroup::count).sum();
-    List<LeaseState> live = store.liveLeases(dsl, "");
+    List<LeaseState> live = reads.liveLeases(dsl, "");
     return new RelayerStatus(
         store.displayName(),
         health,

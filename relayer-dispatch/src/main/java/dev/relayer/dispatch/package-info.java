@@ -64,15 +64,15 @@
  *
  * <ul>
  *   <li>Direct dispatch commits its claim before it sends, and the claim marks its rows in flight
- *       with others ({@code RelayerStore.IN_FLIGHT} in {@code last_error}); every completion
+ *       with others ({@code ClaimedMessage.IN_FLIGHT} in {@code last_error}); every completion
  *       overwrites the mark or deletes the row, so a row that keeps it is one whose sender stopped
  *       mid-send. Such a row is <em>suspect</em>: any send of the process in flight then may have
  *       killed it.
  *   <li>The sweeper and the lanes never send a suspect row together with others: each is claimed
- *       alone (stamped, marked sent alone — {@code RelayerStore.SENT_ALONE} — and committed), sent
- *       and completed while the process sends nothing else (the other threads' transport calls wait
- *       for its claim, its send — at most one send timeout — and its completion), those with the
- *       fewest attempts first. The claim alone takes the interrupted claim's attempt over, so a
+ *       alone (stamped, marked sent alone — {@code ClaimedMessage.SENT_ALONE} — and committed),
+ *       sent and completed while the process sends nothing else (the other threads' transport calls
+ *       wait for its claim, its send — at most one send timeout — and its completion), those with
+ *       the fewest attempts first. The claim alone takes the interrupted claim's attempt over, so a
  *       crash with others costs no row an attempt; a crash while a row is sent alone is that row's
  *       and counts.
  *   <li>Their usual pass commits its claims with its outcomes, so a crash in it leaves nothing

@@ -6,7 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relayer.dispatch.internal.Cleanup;
 import dev.relayer.dispatch.internal.LeaseTracker;
-import dev.relayer.store.LeaseRequest;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.pass.LeaseRequest;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.time.Instant;
@@ -219,7 +220,7 @@ class CleanupIT {
     assertThat(run.batches()).isZero();
     assertThat(dead()).isEqualTo(5);
     assertThat(inbox()).isEqualTo(5);
-    assertThat(fx.store.lease(dsl, Cleanup.LEASE)).isPresent();
+    assertThat(HealthReads.of(fx.store).lease(dsl, Cleanup.LEASE)).isPresent();
   }
 
   /** Cleanup over the fixture's store with {@code nanoTime} timing its batches and pauses. */
@@ -329,7 +330,7 @@ class CleanupIT {
     // 2, 10 and 18 s.
     assertThat(run.batches()).isEqualTo(11);
     assertThat(fx.dsl.fetchCount(DSL.table("lease_writes"))).isEqualTo(3);
-    assertThat(fx.store.lease(fx.dsl, Cleanup.LEASE))
+    assertThat(HealthReads.of(fx.store).lease(fx.dsl, Cleanup.LEASE))
         .hasValueSatisfying(lease -> assertThat(lease.owner()).isEqualTo("pacing-test"));
   }
 

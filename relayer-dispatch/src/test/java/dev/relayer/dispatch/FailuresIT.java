@@ -9,7 +9,7 @@ import dev.relayer.api.InvalidInputException;
 import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.NewMessage;
-import dev.relayer.store.RelayerStore;
+import dev.relayer.store.pass.ClaimedMessage;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -165,7 +165,7 @@ class FailuresIT {
     long id = fx.dsl.transactionResult(tx -> fx.store.enqueue(tx.dsl(), message("killer")));
     for (int i = 0; i < 3; i++) {
       fx.claimAlone(
-          new dev.relayer.store.ClaimByIds(
+          new dev.relayer.store.pass.ClaimByIds(
               List.of(id),
               java.time.Instant.now().minusSeconds(60 - 10 * i),
               Duration.ofSeconds(1)));
@@ -176,7 +176,7 @@ class FailuresIT {
     assertThat(memory.attempts()).as("never sent again").isEmpty();
     assertThat(deadRows().get(0).get("last_error", String.class))
         .startsWith("claimed 4 times without completing")
-        .endsWith(RelayerStore.SENT_ALONE);
+        .endsWith(ClaimedMessage.SENT_ALONE);
   }
 
   @Test
@@ -187,7 +187,7 @@ class FailuresIT {
     for (int i = 0; i < 3; i++) {
       fx.claimByIds(
           fx.dsl,
-          new dev.relayer.store.ClaimByIds(
+          new dev.relayer.store.pass.ClaimByIds(
               List.of(id),
               java.time.Instant.now().minusSeconds(60 - 10 * i),
               Duration.ofSeconds(1)));

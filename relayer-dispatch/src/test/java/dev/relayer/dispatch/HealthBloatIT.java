@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relayer.schema.SchemaNames;
-import dev.relayer.store.HorizonHolder;
 import dev.relayer.store.NewMessage;
+import dev.relayer.store.health.HorizonHolder;
 import dev.relayer.testkit.HeldSnapshot;
 import java.time.Clock;
 import java.time.Duration;

@@ -3,8 +3,8 @@ package dev.relayer.dispatch;
 import static dev.relayer.dispatch.DispatchFixture.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relayer.store.ClaimByIds;
 import dev.relayer.store.NewMessage;
+import dev.relayer.store.pass.ClaimByIds;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

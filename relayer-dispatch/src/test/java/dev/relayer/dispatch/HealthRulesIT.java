@@ -3,8 +3,8 @@ package dev.relayer.dispatch;
 import static dev.relayer.dispatch.DispatchFixture.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relayer.store.ClaimByIds;
-import dev.relayer.store.LeaseRequest;
+import dev.relayer.store.pass.ClaimByIds;
+import dev.relayer.store.pass.LeaseRequest;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.time.Instant;

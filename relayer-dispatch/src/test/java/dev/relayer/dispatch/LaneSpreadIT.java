@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relayer.store.StoreOptions;
+import dev.relayer.store.health.HealthReads;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,7 +84,7 @@ class LaneSpreadIT {
 
     c.close();
     await().atMost(WAIT).until(() -> spread(List.of(a, b), 8, 8));
-    assertThat(fx.store.liveLeases(fx.dsl, "instance/"))
+    assertThat(HealthReads.of(fx.store).liveLeases(fx.dsl, "instance/"))
         .extracting(l -> l.owner())
         .containsExactly("instance-a", "instance-b");
 

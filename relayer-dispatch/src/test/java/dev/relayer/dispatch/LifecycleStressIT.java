@@ -3,6 +3,7 @@ package dev.relayer.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.relayer.store.health.HealthReads;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -76,7 +77,9 @@ class LifecycleStressIT {
       dispatcher.start(); // start after close does nothing
     }
     await().atMost(Duration.ofSeconds(10)).until(() -> relayerThreads().isEmpty());
-    assertThat(fx.store.lease(fx.dsl, "sweeper")).as("graceful close released the lease").isEmpty();
+    assertThat(HealthReads.of(fx.store).lease(fx.dsl, "sweeper"))
+        .as("graceful close released the lease")
+        .isEmpty();
 
     int total = written;
     try (RelayerDispatcher dispatcher =
@@ -132,7 +135,9 @@ class LifecycleStressIT {
       lanes.close();
       lanes.start(); // start after close does nothing
       dispatcher.close();
-      assertThat(fx.store.liveLeases(fx.dsl, "")).as("close gave every lease up").isEmpty();
+      assertThat(HealthReads.of(fx.store).liveLeases(fx.dsl, ""))
+          .as("close gave every lease up")
+          .isEmpty();
     }
     await().atMost(Duration.ofSeconds(10)).until(() -> relayerThreads().isEmpty());
 

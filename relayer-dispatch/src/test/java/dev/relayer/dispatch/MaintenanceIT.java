@@ -9,9 +9,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.TransportBatch;
 import dev.relayer.dispatch.internal.Sweeper;
-import dev.relayer.store.ClaimByIds;
 import dev.relayer.store.InboxOutcome;
 import dev.relayer.store.NewMessage;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.pass.ClaimByIds;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.time.Instant;
@@ -158,7 +159,7 @@ class MaintenanceIT {
   }
 
   private static dev.relayer.api.spi.OutgoingMessage toOutgoing(
-      dev.relayer.store.ClaimedMessage m) {
+      dev.relayer.store.pass.ClaimedMessage m) {
     return new dev.relayer.api.spi.OutgoingMessage(
         m.messageId(), m.messageType(), m.headers(), m.body(), m.orderingKey(), m.tenantId());
   }
@@ -218,7 +219,8 @@ class MaintenanceIT {
     RelayerMaintenance c = fx.track(RelayerMaintenance.create(dispatcher, options, "instance-c"));
     assertThat(c.sweepOnce().leader()).isFalse();
     await().atMost(Duration.ofSeconds(10)).until(() -> c.sweepOnce().leader());
-    assertThat(fx.store.lease(fx.dsl, Sweeper.LEASE).orElseThrow().owner()).isEqualTo("instance-c");
+    assertThat(HealthReads.of(fx.store).lease(fx.dsl, Sweeper.LEASE).orElseThrow().owner())
+        .isEqualTo("instance-c");
   }
 
   @Test

@@ -3,7 +3,8 @@ package dev.relayer.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.relayer.store.LeaseState;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.health.LeaseState;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,7 +44,7 @@ class ManualCommitPoolIT {
         .atMost(Duration.ofSeconds(10))
         .until(
             () ->
-                fx.store.liveLeases(fx.dsl, "").stream()
+                HealthReads.of(fx.store).liveLeases(fx.dsl, "").stream()
                         .map(LeaseState::name)
                         .filter(name -> name.equals("sweeper") || name.equals("cleanup"))
                         .count()
@@ -51,7 +52,9 @@ class ManualCommitPoolIT {
 
     maintenance.close();
 
-    assertThat(fx.store.liveLeases(fx.dsl, "")).as("leases left after close").isEmpty();
+    assertThat(HealthReads.of(fx.store).liveLeases(fx.dsl, ""))
+        .as("leases left after close")
+        .isEmpty();
   }
 
   @Test
@@ -66,12 +69,14 @@ class ManualCommitPoolIT {
     lanes.start();
     fx.app(dispatcher).transaction(tx -> fx.store.enqueue(tx.dsl(), DispatchFixture.ordered("k")));
     await().atMost(Duration.ofSeconds(10)).until(() -> fx.outboxCount() == 0);
-    assertThat(fx.store.liveLeases(fx.dsl, "lane/"))
+    assertThat(HealthReads.of(fx.store).liveLeases(fx.dsl, "lane/"))
         .as("the lane that sent the message is held")
         .isNotEmpty();
 
     lanes.close();
 
-    assertThat(fx.store.liveLeases(fx.dsl, "")).as("leases left after close").isEmpty();
+    assertThat(HealthReads.of(fx.store).liveLeases(fx.dsl, ""))
+        .as("leases left after close")
+        .isEmpty();
   }
 }

@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.api.spi.OutgoingMessage;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.NewMessage;
+import dev.relayer.store.health.HealthReads;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import dev.relayer.transport.memory.InMemoryTransport;
@@ -106,7 +107,8 @@ class OneConnectionPoolIT {
                       .containsAll(keyB));
       assertThat(sentInOrder(memory, "customer-a")).containsExactlyElementsOf(keyA);
       assertThat(sentInOrder(memory, "customer-b")).containsExactlyElementsOf(keyB);
-      assertThat(relayer.store().backlog(relayer.dsl(), Instant.now()).eligible()).isZero();
+      assertThat(HealthReads.of(relayer.store()).backlog(relayer.dsl(), Instant.now()).eligible())
+          .isZero();
     }
   }
 

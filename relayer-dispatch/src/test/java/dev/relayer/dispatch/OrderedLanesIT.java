@@ -6,13 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.api.InvalidInputException;
-import dev.relayer.store.Claim;
-import dev.relayer.store.ClaimedMessage;
-import dev.relayer.store.LaneClaim;
-import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.StoreOptions;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.pass.Claim;
+import dev.relayer.store.pass.ClaimedMessage;
+import dev.relayer.store.pass.LaneClaim;
 import dev.relayer.store.pass.LanePass;
+import dev.relayer.store.pass.LeaseRequest;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.time.Duration;
 import java.time.Instant;
@@ -360,6 +361,7 @@ class OrderedLanesIT {
     LanePassResult refused = second.passOnce(LANE);
     assertThat(refused.owner()).isFalse();
     assertThat(refused.claimed()).isZero();
-    assertThat(fx.store.lease(fx.dsl, "lane/" + LANE).orElseThrow().owner()).isEqualTo("solo");
+    assertThat(HealthReads.of(fx.store).lease(fx.dsl, "lane/" + LANE).orElseThrow().owner())
+        .isEqualTo("solo");
   }
 }

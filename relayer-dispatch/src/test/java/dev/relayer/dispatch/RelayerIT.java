@@ -8,8 +8,9 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.api.SchemaMismatchException;
 import dev.relayer.schema.SchemaOptions;
-import dev.relayer.store.LeaseState;
 import dev.relayer.store.NewMessage;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.health.LeaseState;
 import dev.relayer.testkit.ForwardingDataSource;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
@@ -144,7 +145,7 @@ class RelayerIT {
   }
 
   private List<LeaseState> leasesOf(Relayer relayer) {
-    return relayer.store().leases(dsl).stream()
+    return HealthReads.of(relayer.store()).leases(dsl).stream()
         .filter(l -> l.owner().equals(relayer.owner()))
         .toList();
   }

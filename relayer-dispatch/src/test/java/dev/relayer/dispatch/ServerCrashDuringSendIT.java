@@ -6,10 +6,11 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.relayer.schema.SchemaOptions;
-import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.StoreOptions;
+import dev.relayer.store.pass.ClaimedMessage;
+import dev.relayer.store.pass.LeaseRequest;
 import dev.relayer.store.pass.Passes;
 import dev.relayer.testkit.PrivatePostgres;
 import dev.relayer.testkit.RelayerSchemaInstaller;
@@ -108,7 +109,7 @@ class ServerCrashDuringSendIT {
 
     assertThat(attemptsAndError(message.messageId()))
         .as("the claim's attempt and in-flight mark after the restart")
-        .isEqualTo(List.of(1, RelayerStore.IN_FLIGHT));
+        .isEqualTo(List.of(1, ClaimedMessage.IN_FLIGHT));
   }
 
   @Test
@@ -120,7 +121,7 @@ class ServerCrashDuringSendIT {
 
     assertThat(attemptsAndError(message.messageId()))
         .as("the careful claim's attempt and the mark")
-        .isEqualTo(List.of(1, RelayerStore.IN_FLIGHT));
+        .isEqualTo(List.of(1, ClaimedMessage.IN_FLIGHT));
   }
 
   @Test
@@ -132,7 +133,7 @@ class ServerCrashDuringSendIT {
 
     assertThat(attemptsAndError(message.messageId()))
         .as("the careful page's attempt and the mark")
-        .isEqualTo(List.of(1, RelayerStore.IN_FLIGHT));
+        .isEqualTo(List.of(1, ClaimedMessage.IN_FLIGHT));
   }
 
   @Test

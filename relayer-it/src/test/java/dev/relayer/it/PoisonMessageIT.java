@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.pass.ClaimedMessage;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import java.nio.file.Files;
@@ -60,8 +61,8 @@ class PoisonMessageIT {
             dsl.fetch("select message_type, last_error from relayer_outbox where attempts > 0")
                 .map(r -> r.get(0, String.class) + " " + r.get(1, String.class)))
         .as("direct dispatch committed its claim before it sent")
-        .contains(PoisonSenderMain.POISON + " " + RelayerStore.IN_FLIGHT)
-        .allSatisfy(row -> assertThat(row).endsWith(" " + RelayerStore.IN_FLIGHT));
+        .contains(PoisonSenderMain.POISON + " " + ClaimedMessage.IN_FLIGHT)
+        .allSatisfy(row -> assertThat(row).endsWith(" " + ClaimedMessage.IN_FLIGHT));
 
     int crashes = 1 + runUntilDone("sweeper", null);
 
@@ -142,7 +143,7 @@ class PoisonMessageIT {
     assertThat(parked.get("message_type", String.class)).isEqualTo(PoisonSenderMain.POISON);
     assertThat(parked.get("last_error", String.class))
         .contains("without completing")
-        .endsWith(RelayerStore.SENT_ALONE);
+        .endsWith(ClaimedMessage.SENT_ALONE);
     assertThat(
             dsl.fetchValue(
                 "select count(*) from relayer_outbox where ordering_key = ?",
@@ -203,7 +204,7 @@ class PoisonMessageIT {
       // Crashes with others cost nothing; the ones alone count, up to maxAttempts.
       assertThat(poison.get("last_error", String.class))
           .startsWith("claimed " + (MAX_ATTEMPTS + 1) + " times without completing")
-          .endsWith(RelayerStore.SENT_ALONE);
+          .endsWith(ClaimedMessage.SENT_ALONE);
       assertThat(sends(poison.get("message_id", UUID.class)))
           .as("sends of a poison message: maxAttempts alone, at most two with others before")
           .isBetween((long) MAX_ATTEMPTS, MAX_ATTEMPTS + 2L);
@@ -261,7 +262,7 @@ class PoisonMessageIT {
     assertThat(dead.get(0).get("message_type", String.class)).isEqualTo(PoisonSenderMain.POISON);
     assertThat(dead.get(0).get("last_error", String.class))
         .startsWith("claimed " + (MAX_ATTEMPTS + 1) + " times without completing")
-        .endsWith(RelayerStore.SENT_ALONE);
+        .endsWith(ClaimedMessage.SENT_ALONE);
     UUID poison = dead.get(0).get("message_id", UUID.class);
     assertThat(accepted()).doesNotContain(poison);
     assertThat(poisonSends()).as("sent once per crash").isEqualTo(crashes);

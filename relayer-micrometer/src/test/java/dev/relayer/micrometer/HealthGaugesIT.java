@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relayer.dispatch.Relayer;
-import dev.relayer.store.LeaseRequest;
+import dev.relayer.store.pass.LeaseRequest;
 import dev.relayer.store.pass.Passes;
 import dev.relayer.testkit.HeldSnapshot;
 import dev.relayer.transport.memory.InMemoryTransport;

@@ -5,6 +5,10 @@ import static org.jooq.impl.DSL.insertInto;
 import static org.jooq.impl.DSL.param;
 
 import dev.relayer.jooq.generated.tables.RelayerInbox;
+import dev.relayer.store.internal.Binds;
+import dev.relayer.store.internal.RenderedStatement;
+import dev.relayer.store.internal.StoreJdbc;
+import dev.relayer.store.pass.RetentionDelete;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.Param;

@@ -2,6 +2,7 @@ package dev.relayer.store;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.TextChecks;
+import dev.relayer.store.internal.StoreChecks;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

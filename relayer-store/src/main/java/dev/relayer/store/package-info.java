@@ -1,14 +1,30 @@
 /**
- * {@link dev.relayer.store.RelayerStore}: every SQL statement Relayer runs, as typed jOOQ DSL over
- * the generated tables, on the {@link org.jooq.DSLContext} the caller passes.
+ * {@link dev.relayer.store.RelayerStore}: the application's face of Relayer's tables — enqueue, the
+ * inbox, the schema checks and the lanes' channel — on the {@link org.jooq.DSLContext} the caller
+ * passes.
  *
- * <h2>Two faces</h2>
+ * <h2>Packages</h2>
  *
- * Applications use {@link dev.relayer.store.RelayerStore}: enqueue, the inbox, parked keys and dead
- * rows, health reads and the schema checks. The statements of Relayer's background passes — claims,
- * completions, leases, retention batches — are not on it: {@code relayer-dispatch} runs them
- * through {@link dev.relayer.store.pass}, one type per protocol, each of which takes its steps in
- * their fixed order. The store's javadoc below still names those statements where it explains them.
+ * The store is split by concern, each package's SQL classes named for their table or protocol:
+ *
+ * <ul>
+ *   <li>{@code dev.relayer.store} (this package): the face, the enqueue ({@code OutboxInserts}) and
+ *       the inbox ({@code InboxQueries}).
+ *   <li>{@link dev.relayer.store.pass}: Relayer's background passes, one type per protocol, and the
+ *       statements they own ({@code OutboxClaims}, {@code LaneClaims}, {@code LeaseTable}, {@code
+ *       RetentionDelete}); for {@code relayer-dispatch} only.
+ *   <li>{@link dev.relayer.store.ops}: an operator's reads and actions on parked keys and dead rows
+ *       ({@link dev.relayer.store.ops.StoreOperations}), each action writing its own audit row.
+ *   <li>{@link dev.relayer.store.health}: the reads behind health checks, meters and status ({@link
+ *       dev.relayer.store.health.HealthReads}).
+ *   <li>{@link dev.relayer.store.schema}: the schema checks and the drift report.
+ *   <li>{@link dev.relayer.store.internal}: the rendering machinery the others share (name mapping,
+ *       statements rendered once, binds, the outbox's shared conditions, key locks, the move to the
+ *       dead table); nothing there is for applications.
+ * </ul>
+ *
+ * The face never imports the pass package, and no application-facing module reaches the pass or
+ * internal packages (a build rule checks both).
  *
  * <h2>Names</h2>
  *
@@ -23,16 +39,16 @@
  * version 2, which lacks the lane key index, with the upgrade to run). {@link
  * dev.relayer.store.RelayerStore#findDrift} compares every column, constraint and index with the
  * current schema script, applied as temporary tables in a rolled-back transaction ({@link
- * dev.relayer.store.SchemaDrift}).
+ * dev.relayer.store.schema.SchemaDrift}).
  *
  * <h2>Audit trail</h2>
  *
  * {@code <prefix>operations} holds one row per operator action that changed rows ({@link
- * dev.relayer.store.AuditEntry}). The store writes a row ({@link
- * dev.relayer.store.RelayerStore#recordAudit}) and raises its count ({@link
- * dev.relayer.store.RelayerStore#addAuditRows}) in the caller's transaction; the operator in {@code
- * relayer-dispatch} calls them in the transaction of each change, so a row and its count never
- * claim more than committed.
+ * dev.relayer.store.ops.AuditEntry}). Every action of {@link dev.relayer.store.ops.StoreOperations}
+ * writes its row itself, in the transaction of its change, and a replay or purge run in batches
+ * ({@link dev.relayer.store.ops.DeadRun}) raises the count of its one row in each batch's
+ * transaction, so a row and its count never claim more than committed, and no action changes parked
+ * keys or dead rows without one.
  *
  * <h2>Statements rendered once</h2>
  *
@@ -59,18 +75,18 @@
  * <h2>Where the statements live</h2>
  *
  * Each class of statements holds one table's, except where a statement spans two (the move to and
- * the replay from the dead table). Every table but the outbox has one class: {@code LeaseQueries}
- * (rendered once), {@code InboxQueries} (rendered once) and {@link RetentionDelete} for its
- * retention, {@code OutboxDeadQueries} (the dead table's writes) with {@code DeadRowQueries} (the
- * operator's reads of it), {@code AuditQueries}. The outbox's statements, some 1,300 lines of jOOQ,
- * would make one class three times the size the house style allows, so they are split by protocol
- * instead: {@code OutboxJdbc} — the enqueue, the claims by ids and by page, the sweeper's page lock
- * and the traversal's bounds, the completing writes; {@code OutboxLaneQueries} — the lane claim,
+ * the replay from the dead table). The outbox's statements are split by protocol: {@code
+ * OutboxInserts} — the enqueue; {@code OutboxClaims} — the claims by ids and by page, the sweeper's
+ * page lock and the traversal's bounds, the completing writes; {@code LaneClaims} — the lane claim,
  * its give-back, the due checks, the lane notifications and the park of a head; {@code
- * OutboxQueries} and {@code BacklogQueries} — the operator's and the health checks' reads and the
- * parked-key actions. The first two hold every statement a message or a pass runs, all rendered
- * once; the last two are built per call, at an operator's or a health probe's pace. Every variable
- * is a jOOQ {@code Param<T>} bound through {@code Binds}, which checks each name and type.
+ * ParkedKeyQueries}, {@code OutboxHealthQueries} and {@code BacklogQueries} — the operator's and
+ * the health checks' reads and the parked-key actions. The first three hold every statement a
+ * message or a pass runs, all rendered once; the others are built per call, at an operator's or a
+ * health probe's pace. The other tables: {@code LeaseTable} (rendered once) with {@code
+ * LeaseReads}, {@code InboxQueries} (rendered once), {@code RetentionDelete} for retention, {@code
+ * OutboxDeadQueries} (the dead table's operator writes) with {@code DeadRowQueries} (its reads),
+ * {@code AuditQueries}. Every variable is a jOOQ {@code Param<T>} bound through {@code Binds},
+ * which checks each name and type.
  *
  * <h2>Ordered writes</h2>
  *
@@ -109,7 +125,7 @@
  * {@link dev.relayer.store.pass.SweepPass#lockPage} selects the rows of a keyset page {@code FOR
  * UPDATE SKIP LOCKED} and writes nothing: for a caller whose claim and completion commit in one
  * transaction, where a stamp could never be seen outside it. It returns a {@link
- * dev.relayer.store.Claim.Locked}. The row locks fence the rows instead of the token; its
+ * dev.relayer.store.pass.Claim.Locked}. The row locks fence the rows instead of the token; its
  * completion ({@link dev.relayer.store.pass.ClaimTransaction#complete}) first writes the token,
  * expiry and attempt on the rows that were not sent, after which the token-fenced writes apply to
  * them as to any claim, and deletes the sent rows by id. Both statements take a {@code
@@ -117,21 +133,22 @@
  *
  * <h2>Dead rows</h2>
  *
- * The operator's statements on the dead table ({@link dev.relayer.store.RelayerStore#deadRows},
- * {@link dev.relayer.store.RelayerStore#deadGroups}, {@link
- * dev.relayer.store.RelayerStore#replayDead}, {@link dev.relayer.store.RelayerStore#deleteDead})
- * are built per call with jOOQ, since their filters vary and they run at an operator's pace. A
- * replay or purge works in keyset pages ({@link dev.relayer.store.DeadPage}): it reads the ids of
- * the page's rows without locking them, then acts on those ids, skipping rows another transaction
- * holds ({@code FOR UPDATE SKIP LOCKED}), so that concurrent operators never move or delete a row
- * twice and never wait for each other's rows. A replay page is one transaction: it takes the page's
- * ordering keys' advisory locks — the enqueue's, in the same ascending order — and then deletes the
- * rows from the dead table and inserts them into the outbox in one statement, whose {@code INSERT …
- * SELECT … ORDER BY id} draws the new ids in dead-id order. With the key lock held, no writer of
- * the key (an enqueue or another replay) commits between the replay's id and its commit, so id
- * order stays commit order within a key, which the lanes rely on; the replayed rows of a key come
- * after every row of the key already there. Since a replay of a key waits for that lock, two
- * replays never move rows of one key out of their order: each page takes the lowest dead ids left.
+ * The operator's statements on the dead table ({@link
+ * dev.relayer.store.ops.StoreOperations#deadRows}, {@link
+ * dev.relayer.store.ops.StoreOperations#deadGroups}, {@link dev.relayer.store.ops.DeadRun#replay},
+ * {@link dev.relayer.store.ops.DeadRun#purge}) are built per call with jOOQ, since their filters
+ * vary and they run at an operator's pace. A replay or purge works in keyset pages ({@link
+ * dev.relayer.store.ops.DeadPage}): it reads the ids of the page's rows without locking them, then
+ * acts on those ids, skipping rows another transaction holds ({@code FOR UPDATE SKIP LOCKED}), so
+ * that concurrent operators never move or delete a row twice and never wait for each other's rows.
+ * A replay page is one transaction: it takes the page's ordering keys' advisory locks — the
+ * enqueue's, in the same ascending order — and then deletes the rows from the dead table and
+ * inserts them into the outbox in one statement, whose {@code INSERT … SELECT … ORDER BY id} draws
+ * the new ids in dead-id order. With the key lock held, no writer of the key (an enqueue or another
+ * replay) commits between the replay's id and its commit, so id order stays commit order within a
+ * key, which the lanes rely on; the replayed rows of a key come after every row of the key already
+ * there. Since a replay of a key waits for that lock, two replays never move rows of one key out of
+ * their order: each page takes the lowest dead ids left.
  *
  * <h2>Inbox</h2>
  *

@@ -7,6 +7,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.internal.StoreDsl;
+import dev.relayer.store.ops.StoreOperations;
+import dev.relayer.store.pass.ClaimByIds;
+import dev.relayer.store.pass.ClaimPage;
+import dev.relayer.store.pass.DeadLetter;
+import dev.relayer.store.pass.FailedSend;
+import dev.relayer.store.pass.LeaseRequest;
+import dev.relayer.store.pass.TestPassSql;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import java.sql.Connection;
@@ -161,18 +170,26 @@ class BadInputIT {
     calls.put("consumer", tx -> store.tryRecordInbox(tx, "billing\0", UUID.randomUUID()));
     calls.put(
         "lease name",
-        tx -> store.tryAcquireLease(tx, new LeaseRequest("s\0", "me", Duration.ofSeconds(5))));
+        tx ->
+            TestPassSql.of(store)
+                .leases()
+                .tryAcquireLease(tx, new LeaseRequest("s\0", "me", Duration.ofSeconds(5))));
     calls.put(
         "lease owner",
-        tx -> store.tryAcquireLease(tx, new LeaseRequest("s", "m\0e", Duration.ofSeconds(5))));
-    calls.put("lease name", tx -> store.releaseLease(tx, "s\0", "me"));
-    calls.put("orderingKey", tx -> store.retryParked(tx, "k\0"));
-    calls.put("transport", tx -> store.backlog(tx, Instant.now(), "m\0"));
+        tx ->
+            TestPassSql.of(store)
+                .leases()
+                .tryAcquireLease(tx, new LeaseRequest("s", "m\0e", Duration.ofSeconds(5))));
+    calls.put("lease name", tx -> TestPassSql.of(store).leases().releaseLease(tx, "s\0", "me"));
+    calls.put("orderingKey", tx -> StoreOperations.of(store).retryHead(tx, "test", "k\0"));
+    calls.put("transport", tx -> HealthReads.of(store).backlog(tx, Instant.now(), "m\0"));
     calls.put(
         "reason",
         tx ->
-            store.moveToDead(
-                tx, UUID.randomUUID(), new DeadLetter(List.of(1L), "r\0", "e", Instant.now())));
+            TestPassSql.of(store)
+                .outbox()
+                .moveToDead(
+                    tx, UUID.randomUUID(), new DeadLetter(List.of(1L), "r\0", "e", Instant.now())));
 
     dsl.transaction(
         configuration -> {
@@ -301,14 +318,25 @@ class BadInputIT {
     Instant now = Instant.now();
     Duration tooLong = Duration.ofDays(200_000_000);
 
-    assertThatThrownBy(() -> store.claimPage(dsl, new ClaimPage(0, 10, now, 10, now, tooLong)))
+    assertThatThrownBy(
+            () ->
+                TestPassSql.of(store)
+                    .outbox()
+                    .claimPage(dsl, new ClaimPage(0, 10, now, 10, now, tooLong)))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("claimDuration must be at most 36500 days");
-    assertThatThrownBy(() -> store.claimByIds(dsl, new ClaimByIds(List.of(1L), now, tooLong)))
+    assertThatThrownBy(
+            () ->
+                TestPassSql.of(store)
+                    .outbox()
+                    .claimByIds(dsl, new ClaimByIds(List.of(1L), now, tooLong)))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("claimDuration");
     assertThatThrownBy(
-            () -> store.claimPage(dsl, new ClaimPage(0, 10, now, 0, now, Duration.ofSeconds(5))))
+            () ->
+                TestPassSql.of(store)
+                    .outbox()
+                    .claimPage(dsl, new ClaimPage(0, 10, now, 0, now, Duration.ofSeconds(5))))
         .isInstanceOf(InvalidInputException.class)
         .hasMessage("limit must be at least 1, was 0");
     assertThatThrownBy(() -> store.tryRecordInbox(dsl, "billing", null))
@@ -316,8 +344,10 @@ class BadInputIT {
         .hasMessage("messageId must not be null");
     assertThatThrownBy(
             () ->
-                store.recordFailures(
-                    dsl, UUID.randomUUID(), List.of(new FailedSend(1, "e", Instant.MAX))))
+                TestPassSql.of(store)
+                    .outbox()
+                    .recordFailures(
+                        dsl, UUID.randomUUID(), List.of(new FailedSend(1, "e", Instant.MAX))))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("retryAt must be between");
     assertThat(rowsOf(GENERATED)).isZero();

@@ -5,6 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relayer.schema.SchemaNames;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.health.HorizonHolder;
+import dev.relayer.store.health.TableDeadTuples;
+import dev.relayer.store.health.XminHorizon;
 import dev.relayer.testkit.HeldSnapshot;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -52,7 +56,7 @@ class BloatReportIT {
         .pollInterval(Duration.ofMillis(200))
         .until(
             () -> {
-              last.set(fx.store.deadTuples(fx.dsl));
+              last.set(HealthReads.of(fx.store).deadTuples(fx.dsl));
               return table(last.get(), SchemaNames.OUTBOX).deadTuples() >= 150;
             });
     List<TableDeadTuples> tables = last.get();
@@ -79,7 +83,7 @@ class BloatReportIT {
         fx.store.enqueue(fx.dsl, StoreFixture.unordered());
       }
 
-      XminHorizon horizon = fx.store.xminHorizon(fx.dsl);
+      XminHorizon horizon = HealthReads.of(fx.store).xminHorizon(fx.dsl);
 
       HorizonHolder.Session held = session(horizon, pid).orElseThrow();
       assertThat(held.xminAge()).isGreaterThanOrEqualTo(3);
@@ -103,7 +107,8 @@ class BloatReportIT {
       // Read committed drops its snapshot after each statement; its transaction id remains.
       fx.store.enqueue(fx.dsl, StoreFixture.unordered());
 
-      HorizonHolder.Session held = session(fx.store.xminHorizon(fx.dsl), pid).orElseThrow();
+      HorizonHolder.Session held =
+          session(HealthReads.of(fx.store).xminHorizon(fx.dsl), pid).orElseThrow();
       assertThat(held.xminAge()).isGreaterThanOrEqualTo(1);
       assertThat(held.state()).contains("idle in transaction");
       writer.rollback();
@@ -120,10 +125,10 @@ class BloatReportIT {
           ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_class")) {
         rs.next();
       }
-      assertThat(session(fx.store.xminHorizon(fx.dsl), pid)).isPresent();
+      assertThat(session(HealthReads.of(fx.store).xminHorizon(fx.dsl), pid)).isPresent();
       pin.commit();
 
-      assertThat(session(fx.store.xminHorizon(fx.dsl), pid)).isEmpty();
+      assertThat(session(HealthReads.of(fx.store).xminHorizon(fx.dsl), pid)).isEmpty();
     }
   }
 

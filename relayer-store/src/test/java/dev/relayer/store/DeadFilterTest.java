@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.store.internal.ErrorFingerprint;
+import dev.relayer.store.ops.DeadFilter;
+import dev.relayer.store.ops.DeadPage;
+import dev.relayer.store.ops.DeadRow;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 

@@ -6,6 +6,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.internal.ErrorFingerprint;
+import dev.relayer.store.internal.HeadersJson;
+import dev.relayer.store.internal.StoreDsl;
+import dev.relayer.store.ops.DeadDeleted;
+import dev.relayer.store.ops.DeadFilter;
+import dev.relayer.store.ops.DeadPage;
+import dev.relayer.store.ops.DeadReplayed;
+import dev.relayer.store.ops.DeadRowSummary;
+import dev.relayer.store.ops.ReplayedRow;
+import dev.relayer.store.ops.StoreOperations;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Instant;
@@ -96,7 +106,7 @@ abstract class DeadRowStoreContract {
     long pending = dsl.transactionResult(tx -> store.enqueue(tx.dsl(), StoreFixture.unordered()));
     Instant replayedAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
 
-    DeadReplayed first = store.replayDead(dsl, DeadPage.first(DeadFilter.all(), 2), replayedAt);
+    DeadReplayed first = replayDead(dsl, DeadPage.first(DeadFilter.all(), 2), replayedAt);
 
     assertThat(first.rows()).extracting(ReplayedRow::deadId).containsExactly(3L, 7L);
     assertThat(first.rows()).extracting(ReplayedRow::messageId).containsExactly(a, b);
@@ -106,8 +116,7 @@ abstract class DeadRowStoreContract {
     assertThat(first.next()).hasValue(7);
     assertThat(first.parkedKeys()).isEmpty();
 
-    DeadReplayed second =
-        store.replayDead(dsl, DeadPage.first(DeadFilter.all(), 2).after(7), replayedAt);
+    DeadReplayed second = replayDead(dsl, DeadPage.first(DeadFilter.all(), 2).after(7), replayedAt);
 
     assertThat(second.rows()).extracting(ReplayedRow::messageId).containsExactly(c);
     assertThat(second.next()).isEmpty();
@@ -131,7 +140,7 @@ abstract class DeadRowStoreContract {
     assertThat(row.getLastError()).isNull();
     assertThat(row.getStatus()).isEqualTo("pending");
     assertThat(row.getClaimToken()).isNull();
-    assertThat(store.deadCount(dsl, DeadFilter.all())).isZero();
+    assertThat(StoreOperations.of(store).deadCount(dsl, DeadFilter.all())).isZero();
   }
 
   @Test
@@ -139,8 +148,7 @@ abstract class DeadRowStoreContract {
     int stale = (laneOf("customer-8") + 1) % store.options().laneCount() + 100;
     dead(4, "customer-8", stale, "orders");
 
-    DeadReplayed replayed =
-        store.replayDead(dsl, DeadPage.first(DeadFilter.all(), 10), Instant.now());
+    DeadReplayed replayed = replayDead(dsl, DeadPage.first(DeadFilter.all(), 10), Instant.now());
 
     assertThat(replayed.rows())
         .singleElement()
@@ -162,8 +170,8 @@ abstract class DeadRowStoreContract {
       DSLContext held = new StoreDsl(schema()).map(fx.open(holder));
       held.selectFrom(RELAYER_OUTBOX_DEAD).where(RELAYER_OUTBOX_DEAD.ID.eq(2L)).forUpdate().fetch();
 
-      DeadReplayed replayed = store.replayDead(dsl, DeadPage.first(orders, 10), Instant.now());
-      DeadDeleted purged = store.deleteDead(dsl, DeadPage.first(orders, 10));
+      DeadReplayed replayed = replayDead(dsl, DeadPage.first(orders, 10), Instant.now());
+      DeadDeleted purged = deleteDead(dsl, DeadPage.first(orders, 10));
 
       assertThat(replayed.rows()).extracting(ReplayedRow::deadId).containsExactly(1L, 4L);
       assertThat(purged.deleted()).isZero();
@@ -177,11 +185,11 @@ abstract class DeadRowStoreContract {
                 .fetch(RELAYER_OUTBOX_DEAD.ID))
         .containsExactly(2L, 3L);
 
-    DeadDeleted purged = store.deleteDead(dsl, DeadPage.first(orders, 10));
+    DeadDeleted purged = deleteDead(dsl, DeadPage.first(orders, 10));
 
     assertThat(purged.deleted()).isEqualTo(1);
     assertThat(purged.next()).isEmpty();
-    assertThat(store.deadRows(dsl, DeadPage.first(DeadFilter.all(), 10)))
+    assertThat(StoreOperations.of(store).deadRows(dsl, DeadPage.first(DeadFilter.all(), 10)))
         .extracting(DeadRowSummary::id)
         .containsExactly(3L);
   }
@@ -199,8 +207,7 @@ abstract class DeadRowStoreContract {
     dead(head + 100, "customer-4", laneOf("customer-4"), "orders");
     dead(head + 101, "customer-5", laneOf("customer-5"), "orders");
 
-    DeadReplayed replayed =
-        store.replayDead(dsl, DeadPage.first(DeadFilter.all(), 10), Instant.now());
+    DeadReplayed replayed = replayDead(dsl, DeadPage.first(DeadFilter.all(), 10), Instant.now());
 
     assertThat(replayed.rows()).hasSize(2);
     assertThat(replayed.parkedKeys()).containsExactly("customer-4");
@@ -211,7 +218,7 @@ abstract class DeadRowStoreContract {
     dead(5, null, null, "orders");
     dead(6, null, null, "payments");
 
-    assertThat(store.deadGroups(dsl, DeadFilter.all(), 10))
+    assertThat(StoreOperations.of(store).deadGroups(dsl, DeadFilter.all(), 10))
         .singleElement()
         .satisfies(
             g -> {
@@ -221,13 +228,17 @@ abstract class DeadRowStoreContract {
               assertThat(g.firstFailedAt()).isEqualTo(FAILED);
             });
     assertThat(
-            store.deadRows(
-                dsl, DeadPage.first(DeadFilter.builder().tenantId("tenant-0").build(), 10)))
+            StoreOperations.of(store)
+                .deadRows(
+                    dsl, DeadPage.first(DeadFilter.builder().tenantId("tenant-0").build(), 10)))
         .extracting(DeadRowSummary::id)
         .containsExactly(6L);
-    assertThat(store.deadRow(dsl, 5).orElseThrow().bodyText()).contains("body-5");
-    assertThat(store.highestDeadId(dsl)).hasValue(6);
-    assertThat(store.deadCount(dsl, DeadFilter.builder().destination("orders").build()))
+    assertThat(StoreOperations.of(store).deadRow(dsl, 5).orElseThrow().bodyText())
+        .contains("body-5");
+    assertThat(StoreOperations.of(store).highestDeadId(dsl)).hasValue(6);
+    assertThat(
+            StoreOperations.of(store)
+                .deadCount(dsl, DeadFilter.builder().destination("orders").build()))
         .isEqualTo(1);
   }
 
@@ -239,12 +250,12 @@ abstract class DeadRowStoreContract {
     dead(10, null, null, "orders");
 
     DeadReplayed replayed =
-        store.replayDead(
+        replayDead(
             dsl,
             DeadPage.first(DeadFilter.builder().ids(java.util.List.of(7L, 9L)).build(), 10),
             Instant.now());
     DeadDeleted purged =
-        store.deleteDead(
+        deleteDead(
             dsl,
             DeadPage.first(
                 DeadFilter.builder().destination("orders").ids(java.util.List.of(8L, 9L)).build(),
@@ -253,10 +264,20 @@ abstract class DeadRowStoreContract {
     assertThat(replayed.rows()).extracting(ReplayedRow::deadId).containsExactly(7L, 9L);
     assertThat(replayed.rows().get(0).messageId()).isEqualTo(one);
     assertThat(purged.deleted()).isEqualTo(1);
-    assertThat(store.deadRows(dsl, DeadPage.first(DeadFilter.all(), 10)))
+    assertThat(StoreOperations.of(store).deadRows(dsl, DeadPage.first(DeadFilter.all(), 10)))
         .extracting(DeadRowSummary::id)
         .containsExactly(10L);
-    assertThat(store.deadCount(dsl, DeadFilter.builder().ids(java.util.List.of(10L, 11L)).build()))
+    assertThat(
+            StoreOperations.of(store)
+                .deadCount(dsl, DeadFilter.builder().ids(java.util.List.of(10L, 11L)).build()))
         .isEqualTo(1);
+  }
+
+  private DeadReplayed replayDead(DSLContext on, DeadPage page, Instant replayedAt) {
+    return StoreOperations.of(store).replayRun("test", page.filter()).replay(on, page, replayedAt);
+  }
+
+  private DeadDeleted deleteDead(DSLContext on, DeadPage page) {
+    return StoreOperations.of(store).purgeRun("test", page.filter()).purge(on, page);
   }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relayer.schema.SchemaNames;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.pass.LeaseRequest;
+import dev.relayer.store.pass.TestPassSql;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
@@ -47,8 +49,10 @@ class EmptyOutboxPlanIT {
       passes.setAutoCommit(false);
       DSLContext onPasses = fx.open(passes);
       for (int i = 0; i < PASSES_ON_THE_EMPTY_TABLE; i++) {
-        fx.store.startLeasedPass(onPasses, lease);
-        fx.store.deleteFenced(onPasses, UUID.randomUUID(), List.of(1L, 2L));
+        TestPassSql.of(fx.store).leases().startLeasedPass(onPasses, lease);
+        TestPassSql.of(fx.store)
+            .outbox()
+            .deleteFenced(onPasses, UUID.randomUUID(), List.of(1L, 2L));
         passes.commit();
       }
 
@@ -61,8 +65,9 @@ class EmptyOutboxPlanIT {
           SchemaNames.OUTBOX);
       List<Long> ids = fx.store.enqueue(fx.dsl, StoreFixture.unordered(2));
 
-      fx.store.startLeasedPass(onPasses, lease);
-      int deleted = fx.store.deleteFenced(onPasses, UUID.randomUUID(), ids);
+      TestPassSql.of(fx.store).leases().startLeasedPass(onPasses, lease);
+      int deleted =
+          TestPassSql.of(fx.store).outbox().deleteFenced(onPasses, UUID.randomUUID(), ids);
       long sequentialScans = outboxStatistic(onPasses, "pg_stat_get_xact_numscans");
       long blocksRead = outboxStatistic(onPasses, "pg_stat_get_xact_blocks_fetched");
       passes.commit();

@@ -6,6 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.internal.StoreDsl;
+import dev.relayer.store.pass.Claim;
+import dev.relayer.store.pass.ClaimByIds;
+import dev.relayer.store.pass.ClaimedMessage;
+import dev.relayer.store.pass.DeadLetter;
+import dev.relayer.store.pass.FailedSend;
+import dev.relayer.store.pass.TestPassSql;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -70,31 +77,41 @@ class ErrorTextIT {
     Instant now = now();
     long victim = store.enqueue(legacy, StoreFixture.message().destination("victim").build());
     long attacker = store.enqueue(legacy, StoreFixture.message().destination("attacker").build());
-    Claim claim = store.claimByIds(legacy, new ClaimByIds(List.of(victim, attacker), now, CLAIM));
+    Claim claim =
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(legacy, new ClaimByIds(List.of(victim, attacker), now, CLAIM));
     String refused =
         "NOT_FOUND - no exchange 'x\\', \"destination\" = $$attacker$$"
             + " where \"destination\" = $$victim$$ --'";
 
     int recorded =
-        store.recordFailures(
-            legacy, claim.token(), List.of(new FailedSend(attacker, refused, now.plusSeconds(5))));
+        TestPassSql.of(store)
+            .outbox()
+            .recordFailures(
+                legacy,
+                claim.token(),
+                List.of(new FailedSend(attacker, refused, now.plusSeconds(5))));
 
     assertThat(recorded).isEqualTo(1);
     assertThat(row(attacker).getLastError()).isEqualTo(refused);
     assertThat(row(victim).getDestination()).isEqualTo("victim");
     assertThat(row(victim).getLastError())
         .as("as the claim left it")
-        .isEqualTo(RelayerStore.IN_FLIGHT);
+        .isEqualTo(ClaimedMessage.IN_FLIGHT);
   }
 
   @Test
   void backslashesInAnErrorTextAreKeptExactly() {
     Instant now = now();
     long id = store.enqueue(legacy, StoreFixture.unordered());
-    Claim claim = store.claimByIds(legacy, new ClaimByIds(List.of(id), now, CLAIM));
+    Claim claim =
+        TestPassSql.of(store).outbox().claimByIds(legacy, new ClaimByIds(List.of(id), now, CLAIM));
     String error = "C:\\temp\\new \\\\ \\x41 \\' E'\\n' \\";
 
-    store.recordFailures(legacy, claim.token(), List.of(new FailedSend(id, error, now)));
+    TestPassSql.of(store)
+        .outbox()
+        .recordFailures(legacy, claim.token(), List.of(new FailedSend(id, error, now)));
 
     assertThat(row(id).getLastError()).isEqualTo(error);
   }
@@ -104,15 +121,20 @@ class ErrorTextIT {
     Instant now = now();
     long first = store.enqueue(legacy, StoreFixture.unordered());
     long second = store.enqueue(legacy, StoreFixture.unordered());
-    Claim claim = store.claimByIds(legacy, new ClaimByIds(List.of(first, second), now, CLAIM));
+    Claim claim =
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(legacy, new ClaimByIds(List.of(first, second), now, CLAIM));
 
     int recorded =
-        store.recordFailures(
-            legacy,
-            claim.token(),
-            List.of(
-                new FailedSend(first, "broker said \0 here", now.plusSeconds(3)),
-                new FailedSend(second, "lone \uD800 surrogate", now.plusSeconds(4))));
+        TestPassSql.of(store)
+            .outbox()
+            .recordFailures(
+                legacy,
+                claim.token(),
+                List.of(
+                    new FailedSend(first, "broker said \0 here", now.plusSeconds(3)),
+                    new FailedSend(second, "lone \uD800 surrogate", now.plusSeconds(4))));
 
     assertThat(recorded).isEqualTo(2);
     assertThat(row(first).getLastError()).isEqualTo("broker said \uFFFD here");
@@ -131,15 +153,25 @@ class ErrorTextIT {
             new Settings().withStatementType(StatementType.STATIC_STATEMENT));
     long victim = store.enqueue(legacy, StoreFixture.message().destination("victim2").build());
     long id = store.enqueue(staticStatements, StoreFixture.unordered());
-    Claim claim = store.claimByIds(staticStatements, new ClaimByIds(List.of(id), now, CLAIM));
+    Claim claim =
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(staticStatements, new ClaimByIds(List.of(id), now, CLAIM));
     String refused = "x\\', \"destination\" = $$attacker$$ where \"destination\" = $$victim2$$ --";
 
-    assertThat(store.park(staticStatements, claim.token(), id, refused, now)).isFalse();
-    store.recordFailures(
-        staticStatements, claim.token(), List.of(new FailedSend(id, refused, now)));
+    assertThat(
+            TestPassSql.of(store).lanes().park(staticStatements, claim.token(), id, refused, now))
+        .isFalse();
+    TestPassSql.of(store)
+        .outbox()
+        .recordFailures(staticStatements, claim.token(), List.of(new FailedSend(id, refused, now)));
     int dead =
-        store.moveToDead(
-            staticStatements, claim.token(), new DeadLetter(List.of(id), refused, refused, now));
+        TestPassSql.of(store)
+            .outbox()
+            .moveToDead(
+                staticStatements,
+                claim.token(),
+                new DeadLetter(List.of(id), refused, refused, now));
 
     assertThat(dead).isEqualTo(1);
     assertThat(row(victim).getDestination()).isEqualTo("victim2");

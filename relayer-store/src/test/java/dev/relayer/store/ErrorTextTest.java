@@ -2,6 +2,7 @@ package dev.relayer.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relayer.store.internal.ErrorText;
 import org.junit.jupiter.api.Test;
 
 class ErrorTextTest {

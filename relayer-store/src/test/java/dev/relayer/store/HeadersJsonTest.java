@@ -3,6 +3,7 @@ package dev.relayer.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relayer.store.internal.HeadersJson;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relayer.schema.SchemaNames;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.health.HealthQuery;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.health.OutboxHealth;
+import dev.relayer.store.pass.LeaseRequest;
 import dev.relayer.store.pass.Passes;
 import dev.relayer.store.pass.SweepPass;
 import java.sql.Connection;
@@ -153,7 +157,7 @@ class HealthReadPlanIT {
   private OutboxHealth read(long rowLimit, List<String> statements) {
     HealthQuery query =
         new HealthQuery(Instant.now(), Duration.ofSeconds(10), Duration.ofHours(1), rowLimit);
-    return fx.store.health(recording(fx.dsl, statements), query);
+    return HealthReads.of(fx.store).health(recording(fx.dsl, statements), query);
   }
 
   /**

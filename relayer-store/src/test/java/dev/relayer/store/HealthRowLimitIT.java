@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.schema.SchemaNames;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.health.HealthQuery;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.health.OutboxHealth;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -58,8 +61,9 @@ class HealthRowLimitIT {
   }
 
   private OutboxHealth read(long rowLimit) {
-    return fx.store.health(
-        fx.dsl, new HealthQuery(now, Duration.ofSeconds(30), Duration.ofHours(1), rowLimit));
+    return HealthReads.of(fx.store)
+        .health(
+            fx.dsl, new HealthQuery(now, Duration.ofSeconds(30), Duration.ofHours(1), rowLimit));
   }
 
   private Instant oldestCreatedAt() {

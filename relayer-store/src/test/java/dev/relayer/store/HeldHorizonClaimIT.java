@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relayer.schema.SchemaNames;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.pass.Claim;
+import dev.relayer.store.pass.ClaimByIds;
+import dev.relayer.store.pass.ClaimedMessage;
+import dev.relayer.store.pass.TestPassSql;
 import dev.relayer.testkit.HeldSnapshot;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -66,8 +70,9 @@ class HeldHorizonClaimIT {
       claimer.setAutoCommit(false);
       DSLContext onClaimer = fx.open(claimer);
       Claim claim =
-          fx.store.claimByIds(
-              onClaimer, new ClaimByIds(ids, Instant.now(), Duration.ofSeconds(30)));
+          TestPassSql.of(fx.store)
+              .outbox()
+              .claimByIds(onClaimer, new ClaimByIds(ids, Instant.now(), Duration.ofSeconds(30)));
       long entriesRead =
           entriesRead(onClaimer, SchemaNames.OUTBOX + "_pending_idx")
               + entriesRead(onClaimer, SchemaNames.OUTBOX + "_pkey");

@@ -10,6 +10,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.health.LeaseState;
+import dev.relayer.store.internal.StoreDsl;
+import dev.relayer.store.ops.ParkedKey;
+import dev.relayer.store.ops.StoreOperations;
+import dev.relayer.store.pass.Claim;
+import dev.relayer.store.pass.ClaimedMessage;
+import dev.relayer.store.pass.FailedSend;
+import dev.relayer.store.pass.LaneClaim;
+import dev.relayer.store.pass.LeaseOutcome;
+import dev.relayer.store.pass.LeaseRequest;
+import dev.relayer.store.pass.TestPassSql;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
@@ -125,7 +137,7 @@ abstract class LaneStoreContract {
     }
     dsl.transaction(
         tx -> {
-          Claim claim = store.claimLane(tx.dsl(), heads(10));
+          Claim claim = TestPassSql.of(store).lanes().claimLane(tx.dsl(), heads(10));
           long parkedIndexScans =
               tx.dsl()
                   .fetchSingle(
@@ -145,19 +157,21 @@ abstract class LaneStoreContract {
     List<Long> c = enqueue(keys.get(2), 1);
     store.enqueue(dsl, message().build()); // unordered: never in a lane claim
 
-    Claim first = store.claimLane(dsl, heads(2));
+    Claim first = TestPassSql.of(store).lanes().claimLane(dsl, heads(2));
     assertThat(ids(first)).containsExactly(a.get(0), b.get(0));
     assertThat(first.messages()).allMatch(m -> m.attempts() == 1 && m.lane() == LANE);
     assertThat(row(a.get(0)).getClaimToken()).isEqualTo(first.token());
 
-    Claim second = store.claimLane(dsl, heads(10));
+    Claim second = TestPassSql.of(store).lanes().claimLane(dsl, heads(10));
     assertThat(ids(second))
         .as("a and b are held by their in-flight heads")
         .containsExactly(c.get(0));
-    assertThat(store.claimLane(dsl, heads(10)).isEmpty()).isTrue();
+    assertThat(TestPassSql.of(store).lanes().claimLane(dsl, heads(10)).isEmpty()).isTrue();
 
-    assertThat(store.deleteFenced(dsl, first.token(), List.of(a.get(0)))).isEqualTo(1);
-    assertThat(ids(store.claimLane(dsl, heads(10)))).containsExactly(a.get(1));
+    assertThat(TestPassSql.of(store).outbox().deleteFenced(dsl, first.token(), List.of(a.get(0))))
+        .isEqualTo(1);
+    assertThat(ids(TestPassSql.of(store).lanes().claimLane(dsl, heads(10))))
+        .containsExactly(a.get(1));
   }
 
   @Test
@@ -169,18 +183,24 @@ abstract class LaneStoreContract {
     long last = store.enqueue(dsl, ordered(keys.get(2)));
     Set<Integer> both = Set.of(LANE, OTHER_LANE);
 
-    Claim first = store.claimLane(dsl, new LaneClaim(both, 3, 0, Set.of(), now(), CLAIM));
+    Claim first =
+        TestPassSql.of(store)
+            .lanes()
+            .claimLane(dsl, new LaneClaim(both, 3, 0, Set.of(), now(), CLAIM));
     assertThat(ids(first))
         .as("the three oldest heads, across the lanes")
         .containsExactly(crowd.get(0), other, retrying.get(0));
     Instant now = now();
-    assertThat(store.park(dsl, first.token(), crowd.get(0), "poison", now)).isTrue();
-    store.recordFailures(
-        dsl,
-        first.token(),
-        List.of(new FailedSend(retrying.get(0), "broker down", now.plusSeconds(60))));
+    assertThat(TestPassSql.of(store).lanes().park(dsl, first.token(), crowd.get(0), "poison", now))
+        .isTrue();
+    TestPassSql.of(store)
+        .outbox()
+        .recordFailures(
+            dsl,
+            first.token(),
+            List.of(new FailedSend(retrying.get(0), "broker down", now.plusSeconds(60))));
 
-    assertThat(ids(store.claimLane(dsl, heads(10))))
+    assertThat(ids(TestPassSql.of(store).lanes().claimLane(dsl, heads(10))))
         .as("the parked key and the retrying one hold; the last key moves")
         .containsExactly(last);
     assertThat(row(crowd.get(1)).getClaimToken()).isNull();
@@ -223,7 +243,7 @@ abstract class LaneStoreContract {
                   + " (SELECT indexrelid FROM pg_index WHERE indrelid = to_regclass({0}))";
           String outbox = store.names().qualified("outbox");
           long before = tx.dsl().fetchSingle(blocks, outbox).into(Long.class);
-          Claim claim = store.claimLane(tx.dsl(), heads(10));
+          Claim claim = TestPassSql.of(store).lanes().claimLane(tx.dsl(), heads(10));
           long after = tx.dsl().fetchSingle(blocks, outbox).into(Long.class);
           assertThat(claim.messages()).hasSize(10);
           return after - before;
@@ -252,7 +272,7 @@ abstract class LaneStoreContract {
         store.enqueue(dsl, message().orderingKey(split).destination("billing").build());
     long splitLast = store.enqueue(dsl, ordered(split));
 
-    Claim claim = store.claimLane(dsl, runs(2, "memory"));
+    Claim claim = TestPassSql.of(store).lanes().claimLane(dsl, runs(2, "memory"));
 
     assertThat(ids(claim))
         .containsExactly(run.get(0), run.get(1), run.get(2), otherHead, splitHead, splitSecond);
@@ -265,7 +285,8 @@ abstract class LaneStoreContract {
   @Test
   void laneClaimWithoutFollowersTakesHeadsOnlyEvenOnBatchingTransports() {
     List<Long> run = enqueue(keys.get(0), 3);
-    assertThat(ids(store.claimLane(dsl, runs(0, "memory")))).containsExactly(run.get(0));
+    assertThat(ids(TestPassSql.of(store).lanes().claimLane(dsl, runs(0, "memory"))))
+        .containsExactly(run.get(0));
   }
 
   @Test
@@ -280,17 +301,21 @@ abstract class LaneStoreContract {
     List<Long> healthy = enqueue(keys.get(3), 2);
     long otherLane = store.enqueue(dsl, ordered(keysInLane(LANE + 1, 1, 16).get(0)));
 
-    Claim first = store.claimLane(dsl, heads(1));
+    Claim first = TestPassSql.of(store).lanes().claimLane(dsl, heads(1));
     assertThat(ids(first)).containsExactly(parkedKey.get(0));
-    assertThat(store.park(dsl, first.token(), parkedKey.get(0), "poison", now)).isTrue();
-    Claim second = store.claimLane(dsl, heads(1));
+    assertThat(
+            TestPassSql.of(store).lanes().park(dsl, first.token(), parkedKey.get(0), "poison", now))
+        .isTrue();
+    Claim second = TestPassSql.of(store).lanes().claimLane(dsl, heads(1));
     assertThat(ids(second)).containsExactly(retrying.get(0));
-    store.recordFailures(
-        dsl,
-        second.token(),
-        List.of(new FailedSend(retrying.get(0), "broker down", now.plusSeconds(60))));
+    TestPassSql.of(store)
+        .outbox()
+        .recordFailures(
+            dsl,
+            second.token(),
+            List.of(new FailedSend(retrying.get(0), "broker down", now.plusSeconds(60))));
 
-    Claim third = store.claimLane(dsl, heads(10));
+    Claim third = TestPassSql.of(store).lanes().claimLane(dsl, heads(10));
     assertThat(ids(third))
         .as("only the healthy key moves; no row behind a held head, none of another lane")
         .containsExactly(healthy.get(0));
@@ -299,7 +324,9 @@ abstract class LaneStoreContract {
     assertThat(row(otherLane).getClaimToken()).isNull();
 
     Claim later =
-        store.claimLane(dsl, new LaneClaim(LANE, 10, 0, Set.of(), now.plusSeconds(61), CLAIM));
+        TestPassSql.of(store)
+            .lanes()
+            .claimLane(dsl, new LaneClaim(LANE, 10, 0, Set.of(), now.plusSeconds(61), CLAIM));
     assertThat(ids(later))
         .as("schedule, backoff and the healthy head's claim have passed")
         .containsExactly(scheduledHead, retrying.get(0), healthy.get(0));
@@ -318,24 +345,28 @@ abstract class LaneStoreContract {
           .forUpdate()
           .fetch();
 
-      Claim claim = store.claimLane(dsl, runs(5, "memory"));
+      Claim claim = TestPassSql.of(store).lanes().claimLane(dsl, runs(5, "memory"));
 
       assertThat(ids(claim)).containsExactly(free.get(0), free.get(1));
       holder.rollback();
     }
     assertThat(row(locked.get(1)).getClaimToken()).isNull();
     assertThat(row(locked.get(1)).getAttempts()).isZero();
-    assertThat(ids(store.claimLane(dsl, runs(5, "memory")))).containsExactlyElementsOf(locked);
+    assertThat(ids(TestPassSql.of(store).lanes().claimLane(dsl, runs(5, "memory"))))
+        .containsExactlyElementsOf(locked);
   }
 
   @Test
   void unclaimGivesRowsBackAndRefundsTheirAttempt() {
     List<Long> run = enqueue(keys.get(0), 2);
-    Claim claim = store.claimLane(dsl, runs(1, "memory"));
+    Claim claim = TestPassSql.of(store).lanes().claimLane(dsl, runs(1, "memory"));
     assertThat(ids(claim)).containsExactlyElementsOf(run);
 
-    assertThat(store.unclaim(dsl, UUID.randomUUID(), List.of(run.get(1)))).as("stale").isZero();
-    assertThat(store.unclaim(dsl, claim.token(), List.of(run.get(1)))).isEqualTo(1);
+    assertThat(TestPassSql.of(store).lanes().unclaim(dsl, UUID.randomUUID(), List.of(run.get(1))))
+        .as("stale")
+        .isZero();
+    assertThat(TestPassSql.of(store).lanes().unclaim(dsl, claim.token(), List.of(run.get(1))))
+        .isEqualTo(1);
 
     RelayerOutboxRecord back = row(run.get(1));
     assertThat(back.getClaimToken()).isNull();
@@ -348,23 +379,25 @@ abstract class LaneStoreContract {
   void nextDueInLanesIsTheEarliestScheduleOrHoldStillAheadPerLane() {
     Instant now = now();
     Set<Integer> both = Set.of(LANE, OTHER_LANE);
-    assertThat(store.nextDueInLanes(dsl, both, now)).isEmpty();
+    assertThat(TestPassSql.of(store).lanes().nextDueInLanes(dsl, both, now)).isEmpty();
     store.enqueue(dsl, message().orderingKey(keys.get(0)).deliverAt(now.plusSeconds(90)).build());
     long held = store.enqueue(dsl, ordered(keys.get(1)));
-    Claim claim = store.claimLane(dsl, heads(10));
+    Claim claim = TestPassSql.of(store).lanes().claimLane(dsl, heads(10));
     assertThat(ids(claim)).containsExactly(held);
-    store.recordFailures(
-        dsl, claim.token(), List.of(new FailedSend(held, "later", now.plusSeconds(40))));
+    TestPassSql.of(store)
+        .outbox()
+        .recordFailures(
+            dsl, claim.token(), List.of(new FailedSend(held, "later", now.plusSeconds(40))));
     store.enqueue(dsl, message().orderingKey(keys.get(2)).deliverAt(now.minusSeconds(5)).build());
     store.enqueue(
         dsl, message().orderingKey(otherKeys.get(0)).deliverAt(now.plusSeconds(70)).build());
 
-    assertThat(store.nextDueInLanes(dsl, both, now))
+    assertThat(TestPassSql.of(store).lanes().nextDueInLanes(dsl, both, now))
         .containsExactlyInAnyOrderEntriesOf(
             Map.of(LANE, now.plusSeconds(40), OTHER_LANE, now.plusSeconds(70)));
-    assertThat(store.nextDueInLanes(dsl, both, now.plusSeconds(71)))
+    assertThat(TestPassSql.of(store).lanes().nextDueInLanes(dsl, both, now.plusSeconds(71)))
         .containsExactlyInAnyOrderEntriesOf(Map.of(LANE, now.plusSeconds(90)));
-    assertThat(store.nextDueInLanes(dsl, Set.of(LANE + 1), now)).isEmpty();
+    assertThat(TestPassSql.of(store).lanes().nextDueInLanes(dsl, Set.of(LANE + 1), now)).isEmpty();
   }
 
   @Test
@@ -375,32 +408,51 @@ abstract class LaneStoreContract {
     LeaseRequest ownerOther = new LeaseRequest("lane/" + OTHER_LANE, "instance-a", tenMinutes);
     LeaseRequest other = new LeaseRequest("lane/" + LANE, "instance-b", Duration.ofHours(1));
     Set<Integer> both = Set.of(LANE, OTHER_LANE);
-    assertThat(store.renewLeasesAndFindNextDue(dsl, List.of(owner, ownerOther), both, now))
+    assertThat(
+            TestPassSql.of(store)
+                .lanes()
+                .renewLeasesAndFindNextDue(dsl, List.of(owner, ownerOther), both, now))
         .as("no lease yet")
         .isEmpty();
-    assertThat(store.lease(dsl, owner.name())).isEmpty();
+    assertThat(HealthReads.of(store).lease(dsl, owner.name())).isEmpty();
 
-    assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), owner)).acquired())
+    assertThat(
+            dsl.transactionResult(
+                    c -> TestPassSql.of(store).leases().tryAcquireLease(c.dsl(), owner))
+                .acquired())
         .isTrue();
-    assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), ownerOther)).acquired())
+    assertThat(
+            dsl.transactionResult(
+                    c -> TestPassSql.of(store).leases().tryAcquireLease(c.dsl(), ownerOther))
+                .acquired())
         .isTrue();
-    Instant taken = store.lease(dsl, owner.name()).orElseThrow().expiresAt();
-    Instant takenOther = store.lease(dsl, ownerOther.name()).orElseThrow().expiresAt();
+    Instant taken = HealthReads.of(store).lease(dsl, owner.name()).orElseThrow().expiresAt();
+    Instant takenOther =
+        HealthReads.of(store).lease(dsl, ownerOther.name()).orElseThrow().expiresAt();
     store.enqueue(dsl, message().orderingKey(keys.get(0)).deliverAt(now.plusSeconds(90)).build());
 
-    assertThat(store.renewLeasesAndFindNextDue(dsl, List.of(other), both, now))
+    assertThat(
+            TestPassSql.of(store).lanes().renewLeasesAndFindNextDue(dsl, List.of(other), both, now))
         .containsExactlyInAnyOrderEntriesOf(Map.of(LANE, now.plusSeconds(90)));
-    assertThat(store.lease(dsl, owner.name()).orElseThrow())
+    assertThat(HealthReads.of(store).lease(dsl, owner.name()).orElseThrow())
         .as("another owner's renewal changes nothing")
         .extracting(LeaseState::owner, LeaseState::expiresAt)
         .containsExactly("instance-a", taken);
 
-    assertThat(store.renewLeasesAndFindNextDue(dsl, List.of(owner, ownerOther), Set.of(), now))
+    assertThat(
+            TestPassSql.of(store)
+                .lanes()
+                .renewLeasesAndFindNextDue(dsl, List.of(owner, ownerOther), Set.of(), now))
         .as("no lanes asked")
         .isEmpty();
-    assertThat(store.lease(dsl, owner.name()).orElseThrow().expiresAt()).isAfter(taken);
-    assertThat(store.lease(dsl, ownerOther.name()).orElseThrow().expiresAt()).isAfter(takenOther);
-    assertThat(store.renewLeasesAndFindNextDue(dsl, List.of(owner), Set.of(LANE + 1), now))
+    assertThat(HealthReads.of(store).lease(dsl, owner.name()).orElseThrow().expiresAt())
+        .isAfter(taken);
+    assertThat(HealthReads.of(store).lease(dsl, ownerOther.name()).orElseThrow().expiresAt())
+        .isAfter(takenOther);
+    assertThat(
+            TestPassSql.of(store)
+                .lanes()
+                .renewLeasesAndFindNextDue(dsl, List.of(owner), Set.of(LANE + 1), now))
         .isEmpty();
   }
 
@@ -408,29 +460,33 @@ abstract class LaneStoreContract {
   void lanesWithDueHeadAreTheLanesWhereAClaimWouldFindARow() {
     Instant now = now();
     Set<Integer> lane = Set.of(LANE);
-    assertThat(store.lanesWithDueHead(dsl, lane, now)).isEmpty();
+    assertThat(TestPassSql.of(store).lanes().lanesWithDueHead(dsl, lane, now)).isEmpty();
     store.enqueue(dsl, message().orderingKey(keys.get(0)).deliverAt(now.plusSeconds(90)).build());
-    assertThat(store.lanesWithDueHead(dsl, lane, now)).as("scheduled head").isEmpty();
-    assertThat(store.lanesWithDueHead(dsl, lane, now.plusSeconds(91))).containsExactly(LANE);
+    assertThat(TestPassSql.of(store).lanes().lanesWithDueHead(dsl, lane, now))
+        .as("scheduled head")
+        .isEmpty();
+    assertThat(TestPassSql.of(store).lanes().lanesWithDueHead(dsl, lane, now.plusSeconds(91)))
+        .containsExactly(LANE);
 
     List<Long> parkedRun = enqueue(keys.get(1), 2);
-    Claim claim = store.claimLane(dsl, heads(10));
+    Claim claim = TestPassSql.of(store).lanes().claimLane(dsl, heads(10));
     assertThat(ids(claim)).containsExactly(parkedRun.get(0));
-    store.park(dsl, claim.token(), parkedRun.get(0), "poison", now);
-    assertThat(store.lanesWithDueHead(dsl, lane, now))
+    TestPassSql.of(store).lanes().park(dsl, claim.token(), parkedRun.get(0), "poison", now);
+    assertThat(TestPassSql.of(store).lanes().lanesWithDueHead(dsl, lane, now))
         .as("the row behind a parked head waits for the operator")
         .isEmpty();
 
     long held = store.enqueue(dsl, ordered(keys.get(2)));
     store.enqueue(dsl, ordered(otherKeys.get(0)));
-    assertThat(store.lanesWithDueHead(dsl, Set.of(LANE, OTHER_LANE), now))
+    assertThat(TestPassSql.of(store).lanes().lanesWithDueHead(dsl, Set.of(LANE, OTHER_LANE), now))
         .containsExactlyInAnyOrder(LANE, OTHER_LANE);
-    Claim second = store.claimLane(dsl, heads(10));
+    Claim second = TestPassSql.of(store).lanes().claimLane(dsl, heads(10));
     assertThat(ids(second)).containsExactly(held);
-    assertThat(store.lanesWithDueHead(dsl, Set.of(LANE, OTHER_LANE), now))
+    assertThat(TestPassSql.of(store).lanes().lanesWithDueHead(dsl, Set.of(LANE, OTHER_LANE), now))
         .as("under a live claim")
         .containsExactly(OTHER_LANE);
-    assertThat(store.lanesWithDueHead(dsl, Set.of(LANE + 1), now)).isEmpty();
+    assertThat(TestPassSql.of(store).lanes().lanesWithDueHead(dsl, Set.of(LANE + 1), now))
+        .isEmpty();
   }
 
   @Test
@@ -441,15 +497,24 @@ abstract class LaneStoreContract {
     long elsewhere = store.enqueue(dsl, ordered(thirdLaneKey));
     Set<Integer> both = Set.of(LANE, OTHER_LANE);
 
-    Claim first = store.claimLane(dsl, new LaneClaim(both, 2, 0, Set.of(), now(), CLAIM));
+    Claim first =
+        TestPassSql.of(store)
+            .lanes()
+            .claimLane(dsl, new LaneClaim(both, 2, 0, Set.of(), now(), CLAIM));
     assertThat(ids(first))
         .as("the two oldest heads, across the lanes")
         .containsExactly(a.get(0), b.get(0));
-    Claim second = store.claimLane(dsl, new LaneClaim(both, 10, 0, Set.of(), now(), CLAIM));
+    Claim second =
+        TestPassSql.of(store)
+            .lanes()
+            .claimLane(dsl, new LaneClaim(both, 10, 0, Set.of(), now(), CLAIM));
     assertThat(ids(second)).as("heads behind live claims wait").containsExactly(c.get(0));
-    store.deleteFenced(dsl, first.token(), ids(first));
+    TestPassSql.of(store).outbox().deleteFenced(dsl, first.token(), ids(first));
 
-    Claim runs = store.claimLane(dsl, new LaneClaim(both, 10, 5, Set.of("memory"), now(), CLAIM));
+    Claim runs =
+        TestPassSql.of(store)
+            .lanes()
+            .claimLane(dsl, new LaneClaim(both, 10, 5, Set.of("memory"), now(), CLAIM));
     assertThat(ids(runs)).containsExactly(a.get(1), b.get(1));
     assertThat(runs.messages()).extracting(ClaimedMessage::lane).containsExactly(LANE, OTHER_LANE);
     assertThat(row(elsewhere).getClaimToken()).as("a lane not named").isNull();
@@ -471,34 +536,49 @@ abstract class LaneStoreContract {
     LeaseRequest mine = new LeaseRequest("lane/1", "instance-a", minute);
     LeaseRequest theirs = new LeaseRequest("lane/2", "instance-a", minute);
     LeaseRequest fresh = new LeaseRequest("lane/3", "instance-a", minute);
-    assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), mine)).acquired())
+    assertThat(
+            dsl.transactionResult(
+                    c -> TestPassSql.of(store).leases().tryAcquireLease(c.dsl(), mine))
+                .acquired())
         .isTrue();
     assertThat(
             dsl.transactionResult(
                     c ->
-                        store.tryAcquireLease(
-                            c.dsl(), new LeaseRequest("lane/2", "instance-b", minute)))
+                        TestPassSql.of(store)
+                            .leases()
+                            .tryAcquireLease(
+                                c.dsl(), new LeaseRequest("lane/2", "instance-b", minute)))
                 .acquired())
         .isTrue();
 
     List<LeaseOutcome> outcomes =
-        dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), List.of(mine, theirs, fresh)));
+        dsl.transactionResult(
+            c ->
+                TestPassSql.of(store)
+                    .leases()
+                    .startLeasedPass(c.dsl(), List.of(mine, theirs, fresh)));
     assertThat(outcomes.get(0).acquired()).isTrue();
     assertThat(outcomes.get(1)).isInstanceOf(LeaseOutcome.HeldByOther.class);
     assertThat(outcomes.get(2).acquired()).as("a lease row created on first use").isTrue();
-    assertThat(store.lease(dsl, "lane/2").orElseThrow().owner()).isEqualTo("instance-b");
-    assertThat(store.lease(dsl, "lane/3").orElseThrow().owner()).isEqualTo("instance-a");
+    assertThat(HealthReads.of(store).lease(dsl, "lane/2").orElseThrow().owner())
+        .isEqualTo("instance-b");
+    assertThat(HealthReads.of(store).lease(dsl, "lane/3").orElseThrow().owner())
+        .isEqualTo("instance-a");
 
     assertThatThrownBy(
             () ->
-                store.startLeasedPass(
-                    dsl, List.of(mine, new LeaseRequest("lane/4", "instance-b", minute))))
+                TestPassSql.of(store)
+                    .leases()
+                    .startLeasedPass(
+                        dsl, List.of(mine, new LeaseRequest("lane/4", "instance-b", minute))))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("must share owner and duration");
-    assertThatThrownBy(() -> store.startLeasedPass(dsl, List.of(mine, mine)))
+    assertThatThrownBy(
+            () -> TestPassSql.of(store).leases().startLeasedPass(dsl, List.of(mine, mine)))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("lease lane/1 is named twice");
-    assertThatThrownBy(() -> store.startLeasedPass(dsl, List.<LeaseRequest>of()))
+    assertThatThrownBy(
+            () -> TestPassSql.of(store).leases().startLeasedPass(dsl, List.<LeaseRequest>of()))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("leases must name at least one lease");
   }
@@ -506,13 +586,13 @@ abstract class LaneStoreContract {
   @Test
   void parkedKeyFindsTheHeadOfAParkedKeyOnly() {
     List<Long> run = enqueue(keys.get(0), 2);
-    Claim claim = store.claimLane(dsl, heads(1));
-    store.park(dsl, claim.token(), run.get(0), "poison", now());
+    Claim claim = TestPassSql.of(store).lanes().claimLane(dsl, heads(1));
+    TestPassSql.of(store).lanes().park(dsl, claim.token(), run.get(0), "poison", now());
 
-    ParkedKey parked = store.parkedKey(dsl, keys.get(0)).orElseThrow();
+    ParkedKey parked = StoreOperations.of(store).parkedKey(dsl, keys.get(0)).orElseThrow();
     assertThat(parked.headId()).isEqualTo(run.get(0));
     assertThat(parked.lane()).isEqualTo(LANE);
-    assertThat(store.parkedKey(dsl, keys.get(1))).isEmpty();
+    assertThat(StoreOperations.of(store).parkedKey(dsl, keys.get(1))).isEmpty();
   }
 
   @Test
@@ -543,7 +623,7 @@ abstract class LaneStoreContract {
       try {
         dsl.transaction(
             tx -> {
-              store.notifyLanes(tx.dsl(), Set.of(LANE));
+              TestPassSql.of(store).lanes().notifyLanes(tx.dsl(), Set.of(LANE));
               throw new IllegalStateException("roll back");
             });
       } catch (IllegalStateException expected) {
@@ -551,7 +631,7 @@ abstract class LaneStoreContract {
       }
       assertThat(notifications(pg, 300)).as("a rollback sends nothing").isEmpty();
 
-      store.notifyLanes(dsl, Set.of(LANE + 1, LANE));
+      TestPassSql.of(store).lanes().notifyLanes(dsl, Set.of(LANE + 1, LANE));
       List<PGNotification> received = notifications(pg, 5_000);
       assertThat(received).extracting(PGNotification::getName).containsOnly(store.laneChannel());
       assertThat(received)
@@ -570,7 +650,7 @@ abstract class LaneStoreContract {
     try (Connection listener = listening()) {
       PGConnection pg = listener.unwrap(PGConnection.class);
 
-      wide.notifyLanes(dsl, all);
+      TestPassSql.of(wide).lanes().notifyLanes(dsl, all);
 
       List<PGNotification> received = notifications(pg, 5_000);
       assertThat(received).hasSizeGreaterThan(1);
@@ -629,7 +709,7 @@ abstract class LaneStoreContract {
     RelayerStore wide = RelayerStore.create(store.options().withLaneCount(64));
     String high = keysInLane(40, 1, 64).get(0); // lane 40 of 64: beyond a 16-lane configuration
     wide.enqueue(dsl, ordered(high));
-    assertThat(store.orderedRowsOutsideLanes(dsl)).isEqualTo(1);
-    assertThat(wide.orderedRowsOutsideLanes(dsl)).isZero();
+    assertThat(TestPassSql.of(store).lanes().orderedRowsOutsideLanes(dsl)).isEqualTo(1);
+    assertThat(TestPassSql.of(wide).lanes().orderedRowsOutsideLanes(dsl)).isZero();
   }
 }

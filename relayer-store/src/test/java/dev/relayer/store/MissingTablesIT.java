@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.api.SchemaMismatchException;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.pass.ClaimByIds;
+import dev.relayer.store.pass.LeaseRequest;
+import dev.relayer.store.pass.TestPassSql;
+import dev.relayer.store.schema.SchemaFinding;
+import dev.relayer.store.schema.SchemaReport;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import java.time.Duration;
@@ -36,8 +41,10 @@ class MissingTablesIT {
           .hasMessageContaining("\"public\".\"app_outbox\" does not exist");
       assertThatThrownBy(
               () ->
-                  store.tryAcquireLease(
-                      dsl, new LeaseRequest("sweeper", "me", Duration.ofSeconds(5))))
+                  TestPassSql.of(store)
+                      .leases()
+                      .tryAcquireLease(
+                          dsl, new LeaseRequest("sweeper", "me", Duration.ofSeconds(5))))
           .isInstanceOf(SchemaMismatchException.class)
           .hasMessageContaining("\"public\".\"app_leases\"");
     }
@@ -56,8 +63,10 @@ class MissingTablesIT {
           .hasMessageContaining("lacks column tenant_id");
       assertThatThrownBy(
               () ->
-                  store.claimByIds(
-                      dsl, new ClaimByIds(List.of(1L), Instant.now(), Duration.ofSeconds(5))))
+                  TestPassSql.of(store)
+                      .outbox()
+                      .claimByIds(
+                          dsl, new ClaimByIds(List.of(1L), Instant.now(), Duration.ofSeconds(5))))
           .isInstanceOf(SchemaMismatchException.class)
           .hasMessageContaining("\"public\".\"relayer_outbox\"");
     }
@@ -186,8 +195,10 @@ class MissingTablesIT {
       // text + integer: 42883
       assertThatThrownBy(
               () ->
-                  store.claimByIds(
-                      dsl, new ClaimByIds(List.of(id), Instant.now(), Duration.ofSeconds(5))))
+                  TestPassSql.of(store)
+                      .outbox()
+                      .claimByIds(
+                          dsl, new ClaimByIds(List.of(id), Instant.now(), Duration.ofSeconds(5))))
           .isInstanceOf(SchemaMismatchException.class)
           .hasMessageContaining("another type or nullability")
           .hasMessageContaining("\"public\".\"relayer_outbox\"");
@@ -202,8 +213,10 @@ class MissingTablesIT {
       dsl.execute("alter table public.relayer_leases add column note text not null");
       assertThatThrownBy(
               () ->
-                  store.tryAcquireLease(
-                      dsl, new LeaseRequest("sweeper", "me", Duration.ofSeconds(5))))
+                  TestPassSql.of(store)
+                      .leases()
+                      .tryAcquireLease(
+                          dsl, new LeaseRequest("sweeper", "me", Duration.ofSeconds(5))))
           .isInstanceOf(SchemaMismatchException.class)
           .hasMessageContaining("\"public\".\"relayer_leases\"");
     }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.store.internal.ErrorFingerprint;
+import dev.relayer.store.internal.HeadersJson;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

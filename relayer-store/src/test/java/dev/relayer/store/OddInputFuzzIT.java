@@ -8,6 +8,14 @@ import static org.assertj.core.api.Assertions.fail;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.internal.ErrorText;
+import dev.relayer.store.internal.HeadersJson;
+import dev.relayer.store.internal.StoreDsl;
+import dev.relayer.store.pass.Claim;
+import dev.relayer.store.pass.ClaimByIds;
+import dev.relayer.store.pass.ClaimedMessage;
+import dev.relayer.store.pass.FailedSend;
+import dev.relayer.store.pass.TestPassSql;
 import dev.relayer.testkit.RelayerSchemaInstaller;
 import dev.relayer.testkit.TestDatabase;
 import java.nio.charset.StandardCharsets;
@@ -321,9 +329,15 @@ class OddInputFuzzIT {
     store.enqueue(dsl, StoreFixture.ordered("k"));
     // jOOQ's own quoting of the names, not Relayer's.
     assertThat(dsl.fetchCount(DSL.table(DSL.name(names.schema(), table)))).isEqualTo(2);
-    Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(id), now, Duration.ofSeconds(30)));
+    Claim claim =
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(dsl, new ClaimByIds(List.of(id), now, Duration.ofSeconds(30)));
     assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly(id);
-    assertThat(store.recordFailures(dsl, claim.token(), List.of(new FailedSend(id, "e", now))))
+    assertThat(
+            TestPassSql.of(store)
+                .outbox()
+                .recordFailures(dsl, claim.token(), List.of(new FailedSend(id, "e", now))))
         .isEqualTo(1);
     assertThat(store.tryRecordInbox(dsl, "c", UUID.randomUUID())).isEqualTo(InboxOutcome.FIRST);
     assertThat(dsl.fetchCount(DSL.table(DSL.name(names.schema(), names.tablePrefix() + "inbox"))))
@@ -419,7 +433,10 @@ class OddInputFuzzIT {
             .filter(r -> r.getOrderingKey() == null)
             .map(RelayerOutboxRecord::getId)
             .toList();
-    Claim claim = store.claimByIds(legacy, new ClaimByIds(unordered, now, Duration.ofMinutes(5)));
+    Claim claim =
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(legacy, new ClaimByIds(unordered, now, Duration.ofMinutes(5)));
     Map<Long, String> expected = new LinkedHashMap<>();
     List<FailedSend> failures = new ArrayList<>();
     for (ClaimedMessage message : claim.messages()) {
@@ -428,8 +445,10 @@ class OddInputFuzzIT {
       expected.put(message.id(), storedError(error));
     }
     for (int from = 0; from < failures.size(); from += 500) {
-      store.recordFailures(
-          legacy, claim.token(), failures.subList(from, Math.min(failures.size(), from + 500)));
+      TestPassSql.of(store)
+          .outbox()
+          .recordFailures(
+              legacy, claim.token(), failures.subList(from, Math.min(failures.size(), from + 500)));
     }
     Map<Long, String> stored = new HashMap<>();
     mapped

@@ -6,11 +6,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.schema.SchemaNames;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.ops.StoreOperations;
+import dev.relayer.store.pass.Claim;
+import dev.relayer.store.pass.ClaimByIds;
+import dev.relayer.store.pass.ClaimPage;
+import dev.relayer.store.pass.ClaimedMessage;
 import dev.relayer.store.pass.CleanupPass;
 import dev.relayer.store.pass.Completion;
+import dev.relayer.store.pass.FailedSend;
+import dev.relayer.store.pass.LaneClaim;
 import dev.relayer.store.pass.LanePass;
+import dev.relayer.store.pass.LeaseOutcome;
+import dev.relayer.store.pass.LeaseRequest;
 import dev.relayer.store.pass.Passes;
-import dev.relayer.store.pass.StoreAccess;
+import dev.relayer.store.pass.PurgeBatch;
 import dev.relayer.store.pass.SweepPass;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -35,10 +45,10 @@ import org.junit.jupiter.api.Test;
  * completion stamps the rows it did not send before the writes that the token fences.
  */
 class PassesIT {
-
   private static final Duration MINUTE = Duration.ofMinutes(1);
 
   StoreFixture fx;
+
   Passes passes;
 
   @BeforeEach
@@ -138,7 +148,7 @@ class PassesIT {
     assertThat(retried.get("stamped", Boolean.class)).isTrue();
     assertThat(retried.get("attempts", Integer.class)).isEqualTo(1);
     assertThat(fx.dsl.fetchCount(fx.dsl.selectFrom(table(SchemaNames.OUTBOX)))).isEqualTo(1);
-    assertThat(fx.store.deadCount(fx.dsl)).isEqualTo(1);
+    assertThat(HealthReads.of(fx.store).deadCount(fx.dsl)).isEqualTo(1);
   }
 
   @Test
@@ -226,7 +236,7 @@ class PassesIT {
             });
 
     assertThat(written.parked()).extracting(b -> b.message().id()).containsExactly(head);
-    assertThat(fx.store.parkedKey(fx.dsl, key)).isPresent();
+    assertThat(StoreOperations.of(fx.store).parkedKey(fx.dsl, key)).isPresent();
   }
 
   @Test
@@ -293,18 +303,6 @@ class PassesIT {
               .isEqualTo("off");
           return written.get(0);
         });
-  }
-
-  @Test
-  void theStoresBridgeToItsPassesCannotBeInstalledTwice() {
-    assertThatThrownBy(
-            () ->
-                StoreAccess.install(
-                    store -> {
-                      throw new AssertionError("never called");
-                    }))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessage("the store's pass statements are installed already");
   }
 
   private static ClaimPage page() {

@@ -8,6 +8,10 @@ import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.select;
 
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.internal.Binds;
+import dev.relayer.store.internal.RenderedStatement;
+import dev.relayer.store.internal.StoreDsl;
+import dev.relayer.store.internal.StoreJdbc;
 import java.util.List;
 import org.jooq.Param;
 import org.jooq.impl.DSL;

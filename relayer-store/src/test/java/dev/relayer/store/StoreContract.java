@@ -14,6 +14,27 @@ import static org.awaitility.Awaitility.await;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.jooq.generated.tables.records.RelayerOutboxRecord;
 import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.health.Backlog;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.health.LeaseState;
+import dev.relayer.store.internal.ErrorFingerprint;
+import dev.relayer.store.internal.HeadersJson;
+import dev.relayer.store.internal.OutboxSql;
+import dev.relayer.store.internal.StoreDsl;
+import dev.relayer.store.ops.ParkedKey;
+import dev.relayer.store.ops.StoreOperations;
+import dev.relayer.store.pass.Claim;
+import dev.relayer.store.pass.ClaimByIds;
+import dev.relayer.store.pass.ClaimPage;
+import dev.relayer.store.pass.ClaimedMessage;
+import dev.relayer.store.pass.DeadLetter;
+import dev.relayer.store.pass.FailedSend;
+import dev.relayer.store.pass.LeaseOutcome;
+import dev.relayer.store.pass.LeaseRequest;
+import dev.relayer.store.pass.PurgeBatch;
+import dev.relayer.store.pass.Purged;
+import dev.relayer.store.pass.SweepBounds;
+import dev.relayer.store.pass.TestPassSql;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -275,8 +296,10 @@ abstract class StoreContract {
     long orderedRow = store.enqueue(dsl, ordered("k"));
 
     Claim claim =
-        store.claimByIds(
-            dsl, new ClaimByIds(List.of(due, future, dueExactlyNow, orderedRow), now, CLAIM));
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(
+                dsl, new ClaimByIds(List.of(due, future, dueExactlyNow, orderedRow), now, CLAIM));
 
     assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly(due, dueExactlyNow);
     assertThat(claim.messages()).allSatisfy(m -> assertThat(m.attempts()).isEqualTo(1));
@@ -285,10 +308,16 @@ abstract class StoreContract {
     assertThat(claimed.getClaimExpiresAt().toInstant()).isEqualTo(now.plus(CLAIM));
     assertThat(claimed.getAttempts()).isEqualTo(1);
 
-    Claim again = store.claimByIds(dsl, new ClaimByIds(List.of(due), now.plusSeconds(1), CLAIM));
+    Claim again =
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(dsl, new ClaimByIds(List.of(due), now.plusSeconds(1), CLAIM));
     assertThat(again.isEmpty()).as("a live claim is not claimed twice").isTrue();
 
-    Claim afterExpiry = store.claimByIds(dsl, new ClaimByIds(List.of(due), now.plus(CLAIM), CLAIM));
+    Claim afterExpiry =
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(dsl, new ClaimByIds(List.of(due), now.plus(CLAIM), CLAIM));
     assertThat(afterExpiry.messages()).extracting(ClaimedMessage::attempts).containsExactly(2);
     assertThat(afterExpiry.token()).isNotEqualTo(claim.token());
   }
@@ -301,26 +330,33 @@ abstract class StoreContract {
       ids.add(store.enqueue(dsl, unordered()));
     }
     store.enqueue(dsl, ordered("k"));
-    long upTo = store.sweepBounds(dsl, 0).highest().orElseThrow();
+    long upTo = TestPassSql.of(store).outbox().sweepBounds(dsl, 0).highest().orElseThrow();
     assertThat(upTo).isEqualTo(ids.get(6));
     long late = store.enqueue(dsl, unordered());
 
     // Rows written before now + 60 s are old enough: the enqueues above may take seconds on a
     // loaded machine.
-    Claim first = store.claimPage(dsl, new ClaimPage(0, upTo, now.plusSeconds(60), 3, now, CLAIM));
+    Claim first =
+        TestPassSql.of(store)
+            .outbox()
+            .claimPage(dsl, new ClaimPage(0, upTo, now.plusSeconds(60), 3, now, CLAIM));
     assertThat(first.messages())
         .extracting(ClaimedMessage::id)
         .containsExactlyElementsOf(ids.subList(0, 3));
     Claim second =
-        store.claimPage(dsl, new ClaimPage(ids.get(2), upTo, now.plusSeconds(60), 10, now, CLAIM));
+        TestPassSql.of(store)
+            .outbox()
+            .claimPage(dsl, new ClaimPage(ids.get(2), upTo, now.plusSeconds(60), 10, now, CLAIM));
     assertThat(second.messages())
         .extracting(ClaimedMessage::id)
         .containsExactlyElementsOf(ids.subList(3, 7));
     assertThat(second.messages()).extracting(ClaimedMessage::id).doesNotContain(late);
 
     Claim tooYoung =
-        store.claimPage(
-            dsl, new ClaimPage(upTo, Long.MAX_VALUE, now.minusSeconds(60), 10, now, CLAIM));
+        TestPassSql.of(store)
+            .outbox()
+            .claimPage(
+                dsl, new ClaimPage(upTo, Long.MAX_VALUE, now.minusSeconds(60), 10, now, CLAIM));
     assertThat(tooYoung.isEmpty()).as("rows younger than the recovery delay stay").isTrue();
   }
 
@@ -328,12 +364,12 @@ abstract class StoreContract {
   void sweepBoundsReadTheLowestPendingIdAboveTheFloorAndTheWritersStillRunning() throws Exception {
     List<Long> ids = store.enqueue(dsl, List.of(unordered(), unordered(), unordered()));
     store.enqueue(dsl, ordered("k"));
-    SweepBounds all = store.sweepBounds(dsl, 0);
+    SweepBounds all = TestPassSql.of(store).outbox().sweepBounds(dsl, 0);
     assertThat(all.lowest()).hasValue(ids.get(0));
     assertThat(all.highest()).hasValue(ids.get(2));
-    SweepBounds aboveFirst = store.sweepBounds(dsl, ids.get(0));
+    SweepBounds aboveFirst = TestPassSql.of(store).outbox().sweepBounds(dsl, ids.get(0));
     assertThat(aboveFirst.lowest()).hasValue(ids.get(1));
-    SweepBounds aboveAll = store.sweepBounds(dsl, ids.get(2));
+    SweepBounds aboveAll = TestPassSql.of(store).outbox().sweepBounds(dsl, ids.get(2));
     assertThat(aboveAll.lowest()).isEmpty();
     assertThat(aboveAll.highest()).isEmpty();
 
@@ -344,7 +380,7 @@ abstract class StoreContract {
       long writerXid =
           open.fetchSingle("select pg_current_xact_id()::text::bigint").into(Long.class);
       long committed = store.enqueue(dsl, unordered());
-      SweepBounds whileWriting = store.sweepBounds(dsl, ids.get(2));
+      SweepBounds whileWriting = TestPassSql.of(store).outbox().sweepBounds(dsl, ids.get(2));
       assertThat(whileWriting.lowest())
           .as("the writer's row is not visible yet, the later one is")
           .hasValue(committed);
@@ -352,12 +388,15 @@ abstract class StoreContract {
       assertThat(whileWriting.oldestRunningXid()).isLessThanOrEqualTo(writerXid);
       assertThat(whileWriting.snapshotXmax()).isGreaterThan(writerXid);
       writer.commit();
-      SweepBounds after = store.sweepBounds(dsl, ids.get(2));
+      SweepBounds after = TestPassSql.of(store).outbox().sweepBounds(dsl, ids.get(2));
       assertThat(after.lowest()).hasValue(uncommitted);
       // Another session of the server may still run a transaction older than the writer's.
       await()
           .atMost(Duration.ofSeconds(30))
-          .until(() -> store.sweepBounds(dsl, 0).oldestRunningXid() > writerXid);
+          .until(
+              () ->
+                  TestPassSql.of(store).outbox().sweepBounds(dsl, 0).oldestRunningXid()
+                      > writerXid);
     }
   }
 
@@ -374,7 +413,10 @@ abstract class StoreContract {
           .where(RELAYER_OUTBOX.ID.eq(locked))
           .forUpdate()
           .fetch();
-      Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(locked, free), now(), CLAIM));
+      Claim claim =
+          TestPassSql.of(store)
+              .outbox()
+              .claimByIds(dsl, new ClaimByIds(List.of(locked, free), now(), CLAIM));
       assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly(free);
       holder.rollback();
     }
@@ -443,7 +485,9 @@ abstract class StoreContract {
       holder.setAutoCommit(false);
       DSLContext tx = fx.open(holder);
       Claim.Locked claim =
-          store.lockPage(tx, new ClaimPage(0, buried, now.plusSeconds(1), 10, now, CLAIM));
+          TestPassSql.of(store)
+              .outbox()
+              .lockPage(tx, new ClaimPage(0, buried, now.plusSeconds(1), 10, now, CLAIM));
       assertThat(claim.expiresAt()).isEqualTo(now.plus(CLAIM));
       assertThat(claim.messages())
           .extracting(ClaimedMessage::id)
@@ -453,20 +497,33 @@ abstract class StoreContract {
       assertThat(untouched.getClaimToken()).as("nothing is written by the lock").isNull();
       assertThat(untouched.getAttempts()).isZero();
       assertThat(
-              store.claimByIds(dsl, new ClaimByIds(List.of(sent, beyond), now, CLAIM)).messages())
+              TestPassSql.of(store)
+                  .outbox()
+                  .claimByIds(dsl, new ClaimByIds(List.of(sent, beyond), now, CLAIM))
+                  .messages())
           .as("other claimers skip the locked rows")
           .extracting(ClaimedMessage::id)
           .containsExactly(beyond);
 
-      assertThat(store.deleteLocked(tx, claim, List.of(sent))).isEqualTo(1);
-      assertThat(store.stampLocked(tx, claim, List.of(failed, buried))).isEqualTo(2);
+      assertThat(TestPassSql.of(store).outbox().deleteLocked(tx, claim, List.of(sent)))
+          .isEqualTo(1);
+      assertThat(TestPassSql.of(store).outbox().stampLocked(tx, claim, List.of(failed, buried)))
+          .isEqualTo(2);
       assertThat(
-              store.recordFailures(
-                  tx, claim.token(), List.of(new FailedSend(failed, "broker said no", retryAt))))
+              TestPassSql.of(store)
+                  .outbox()
+                  .recordFailures(
+                      tx,
+                      claim.token(),
+                      List.of(new FailedSend(failed, "broker said no", retryAt))))
           .isEqualTo(1);
       assertThat(
-              store.moveToDead(
-                  tx, claim.token(), new DeadLetter(List.of(buried), "max-attempts", "no", now)))
+              TestPassSql.of(store)
+                  .outbox()
+                  .moveToDead(
+                      tx,
+                      claim.token(),
+                      new DeadLetter(List.of(buried), "max-attempts", "no", now)))
           .isEqualTo(1);
       holder.commit();
     }
@@ -490,22 +547,29 @@ abstract class StoreContract {
     long first = store.enqueue(dsl, unordered());
     long second = store.enqueue(dsl, unordered());
     long foreign = store.enqueue(dsl, unordered());
-    Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(first, second), now, CLAIM));
-    store.claimByIds(dsl, new ClaimByIds(List.of(foreign), now, CLAIM));
+    Claim claim =
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(dsl, new ClaimByIds(List.of(first, second), now, CLAIM));
+    TestPassSql.of(store).outbox().claimByIds(dsl, new ClaimByIds(List.of(foreign), now, CLAIM));
     mapped
         .update(RELAYER_OUTBOX)
         .setNull(RELAYER_OUTBOX.LAST_ERROR)
         .where(RELAYER_OUTBOX.ID.in(first, second, foreign))
         .execute();
 
-    assertThat(store.markInFlight(dsl, claim.token(), List.of(first))).isEqualTo(1);
-    assertThat(store.markInFlight(dsl, claim.token(), List.of(second, foreign)))
+    assertThat(TestPassSql.of(store).outbox().markInFlight(dsl, claim.token(), List.of(first)))
+        .isEqualTo(1);
+    assertThat(
+            TestPassSql.of(store)
+                .outbox()
+                .markInFlight(dsl, claim.token(), List.of(second, foreign)))
         .as("the foreign row is under another token")
         .isEqualTo(1);
 
-    assertThat(row(first).getLastError()).isEqualTo(RelayerStore.IN_FLIGHT);
+    assertThat(row(first).getLastError()).isEqualTo(ClaimedMessage.IN_FLIGHT);
     assertThat(row(first).getAttempts()).isEqualTo(1);
-    assertThat(row(second).getLastError()).isEqualTo(RelayerStore.IN_FLIGHT);
+    assertThat(row(second).getLastError()).isEqualTo(ClaimedMessage.IN_FLIGHT);
     assertThat(row(second).getAttempts()).isEqualTo(1);
     assertThat(row(foreign).getLastError()).isNull();
     assertThat(row(foreign).getAttempts()).isEqualTo(1);
@@ -516,24 +580,30 @@ abstract class StoreContract {
     Instant now = now();
     long id = store.enqueue(dsl, unordered());
     // Sent with others, and its sender died: suspect, one attempt on the row.
-    store.claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
-    assertThat(row(id).getLastError()).isEqualTo(RelayerStore.IN_FLIGHT);
+    TestPassSql.of(store).outbox().claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
+    assertThat(row(id).getLastError()).isEqualTo(ClaimedMessage.IN_FLIGHT);
     assertThat(row(id).getAttempts()).isEqualTo(1);
 
     Instant later = now.plus(CLAIM).plusSeconds(1);
-    Claim alone = store.claimAlone(dsl, new ClaimByIds(List.of(id), later, CLAIM));
+    Claim alone =
+        TestPassSql.of(store).outbox().claimAlone(dsl, new ClaimByIds(List.of(id), later, CLAIM));
     assertThat(alone.messages()).singleElement().satisfies(m -> assertThat(m.attempts()).isOne());
-    assertThat(row(id).getLastError()).isEqualTo(RelayerStore.SENT_ALONE);
+    assertThat(row(id).getLastError()).isEqualTo(ClaimedMessage.SENT_ALONE);
     assertThat(row(id).getAttempts()).as("the crash with others cost nothing").isEqualTo(1);
 
     // Its sender died again, sending it alone: that crash counts.
     Instant after = later.plus(CLAIM).plusSeconds(1);
-    Claim again = store.claimAlone(dsl, new ClaimByIds(List.of(id), after, CLAIM));
+    Claim again =
+        TestPassSql.of(store).outbox().claimAlone(dsl, new ClaimByIds(List.of(id), after, CLAIM));
     assertThat(again.messages())
         .singleElement()
         .satisfies(m -> assertThat(m.attempts()).isEqualTo(2));
     assertThat(row(id).getAttempts()).isEqualTo(2);
-    assertThatThrownBy(() -> store.claimAlone(dsl, new ClaimByIds(List.of(id, id + 1), now, CLAIM)))
+    assertThatThrownBy(
+            () ->
+                TestPassSql.of(store)
+                    .outbox()
+                    .claimAlone(dsl, new ClaimByIds(List.of(id, id + 1), now, CLAIM)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("exactly one id");
   }
@@ -544,36 +614,44 @@ abstract class StoreContract {
     long suspect = store.enqueue(dsl, unordered());
     long culprit = store.enqueue(dsl, unordered());
     long foreign = store.enqueue(dsl, unordered());
-    Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(suspect, culprit), now, CLAIM));
-    Claim other = store.claimByIds(dsl, new ClaimByIds(List.of(foreign), now, CLAIM));
+    Claim claim =
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(dsl, new ClaimByIds(List.of(suspect, culprit), now, CLAIM));
+    Claim other =
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(dsl, new ClaimByIds(List.of(foreign), now, CLAIM));
     mapped
         .update(RELAYER_OUTBOX)
-        .set(RELAYER_OUTBOX.LAST_ERROR, RelayerStore.SENT_ALONE)
+        .set(RELAYER_OUTBOX.LAST_ERROR, ClaimedMessage.SENT_ALONE)
         .set(RELAYER_OUTBOX.ATTEMPTS, 2)
         .where(RELAYER_OUTBOX.ID.eq(culprit))
         .execute();
 
-    assertThat(store.markSentAlone(dsl, claim.token(), suspect)).isTrue();
-    assertThat(store.markSentAlone(dsl, claim.token(), culprit)).isTrue();
-    assertThat(store.markSentAlone(dsl, claim.token(), foreign))
+    assertThat(TestPassSql.of(store).outbox().markSentAlone(dsl, claim.token(), suspect)).isTrue();
+    assertThat(TestPassSql.of(store).outbox().markSentAlone(dsl, claim.token(), culprit)).isTrue();
+    assertThat(TestPassSql.of(store).outbox().markSentAlone(dsl, claim.token(), foreign))
         .as("the foreign row is under another token")
         .isFalse();
 
-    assertThat(row(suspect).getLastError()).isEqualTo(RelayerStore.SENT_ALONE);
+    assertThat(row(suspect).getLastError()).isEqualTo(ClaimedMessage.SENT_ALONE);
     assertThat(row(suspect).getAttempts()).as("its claim's attempt given back").isZero();
-    assertThat(row(culprit).getLastError()).isEqualTo(RelayerStore.SENT_ALONE);
+    assertThat(row(culprit).getLastError()).isEqualTo(ClaimedMessage.SENT_ALONE);
     assertThat(row(culprit).getAttempts()).as("a crash alone is not given back").isEqualTo(2);
-    assertThat(row(foreign).getLastError()).isEqualTo(RelayerStore.IN_FLIGHT);
+    assertThat(row(foreign).getLastError()).isEqualTo(ClaimedMessage.IN_FLIGHT);
     assertThat(row(foreign).getAttempts()).isEqualTo(1);
     assertThat(other.messages().get(0).lastError()).as("as it was before the claim").isNull();
     // Claimed again after its claim lapsed: it comes back as it was, in flight with others.
     Claim again =
-        store.claimByIds(
-            dsl, new ClaimByIds(List.of(foreign), now.plus(CLAIM).plusSeconds(1), CLAIM));
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(
+                dsl, new ClaimByIds(List.of(foreign), now.plus(CLAIM).plusSeconds(1), CLAIM));
     ClaimedMessage claimed = again.messages().get(0);
-    assertThat(RelayerStore.wasInFlight(claimed)).isTrue();
+    assertThat(claimed.wasInFlight()).isTrue();
     assertThat(claimed.attempts()).isEqualTo(2);
-    assertThat(RelayerStore.attemptsWhenSentAlone(claimed)).isOne();
+    assertThat(claimed.attemptsWhenSentAlone()).isOne();
   }
 
   @Test
@@ -584,14 +662,20 @@ abstract class StoreContract {
       holder.setAutoCommit(false);
       DSLContext tx = fx.open(holder);
       Claim.Locked claim =
-          store.lockPage(tx, new ClaimPage(0, id, now.plusSeconds(1), 10, now, CLAIM));
-      store.stampLocked(tx, claim, List.of(id));
+          TestPassSql.of(store)
+              .outbox()
+              .lockPage(tx, new ClaimPage(0, id, now.plusSeconds(1), 10, now, CLAIM));
+      TestPassSql.of(store).outbox().stampLocked(tx, claim, List.of(id));
       holder.rollback();
     }
     RelayerOutboxRecord row = row(id);
     assertThat(row.getClaimToken()).isNull();
     assertThat(row.getAttempts()).isZero();
-    assertThat(store.claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM)).messages())
+    assertThat(
+            TestPassSql.of(store)
+                .outbox()
+                .claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM))
+                .messages())
         .extracting(ClaimedMessage::id)
         .containsExactly(id);
   }
@@ -606,9 +690,11 @@ abstract class StoreContract {
     Claim.Locked locked =
         dsl.transactionResult(
             c ->
-                store.lockPage(
-                    c.dsl(), new ClaimPage(id, other, now.plusSeconds(1), 10, now, CLAIM)));
-    assertThatThrownBy(() -> store.stampLocked(dsl, locked, List.of(id)))
+                TestPassSql.of(store)
+                    .outbox()
+                    .lockPage(
+                        c.dsl(), new ClaimPage(id, other, now.plusSeconds(1), 10, now, CLAIM)));
+    assertThatThrownBy(() -> TestPassSql.of(store).outbox().stampLocked(dsl, locked, List.of(id)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("id " + id + " is not in the claim");
     assertThat(outboxCount()).isEqualTo(2);
@@ -641,12 +727,17 @@ abstract class StoreContract {
                               if (byIds) {
                                 List<Long> shuffled = new ArrayList<>(ids);
                                 Collections.shuffle(shuffled);
-                                return store.claimByIds(
-                                    c.dsl(), new ClaimByIds(shuffled.subList(0, 25), now, CLAIM));
+                                return TestPassSql.of(store)
+                                    .outbox()
+                                    .claimByIds(
+                                        c.dsl(),
+                                        new ClaimByIds(shuffled.subList(0, 25), now, CLAIM));
                               }
-                              return store.claimPage(
-                                  c.dsl(),
-                                  new ClaimPage(0, upTo, now.plusSeconds(5), 25, now, CLAIM));
+                              return TestPassSql.of(store)
+                                  .outbox()
+                                  .claimPage(
+                                      c.dsl(),
+                                      new ClaimPage(0, upTo, now.plusSeconds(5), 25, now, CLAIM));
                             });
                     claim.messages().forEach(m -> claims.merge(m.id(), 1, Integer::sum));
                     if (claims.size() == ids.size()) {
@@ -673,12 +764,18 @@ abstract class StoreContract {
   void fencedDeleteWithAStaleTokenDeletesNothing() {
     Instant now = now();
     long id = store.enqueue(dsl, unordered());
-    Claim stale = store.claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
-    Claim current = store.claimByIds(dsl, new ClaimByIds(List.of(id), now.plus(CLAIM), CLAIM));
+    Claim stale =
+        TestPassSql.of(store).outbox().claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
+    Claim current =
+        TestPassSql.of(store)
+            .outbox()
+            .claimByIds(dsl, new ClaimByIds(List.of(id), now.plus(CLAIM), CLAIM));
 
-    assertThat(store.deleteFenced(dsl, stale.token(), List.of(id))).isZero();
+    assertThat(TestPassSql.of(store).outbox().deleteFenced(dsl, stale.token(), List.of(id)))
+        .isZero();
     assertThat(outboxCount()).isEqualTo(1);
-    assertThat(store.deleteFenced(dsl, current.token(), List.of(id))).isEqualTo(1);
+    assertThat(TestPassSql.of(store).outbox().deleteFenced(dsl, current.token(), List.of(id)))
+        .isEqualTo(1);
     assertThat(outboxCount()).isZero();
   }
 
@@ -686,12 +783,15 @@ abstract class StoreContract {
   void recordedFailureHoldsTheRowUntilItsRetryInstant() {
     Instant now = now();
     long id = store.enqueue(dsl, unordered());
-    Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
+    Claim claim =
+        TestPassSql.of(store).outbox().claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
     String longError = "java.io.IOException: " + "x".repeat(5000);
     Instant retryAt = now.plusSeconds(10);
 
     int recorded =
-        store.recordFailures(dsl, claim.token(), List.of(new FailedSend(id, longError, retryAt)));
+        TestPassSql.of(store)
+            .outbox()
+            .recordFailures(dsl, claim.token(), List.of(new FailedSend(id, longError, retryAt)));
 
     assertThat(recorded).isEqualTo(1);
     RelayerOutboxRecord failed = row(id);
@@ -700,15 +800,21 @@ abstract class StoreContract {
         .startsWith("java.io.IOException");
     assertThat(failed.getClaimExpiresAt().toInstant()).isEqualTo(retryAt);
     assertThat(
-            store.claimByIds(dsl, new ClaimByIds(List.of(id), now.plusSeconds(9), CLAIM)).isEmpty())
+            TestPassSql.of(store)
+                .outbox()
+                .claimByIds(dsl, new ClaimByIds(List.of(id), now.plusSeconds(9), CLAIM))
+                .isEmpty())
         .isTrue();
-    assertThat(store.backlog(dsl, now.plusSeconds(9)).eligible()).isZero();
-    assertThat(store.backlog(dsl, retryAt).eligible()).isEqualTo(1);
-    Claim retry = store.claimByIds(dsl, new ClaimByIds(List.of(id), retryAt, CLAIM));
+    assertThat(HealthReads.of(store).backlog(dsl, now.plusSeconds(9)).eligible()).isZero();
+    assertThat(HealthReads.of(store).backlog(dsl, retryAt).eligible()).isEqualTo(1);
+    Claim retry =
+        TestPassSql.of(store).outbox().claimByIds(dsl, new ClaimByIds(List.of(id), retryAt, CLAIM));
     assertThat(retry.messages()).extracting(ClaimedMessage::attempts).containsExactly(2);
     assertThat(retry.messages().get(0).lastError()).startsWith("java.io.IOException");
     assertThat(
-            store.recordFailures(dsl, claim.token(), List.of(new FailedSend(id, "late", retryAt))))
+            TestPassSql.of(store)
+                .outbox()
+                .recordFailures(dsl, claim.token(), List.of(new FailedSend(id, "late", retryAt))))
         .as("a stale token records nothing")
         .isZero();
   }
@@ -719,20 +825,28 @@ abstract class StoreContract {
     NewMessage message = StoreFixture.message().orderingKey("k").tenantId("t").build();
     long id = store.enqueue(dsl, message);
     long other = store.enqueue(dsl, unordered());
-    Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(other), now, CLAIM));
+    Claim claim =
+        TestPassSql.of(store).outbox().claimByIds(dsl, new ClaimByIds(List.of(other), now, CLAIM));
 
     assertThat(
-            store.moveToDead(
-                dsl,
-                UUID.randomUUID(),
-                new DeadLetter(List.of(other), "max-attempts", "boom 1", now)))
+            TestPassSql.of(store)
+                .outbox()
+                .moveToDead(
+                    dsl,
+                    UUID.randomUUID(),
+                    new DeadLetter(List.of(other), "max-attempts", "boom 1", now)))
         .isZero();
     int moved =
-        store.moveToDead(
-            dsl,
-            claim.token(),
-            new DeadLetter(
-                List.of(other), "max-attempts", "java.lang.IllegalStateException: boom 17", now));
+        TestPassSql.of(store)
+            .outbox()
+            .moveToDead(
+                dsl,
+                claim.token(),
+                new DeadLetter(
+                    List.of(other),
+                    "max-attempts",
+                    "java.lang.IllegalStateException: boom 17",
+                    now));
 
     assertThat(moved).isEqualTo(1);
     assertThat(row(other)).isNull();
@@ -745,7 +859,7 @@ abstract class StoreContract {
         .isNotEqualTo(ErrorFingerprint.of("java.io.IOException: boom 17"));
     assertThat(dead.getFailedAt().toInstant()).isEqualTo(now);
     assertThat(dead.getAttempts()).isEqualTo(1);
-    assertThat(store.deadCount(dsl)).isEqualTo(1);
+    assertThat(HealthReads.of(store).deadCount(dsl)).isEqualTo(1);
     assertThat(row(id)).isNotNull();
   }
 
@@ -759,16 +873,19 @@ abstract class StoreContract {
     mapped
         .update(RELAYER_OUTBOX)
         .set(RELAYER_OUTBOX.CLAIM_TOKEN, token)
-        .set(RELAYER_OUTBOX.CLAIM_EXPIRES_AT, OutboxQueries.utc(now.plus(CLAIM)))
+        .set(RELAYER_OUTBOX.CLAIM_EXPIRES_AT, OutboxSql.utc(now.plus(CLAIM)))
         .set(RELAYER_OUTBOX.ATTEMPTS, 5)
         .where(RELAYER_OUTBOX.ID.in(head, beta))
         .execute();
 
-    assertThat(store.park(dsl, UUID.randomUUID(), head, "stale", now)).isFalse();
-    assertThat(store.park(dsl, token, head, "broker said no", now)).isTrue();
-    assertThat(store.park(dsl, token, beta, "broker said no again", now)).isTrue();
+    assertThat(TestPassSql.of(store).lanes().park(dsl, UUID.randomUUID(), head, "stale", now))
+        .isFalse();
+    assertThat(TestPassSql.of(store).lanes().park(dsl, token, head, "broker said no", now))
+        .isTrue();
+    assertThat(TestPassSql.of(store).lanes().park(dsl, token, beta, "broker said no again", now))
+        .isTrue();
 
-    List<ParkedKey> parked = store.parkedKeys(dsl, null);
+    List<ParkedKey> parked = StoreOperations.of(store).parkedKeys(dsl, null);
     assertThat(parked)
         .extracting(ParkedKey::orderingKey)
         .containsExactlyInAnyOrder("alpha", "beta");
@@ -778,34 +895,40 @@ abstract class StoreContract {
     assertThat(alpha.attempts()).isEqualTo(5);
     assertThat(alpha.lastError()).isEqualTo("broker said no");
     assertThat(alpha.parkedAt()).isEqualTo(now);
-    assertThat(store.parkedKeyCount(dsl)).isEqualTo(2);
-    assertThat(store.backlog(dsl, now).eligible()).as("parked rows are not eligible").isEqualTo(1);
+    assertThat(HealthReads.of(store).parkedKeyCount(dsl)).isEqualTo(2);
+    assertThat(HealthReads.of(store).backlog(dsl, now).eligible())
+        .as("parked rows are not eligible")
+        .isEqualTo(1);
 
-    assertThat(store.retryParked(dsl, "alpha")).isTrue();
+    assertThat(StoreOperations.of(store).retryHead(dsl, "test", "alpha")).isPresent();
     assertThat(row(head).getStatus()).isEqualTo("pending");
     assertThat(row(head).getAttempts()).isZero();
 
-    assertThat(store.deadParked(dsl, beta, now)).isTrue();
+    assertThat(StoreOperations.of(store).moveHeadToDead(dsl, "test", "beta", now)).isPresent();
     assertThat(row(beta)).isNull();
     var dead =
         mapped.selectFrom(RELAYER_OUTBOX_DEAD).where(RELAYER_OUTBOX_DEAD.ID.eq(beta)).fetchOne();
     assertThat(dead.getReason()).isEqualTo("operator");
     assertThat(dead.getLastError()).isEqualTo("broker said no again");
-    assertThat(store.deadParked(dsl, next, now)).as("only parked heads").isFalse();
+    assertThat(StoreOperations.of(store).moveHeadToDead(dsl, "test", "beta", now))
+        .as("only parked heads")
+        .isEmpty();
 
     long gamma = store.enqueue(dsl, ordered("gamma"));
     UUID t2 = UUID.randomUUID();
     mapped
         .update(RELAYER_OUTBOX)
         .set(RELAYER_OUTBOX.CLAIM_TOKEN, t2)
-        .set(RELAYER_OUTBOX.CLAIM_EXPIRES_AT, OutboxQueries.utc(now.plus(CLAIM)))
+        .set(RELAYER_OUTBOX.CLAIM_EXPIRES_AT, OutboxSql.utc(now.plus(CLAIM)))
         .where(RELAYER_OUTBOX.ID.eq(gamma))
         .execute();
-    store.park(dsl, t2, gamma, "e", now);
+    TestPassSql.of(store).lanes().park(dsl, t2, gamma, "e", now);
     int lane = Lanes.laneOf("gamma", StoreOptions.DEFAULT_LANES);
-    assertThat(store.parkedKeys(dsl, lane)).extracting(ParkedKey::orderingKey).contains("gamma");
-    assertThat(store.releaseParked(dsl, null)).isEqualTo(1);
-    assertThat(store.parkedKeyCount(dsl)).isZero();
+    assertThat(StoreOperations.of(store).parkedKeys(dsl, lane))
+        .extracting(ParkedKey::orderingKey)
+        .contains("gamma");
+    assertThat(StoreOperations.of(store).release(dsl, "test", null).count()).isEqualTo(1);
+    assertThat(HealthReads.of(store).parkedKeyCount(dsl)).isZero();
   }
 
   @Test
@@ -817,18 +940,21 @@ abstract class StoreContract {
     long liveClaim = store.enqueue(dsl, unordered());
     long claimEndsNow = store.enqueue(dsl, unordered());
     long expired = store.enqueue(dsl, unordered());
-    store.claimByIds(dsl, new ClaimByIds(List.of(liveClaim), now, CLAIM));
-    store.claimByIds(dsl, new ClaimByIds(List.of(claimEndsNow), now.minus(CLAIM), CLAIM));
-    store.claimByIds(
-        dsl, new ClaimByIds(List.of(expired), now.minus(CLAIM).minusSeconds(1), CLAIM));
+    TestPassSql.of(store).outbox().claimByIds(dsl, new ClaimByIds(List.of(liveClaim), now, CLAIM));
+    TestPassSql.of(store)
+        .outbox()
+        .claimByIds(dsl, new ClaimByIds(List.of(claimEndsNow), now.minus(CLAIM), CLAIM));
+    TestPassSql.of(store)
+        .outbox()
+        .claimByIds(dsl, new ClaimByIds(List.of(expired), now.minus(CLAIM).minusSeconds(1), CLAIM));
 
-    Backlog backlog = store.backlog(dsl, now);
+    Backlog backlog = HealthReads.of(store).backlog(dsl, now);
 
     assertThat(backlog.eligible()).isEqualTo(4);
     assertThat(backlog.oldestEligibleAge()).isPresent();
-    assertThat(store.backlog(dsl, now, "memory").eligible()).isEqualTo(4);
-    assertThat(store.backlog(dsl, now, "kafka").eligible()).isZero();
-    assertThat(store.backlog(dsl, now, "kafka").oldestEligibleAge()).isEmpty();
+    assertThat(HealthReads.of(store).backlog(dsl, now, "memory").eligible()).isEqualTo(4);
+    assertThat(HealthReads.of(store).backlog(dsl, now, "kafka").eligible()).isZero();
+    assertThat(HealthReads.of(store).backlog(dsl, now, "kafka").oldestEligibleAge()).isEmpty();
   }
 
   @Test
@@ -836,23 +962,31 @@ abstract class StoreContract {
     LeaseRequest a = new LeaseRequest("sweeper", "instance-a", Duration.ofSeconds(30));
     LeaseRequest b = new LeaseRequest("sweeper", "instance-b", Duration.ofSeconds(30));
 
-    LeaseOutcome first = dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), a));
+    LeaseOutcome first =
+        dsl.transactionResult(c -> TestPassSql.of(store).leases().tryAcquireLease(c.dsl(), a));
     assertThat(first.acquired()).isTrue();
-    LeaseOutcome other = dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), b));
+    LeaseOutcome other =
+        dsl.transactionResult(c -> TestPassSql.of(store).leases().tryAcquireLease(c.dsl(), b));
     assertThat(other).isInstanceOf(LeaseOutcome.HeldByOther.class);
     assertThat(((LeaseOutcome.HeldByOther) other).owner()).isEqualTo("instance-a");
-    assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), a)).acquired()).isTrue();
-    assertThat(store.renewLease(dsl, a)).isTrue();
-    assertThat(store.renewLease(dsl, b)).isFalse();
-    assertThat(store.lease(dsl, "sweeper"))
+    assertThat(
+            dsl.transactionResult(c -> TestPassSql.of(store).leases().tryAcquireLease(c.dsl(), a))
+                .acquired())
+        .isTrue();
+    assertThat(TestPassSql.of(store).leases().renewLease(dsl, a)).isTrue();
+    assertThat(TestPassSql.of(store).leases().renewLease(dsl, b)).isFalse();
+    assertThat(HealthReads.of(store).lease(dsl, "sweeper"))
         .get()
         .extracting(LeaseState::owner)
         .isEqualTo("instance-a");
-    assertThat(store.liveLeases(dsl, "swe")).hasSize(1);
+    assertThat(HealthReads.of(store).liveLeases(dsl, "swe")).hasSize(1);
 
-    assertThat(store.releaseLease(dsl, "sweeper", "instance-b")).isFalse();
-    assertThat(store.releaseLease(dsl, "sweeper", "instance-a")).isTrue();
-    assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), b)).acquired()).isTrue();
+    assertThat(TestPassSql.of(store).leases().releaseLease(dsl, "sweeper", "instance-b")).isFalse();
+    assertThat(TestPassSql.of(store).leases().releaseLease(dsl, "sweeper", "instance-a")).isTrue();
+    assertThat(
+            dsl.transactionResult(c -> TestPassSql.of(store).leases().tryAcquireLease(c.dsl(), b))
+                .acquired())
+        .isTrue();
   }
 
   @Test
@@ -862,21 +996,23 @@ abstract class StoreContract {
     try (Connection passConnection = fx.connect()) {
       passConnection.setAutoCommit(false);
       DSLContext pass = fx.open(passConnection);
-      assertThat(store.tryAcquireLease(pass, a).acquired()).isTrue();
+      assertThat(TestPassSql.of(store).leases().tryAcquireLease(pass, a).acquired()).isTrue();
       passConnection.commit();
       // A new pass of a: holds the row lock while its lease runs out.
-      assertThat(store.tryAcquireLease(pass, a).acquired()).isTrue();
+      assertThat(TestPassSql.of(store).leases().tryAcquireLease(pass, a).acquired()).isTrue();
       Thread.sleep(1500);
-      LeaseOutcome during = dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), b));
+      LeaseOutcome during =
+          dsl.transactionResult(c -> TestPassSql.of(store).leases().tryAcquireLease(c.dsl(), b));
       assertThat(during)
           .as("the pass still holds the lease row")
           .isInstanceOf(LeaseOutcome.Busy.class);
       passConnection.commit();
     }
     Thread.sleep(1100);
-    LeaseOutcome after = dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), b));
+    LeaseOutcome after =
+        dsl.transactionResult(c -> TestPassSql.of(store).leases().tryAcquireLease(c.dsl(), b));
     assertThat(after.acquired()).as("an expired lease is taken over").isTrue();
-    assertThat(store.lease(dsl, "lane/1"))
+    assertThat(HealthReads.of(store).lease(dsl, "lane/1"))
         .get()
         .extracting(LeaseState::owner)
         .isEqualTo("instance-b");
@@ -891,28 +1027,39 @@ abstract class StoreContract {
     LeaseRequest laneB = new LeaseRequest("lane/0", "instance-b", second);
     LeaseRequest otherB = new LeaseRequest("lane/1", "instance-b", second);
 
-    LeaseOutcome created = dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), a));
+    LeaseOutcome created =
+        dsl.transactionResult(c -> TestPassSql.of(store).leases().startLeasedPass(c.dsl(), a));
     assertThat(created.takenOver()).as("a new lease row").isFalse();
     assertThat(created.newlyAcquired()).isTrue();
-    LeaseOutcome kept = dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), a));
+    LeaseOutcome kept =
+        dsl.transactionResult(c -> TestPassSql.of(store).leases().startLeasedPass(c.dsl(), a));
     assertThat(kept.takenOver()).as("kept by its owner").isFalse();
     assertThat(kept.newlyAcquired()).isFalse();
-    assertThat(dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), laneA)).acquired())
+    assertThat(
+            dsl.transactionResult(
+                    c -> TestPassSql.of(store).leases().startLeasedPass(c.dsl(), laneA))
+                .acquired())
         .isTrue();
     Thread.sleep(1200);
-    LeaseOutcome taken = dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), b));
+    LeaseOutcome taken =
+        dsl.transactionResult(c -> TestPassSql.of(store).leases().startLeasedPass(c.dsl(), b));
     assertThat(taken.acquired()).isTrue();
     assertThat(taken.takenOver()).as("a's lease expired: a died or stalled").isTrue();
     assertThat(taken.newlyAcquired()).isTrue();
-    assertThat(dsl.transactionResult(c -> store.tryAcquireLease(c.dsl(), b)).takenOver())
+    assertThat(
+            dsl.transactionResult(c -> TestPassSql.of(store).leases().tryAcquireLease(c.dsl(), b))
+                .takenOver())
         .as("b keeps its own lease")
         .isFalse();
     List<LeaseOutcome> several =
-        dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), List.of(laneB, otherB)));
+        dsl.transactionResult(
+            c -> TestPassSql.of(store).leases().startLeasedPass(c.dsl(), List.of(laneB, otherB)));
     assertThat(several).extracting(LeaseOutcome::takenOver).containsExactly(true, false);
 
-    assertThat(store.releaseLease(dsl, "sweeper", "instance-b")).isTrue();
-    assertThat(dsl.transactionResult(c -> store.startLeasedPass(c.dsl(), a)).takenOver())
+    assertThat(TestPassSql.of(store).leases().releaseLease(dsl, "sweeper", "instance-b")).isTrue();
+    assertThat(
+            dsl.transactionResult(c -> TestPassSql.of(store).leases().startLeasedPass(c.dsl(), a))
+                .takenOver())
         .as("a released lease is taken afresh")
         .isFalse();
   }
@@ -936,14 +1083,17 @@ abstract class StoreContract {
                         c -> {
                           LeaseRequest request =
                               new LeaseRequest("sweeper", owner, Duration.ofSeconds(1));
-                          if (store.tryAcquireLease(c.dsl(), request).acquired()) {
+                          if (TestPassSql.of(store)
+                              .leases()
+                              .tryAcquireLease(c.dsl(), request)
+                              .acquired()) {
                             winners.add(owner);
                             if (!inside.add("sweeper")) {
                               overlaps.add(owner);
                             }
                             Thread.sleep(5);
                             inside.remove("sweeper");
-                            store.releaseLease(c.dsl(), "sweeper", owner);
+                            TestPassSql.of(store).leases().releaseLease(c.dsl(), "sweeper", owner);
                           }
                         });
                   }
@@ -1118,9 +1268,14 @@ abstract class StoreContract {
     List<Long> deadIds = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       long id = store.enqueue(dsl, unordered());
-      Claim claim = store.claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
-      store.moveToDead(
-          dsl, claim.token(), new DeadLetter(List.of(id), "max-attempts", "e", i < 4 ? old : now));
+      Claim claim =
+          TestPassSql.of(store).outbox().claimByIds(dsl, new ClaimByIds(List.of(id), now, CLAIM));
+      TestPassSql.of(store)
+          .outbox()
+          .moveToDead(
+              dsl,
+              claim.token(),
+              new DeadLetter(List.of(id), "max-attempts", "e", i < 4 ? old : now));
       deadIds.add(id);
     }
     for (int i = 0; i < 5; i++) {
@@ -1128,7 +1283,7 @@ abstract class StoreContract {
     }
     mapped
         .update(RELAYER_INBOX)
-        .set(RELAYER_INBOX.PROCESSED_AT, OutboxQueries.utc(old))
+        .set(RELAYER_INBOX.PROCESSED_AT, OutboxSql.utc(old))
         .where(
             RELAYER_INBOX.MESSAGE_ID.in(
                 mapped.select(RELAYER_INBOX.MESSAGE_ID).from(RELAYER_INBOX).limit(3)))
@@ -1136,29 +1291,34 @@ abstract class StoreContract {
     long pending = store.enqueue(dsl, unordered());
     mapped
         .update(RELAYER_OUTBOX)
-        .set(RELAYER_OUTBOX.CREATED_AT, OutboxQueries.utc(old))
+        .set(RELAYER_OUTBOX.CREATED_AT, OutboxSql.utc(old))
         .where(RELAYER_OUTBOX.ID.eq(pending))
         .execute();
     Instant cutoff = now.minus(Duration.ofDays(30));
 
     PurgeBatch deadBatch = PurgeBatch.first(cutoff, 3);
-    Purged firstDead = store.purgeDead(dsl, deadBatch);
+    Purged firstDead = TestPassSql.of(store).deadRetention().run(dsl, deadBatch);
     assertThat(firstDead.deleted()).as("three of the four sharing one timestamp").isEqualTo(3);
     assertThat(firstDead.drained()).isFalse();
     assertThat(firstDead.next()).contains(old.truncatedTo(ChronoUnit.MICROS));
     deadBatch = deadBatch.after(firstDead);
-    Purged secondDead = store.purgeDead(dsl, deadBatch);
+    Purged secondDead = TestPassSql.of(store).deadRetention().run(dsl, deadBatch);
     assertThat(secondDead.deleted()).isEqualTo(1);
     assertThat(secondDead.drained()).isTrue();
-    assertThat(store.purgeDead(dsl, deadBatch.after(secondDead)).deleted()).isZero();
-    assertThat(store.purgeDead(dsl, PurgeBatch.first(cutoff, 3)).next()).isEmpty();
-    assertThat(store.deadCount(dsl)).isEqualTo(1);
+    assertThat(
+            TestPassSql.of(store).deadRetention().run(dsl, deadBatch.after(secondDead)).deleted())
+        .isZero();
+    assertThat(TestPassSql.of(store).deadRetention().run(dsl, PurgeBatch.first(cutoff, 3)).next())
+        .isEmpty();
+    assertThat(HealthReads.of(store).deadCount(dsl)).isEqualTo(1);
     PurgeBatch inboxBatch = PurgeBatch.first(cutoff, 2);
-    Purged firstInbox = store.purgeInbox(dsl, inboxBatch);
+    Purged firstInbox = TestPassSql.of(store).inboxRetention().run(dsl, inboxBatch);
     assertThat(firstInbox.deleted()).isEqualTo(2);
     inboxBatch = inboxBatch.after(firstInbox);
-    assertThat(store.purgeInbox(dsl, inboxBatch).deleted()).isEqualTo(1);
-    assertThat(store.purgeInbox(dsl, PurgeBatch.first(cutoff, 2)).deleted()).isZero();
+    assertThat(TestPassSql.of(store).inboxRetention().run(dsl, inboxBatch).deleted()).isEqualTo(1);
+    assertThat(
+            TestPassSql.of(store).inboxRetention().run(dsl, PurgeBatch.first(cutoff, 2)).deleted())
+        .isZero();
     assertThat(mapped.fetchCount(RELAYER_INBOX)).isEqualTo(2);
     assertThat(row(pending)).as("pending rows never expire").isNotNull();
   }
@@ -1174,19 +1334,20 @@ abstract class StoreContract {
     inboxRecordsAt(now(), 1);
     PurgeBatch batch = PurgeBatch.first(now().minus(Duration.ofDays(30)), 4);
 
-    Purged first = store.purgeInbox(dsl, batch);
+    Purged first = TestPassSql.of(store).inboxRetention().run(dsl, batch);
     assertThat(first.deleted()).as("the two at t1; the five at t2 go past the limit").isEqualTo(2);
     assertThat(first.next()).contains(t2);
     assertThat(mapped.fetchCount(RELAYER_INBOX)).isEqualTo(7);
     batch = batch.after(first);
-    Purged second = store.purgeInbox(dsl, batch);
+    Purged second = TestPassSql.of(store).inboxRetention().run(dsl, batch);
     assertThat(second.deleted()).as("four of the five at t2").isEqualTo(4);
     assertThat(second.next()).contains(t2);
     batch = batch.after(second);
-    Purged third = store.purgeInbox(dsl, batch);
+    Purged third = TestPassSql.of(store).inboxRetention().run(dsl, batch);
     assertThat(third.deleted()).as("the last at t2 and the one at t3").isEqualTo(2);
     assertThat(third.drained()).isTrue();
-    assertThat(store.purgeInbox(dsl, batch.after(third)).deleted()).isZero();
+    assertThat(TestPassSql.of(store).inboxRetention().run(dsl, batch.after(third)).deleted())
+        .isZero();
     assertThat(mapped.fetchCount(RELAYER_INBOX)).as("the recent record stays").isEqualTo(1);
   }
 
@@ -1199,7 +1360,7 @@ abstract class StoreContract {
     }
     mapped
         .update(RELAYER_INBOX)
-        .set(RELAYER_INBOX.PROCESSED_AT, OutboxQueries.utc(processedAt))
+        .set(RELAYER_INBOX.PROCESSED_AT, OutboxSql.utc(processedAt))
         .where(RELAYER_INBOX.MESSAGE_ID.in(ids))
         .execute();
   }
@@ -1223,7 +1384,8 @@ abstract class StoreContract {
   @Test
   void commitWithoutFlushWaitRelaxesOnlyTheCurrentTransaction() {
     List<String> values =
-        settingBeforeInsideAndAfter("synchronous_commit", store::commitWithoutFlushWait);
+        settingBeforeInsideAndAfter(
+            "synchronous_commit", TestPassSql.of(store)::commitWithoutFlushWait);
     assertThat(values.get(1)).isEqualTo("off");
     assertThat(values.get(2)).isEqualTo(values.get(0));
   }
@@ -1236,7 +1398,8 @@ abstract class StoreContract {
 
     List<String> values =
         settingBeforeInsideAndAfter(
-            "synchronous_commit", t -> purged.add(store.purgeInbox(t, batch)));
+            "synchronous_commit",
+            t -> purged.add(TestPassSql.of(store).inboxRetention().run(t, batch)));
 
     assertThat(values.get(1)).isEqualTo("off");
     assertThat(values.get(2)).isEqualTo(values.get(0));
@@ -1251,18 +1414,22 @@ abstract class StoreContract {
       List<LeaseOutcome> outcome = new ArrayList<>();
       List<String> flush =
           settingBeforeInsideAndAfter(
-              "synchronous_commit", t -> outcome.add(store.startLeasedPass(t, lease)));
+              "synchronous_commit",
+              t -> outcome.add(TestPassSql.of(store).leases().startLeasedPass(t, lease)));
       assertThat(flush.get(1)).isEqualTo("off");
       assertThat(flush.get(2)).isEqualTo(flush.get(0));
       assertThat(
-              settingBeforeInsideAndAfter("plan_cache_mode", t -> store.startLeasedPass(t, lease)))
+              settingBeforeInsideAndAfter(
+                  "plan_cache_mode", t -> TestPassSql.of(store).leases().startLeasedPass(t, lease)))
           .containsExactly("auto", "force_generic_plan", "auto");
       assertThat(
-              settingBeforeInsideAndAfter("enable_seqscan", t -> store.startLeasedPass(t, lease)))
+              settingBeforeInsideAndAfter(
+                  "enable_seqscan", t -> TestPassSql.of(store).leases().startLeasedPass(t, lease)))
           .containsExactly("on", "off", "on");
       assertThat(
               settingBeforeInsideAndAfter(
-                  "enable_bitmapscan", t -> store.startLeasedPass(t, lease)))
+                  "enable_bitmapscan",
+                  t -> TestPassSql.of(store).leases().startLeasedPass(t, lease)))
           .containsExactly("on", "off", "on");
       assertThat(outcome.get(0).acquired()).as(lease.owner()).isEqualTo(lease == mine);
     }
@@ -1278,7 +1445,11 @@ abstract class StoreContract {
     Set<UUID> tokens = new HashSet<>();
     for (int i = 0; i < 3; i++) {
       long id = store.enqueue(dsl, unordered());
-      tokens.add(store.claimByIds(dsl, new ClaimByIds(List.of(id), now(), CLAIM)).token());
+      tokens.add(
+          TestPassSql.of(store)
+              .outbox()
+              .claimByIds(dsl, new ClaimByIds(List.of(id), now(), CLAIM))
+              .token());
     }
     assertThat(tokens).hasSize(3);
   }

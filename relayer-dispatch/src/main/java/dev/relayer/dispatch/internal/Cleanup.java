@@ -1,13 +1,13 @@
 package dev.relayer.dispatch.internal;
 
 import dev.relayer.dispatch.CleanupResult;
-import dev.relayer.store.LeaseOutcome;
-import dev.relayer.store.LeaseRequest;
-import dev.relayer.store.PurgeBatch;
-import dev.relayer.store.Purged;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.pass.CleanupPass;
+import dev.relayer.store.pass.LeaseOutcome;
+import dev.relayer.store.pass.LeaseRequest;
 import dev.relayer.store.pass.Passes;
+import dev.relayer.store.pass.PurgeBatch;
+import dev.relayer.store.pass.Purged;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,8 +2,8 @@ package dev.relayer.dispatch.internal;
 
 import dev.relayer.dispatch.spi.PassKind;
 import dev.relayer.dispatch.spi.RelayerEventListener;
-import dev.relayer.store.Claim;
-import dev.relayer.store.ClaimByIds;
+import dev.relayer.store.pass.Claim;
+import dev.relayer.store.pass.ClaimByIds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

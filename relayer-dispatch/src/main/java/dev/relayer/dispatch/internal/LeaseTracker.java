@@ -1,6 +1,6 @@
 package dev.relayer.dispatch.internal;
 
-import dev.relayer.store.LeaseOutcome;
+import dev.relayer.store.pass.LeaseOutcome;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;

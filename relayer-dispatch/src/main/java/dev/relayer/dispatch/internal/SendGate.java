@@ -7,7 +7,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * #shared() shared}, and a suspect row's claim, send and completion hold it {@linkplain #alone()
  * alone}, which waits for the calls in flight to end and keeps new ones waiting. A crash while a
  * row is sent alone is therefore that row's doing — or at least no other send's — and only such a
- * crash counts towards its attempts ({@code RelayerStore.SENT_ALONE}).
+ * crash counts towards its attempts ({@code ClaimedMessage#SENT_ALONE}).
  *
  * <p>One gate per process, not per dispatcher: a message that kills the JVM takes every store's
  * sends down with it. A call that outlives its send timeout (a transport that ignores the

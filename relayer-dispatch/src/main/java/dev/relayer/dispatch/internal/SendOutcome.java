@@ -1,7 +1,7 @@
 package dev.relayer.dispatch.internal;
 
 import dev.relayer.dispatch.spi.FailureKind;
-import dev.relayer.store.ClaimedMessage;
+import dev.relayer.store.pass.ClaimedMessage;
 import java.util.List;
 
 /**

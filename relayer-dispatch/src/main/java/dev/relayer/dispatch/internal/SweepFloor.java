@@ -1,6 +1,6 @@
 package dev.relayer.dispatch.internal;
 
-import dev.relayer.store.SweepBounds;
+import dev.relayer.store.pass.SweepBounds;
 import java.time.Duration;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;

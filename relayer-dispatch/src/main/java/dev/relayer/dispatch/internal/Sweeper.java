@@ -2,14 +2,14 @@ package dev.relayer.dispatch.internal;
 
 import dev.relayer.dispatch.SweepResult;
 import dev.relayer.dispatch.spi.RelayerEventListener;
-import dev.relayer.store.Claim;
-import dev.relayer.store.ClaimByIds;
-import dev.relayer.store.ClaimPage;
-import dev.relayer.store.ClaimedMessage;
-import dev.relayer.store.LeaseOutcome;
-import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.RelayerStore;
-import dev.relayer.store.SweepBounds;
+import dev.relayer.store.pass.Claim;
+import dev.relayer.store.pass.ClaimByIds;
+import dev.relayer.store.pass.ClaimPage;
+import dev.relayer.store.pass.ClaimedMessage;
+import dev.relayer.store.pass.LeaseOutcome;
+import dev.relayer.store.pass.LeaseRequest;
+import dev.relayer.store.pass.SweepBounds;
 import dev.relayer.store.pass.SweepPass;
 import java.time.Duration;
 import java.time.Instant;
@@ -212,7 +212,7 @@ public final class Sweeper {
     List<ClaimedMessage> suspects = new ArrayList<>();
     List<ClaimedMessage> others = new ArrayList<>();
     for (ClaimedMessage m : claim.messages()) {
-      (RelayerStore.wasInFlight(m) ? suspects : others).add(m);
+      (m.wasInFlight() ? suspects : others).add(m);
     }
     suspects.sort(
         Comparator.comparingInt(ClaimedMessage::attempts).thenComparingLong(ClaimedMessage::id));
@@ -280,7 +280,7 @@ public final class Sweeper {
   private static int neverHandedOff(SendOutcome sent) {
     int count = 0;
     for (var m : sent.accepted()) {
-      if (m.attempts() == 1 && !m.scheduledAfterWrite() && !RelayerStore.wasInFlight(m)) {
+      if (m.attempts() == 1 && !m.scheduledAfterWrite() && !m.wasInFlight()) {
         count++;
       }
     }

@@ -2,7 +2,7 @@ package dev.relayer.dispatch.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relayer.store.SweepBounds;
+import dev.relayer.store.pass.SweepBounds;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;

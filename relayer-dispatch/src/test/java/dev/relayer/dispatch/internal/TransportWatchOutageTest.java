@@ -2,7 +2,7 @@ package dev.relayer.dispatch.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relayer.store.ClaimedMessage;
+import dev.relayer.store.pass.ClaimedMessage;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -2,7 +2,7 @@ package dev.relayer.spring.boot;
 
 import dev.relayer.dispatch.HealthReport;
 import dev.relayer.dispatch.TransportSends;
-import dev.relayer.store.LeaseState;
+import dev.relayer.store.health.LeaseState;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -3,7 +3,7 @@ package dev.relayer.spring.boot;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.dispatch.Relayer;
 import dev.relayer.dispatch.RelayerOperator;
-import dev.relayer.store.DeadFilter;
+import dev.relayer.store.ops.DeadFilter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;

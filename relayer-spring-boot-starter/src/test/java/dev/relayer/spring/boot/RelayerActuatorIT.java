@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relayer.dispatch.Relayer;
-import dev.relayer.store.DeadFilter;
-import dev.relayer.store.DeadPage;
-import dev.relayer.store.ErrorFingerprint;
 import dev.relayer.store.NewMessage;
+import dev.relayer.store.internal.ErrorFingerprint;
+import dev.relayer.store.ops.DeadFilter;
+import dev.relayer.store.ops.DeadPage;
 import dev.relayer.transport.memory.InMemoryTransport;
 import java.net.URI;
 import java.net.URLEncoder;

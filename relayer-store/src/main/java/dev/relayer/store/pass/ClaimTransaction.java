@@ -1,8 +1,5 @@
 package dev.relayer.store.pass;
 
-import dev.relayer.store.Claim;
-import dev.relayer.store.ClaimedMessage;
-import dev.relayer.store.DeadLetter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -18,11 +15,11 @@ import org.jooq.DSLContext;
  */
 public abstract sealed class ClaimTransaction permits SweepPass, LanePass, DirectClaim {
 
-  final PassStatements statements;
+  final PassSql sql;
   final DSLContext tx;
 
-  ClaimTransaction(PassStatements statements, DSLContext tx) {
-    this.statements = statements;
+  ClaimTransaction(PassSql sql, DSLContext tx) {
+    this.sql = sql;
     this.tx = tx;
   }
 
@@ -31,7 +28,7 @@ public abstract sealed class ClaimTransaction permits SweepPass, LanePass, Direc
 
   /** Deletes the sent rows {@code ids} of a stamped claim still under {@code token}. */
   int deleteSent(UUID token, Collection<Long> ids) {
-    return statements.deleteFenced(tx, token, ids);
+    return sql.outbox().deleteFenced(tx, token, ids);
   }
 
   /**
@@ -52,8 +49,8 @@ public abstract sealed class ClaimTransaction permits SweepPass, LanePass, Direc
           unsent.add(m.id());
         }
       }
-      statements.stampLocked(tx, locked, unsent);
-      deleted = statements.deleteLocked(tx, locked, completion.accepted());
+      sql.outbox().stampLocked(tx, locked, unsent);
+      deleted = sql.outbox().deleteLocked(tx, locked, completion.accepted());
     } else {
       deleted = deleteSent(token, completion.accepted());
     }
@@ -62,42 +59,43 @@ public abstract sealed class ClaimTransaction permits SweepPass, LanePass, Direc
     for (Completion.Burial burial : completion.buried()) {
       ClaimedMessage m = burial.message();
       if (burial.parks()) {
-        if (statements.park(tx, token, m.id(), burial.error(), completion.at())) {
+        if (sql.lanes().park(tx, token, m.id(), burial.error(), completion.at())) {
           parked.add(burial);
         }
-      } else if (statements.moveToDead(
-              tx,
-              token,
-              new DeadLetter(List.of(m.id()), burial.reason(), burial.error(), completion.at()))
+      } else if (sql.outbox()
+              .moveToDead(
+                  tx,
+                  token,
+                  new DeadLetter(List.of(m.id()), burial.reason(), burial.error(), completion.at()))
           == 1) {
         dead.add(burial);
       }
     }
-    statements.recordFailures(tx, token, completion.retries());
+    sql.outbox().recordFailures(tx, token, completion.retries());
     return new Completion.Written(deleted, parked, dead);
   }
 
   /**
-   * Marks rows still under {@code token} {@linkplain dev.relayer.store.RelayerStore#IN_FLIGHT in
-   * flight with others}, for a claim that commits before its send; returns how many were marked.
-   * The transaction's commit then waits for the WAL flush, whatever the pass set before, so that
-   * the claim's attempts outlive a server crash after the send.
+   * Marks rows still under {@code token} {@linkplain ClaimedMessage#IN_FLIGHT in flight with
+   * others}, for a claim that commits before its send; returns how many were marked. The
+   * transaction's commit then waits for the WAL flush, whatever the pass set before, so that the
+   * claim's attempts outlive a server crash after the send.
    */
   public final int markInFlight(UUID token, Collection<Long> ids) {
     checkWritable("markInFlight");
-    return statements.markInFlight(tx, token, ids);
+    return sql.outbox().markInFlight(tx, token, ids);
   }
 
   /**
-   * Marks the row {@code id} still under {@code token} {@linkplain
-   * dev.relayer.store.RelayerStore#SENT_ALONE sent alone}, for a claim of that row alone that
-   * commits before its send, giving back this claim's attempt when the row was in flight with
-   * others before ({@link dev.relayer.store.RelayerStore#attemptsWhenSentAlone}); false when the
-   * row is no longer under the token. The commit waits for the WAL flush, as {@link #markInFlight}.
+   * Marks the row {@code id} still under {@code token} {@linkplain ClaimedMessage#SENT_ALONE sent
+   * alone}, for a claim of that row alone that commits before its send, giving back this claim's
+   * attempt when the row was in flight with others before ({@link
+   * ClaimedMessage#attemptsWhenSentAlone}); false when the row is no longer under the token. The
+   * commit waits for the WAL flush, as {@link #markInFlight}.
    */
   public final boolean markSentAlone(UUID token, long id) {
     checkWritable("markSentAlone");
-    return statements.markSentAlone(tx, token, id);
+    return sql.outbox().markSentAlone(tx, token, id);
   }
 
   /**
@@ -106,6 +104,6 @@ public abstract sealed class ClaimTransaction permits SweepPass, LanePass, Direc
    */
   public final int unclaim(UUID token, Collection<Long> ids) {
     checkWritable("unclaim");
-    return statements.unclaim(tx, token, ids);
+    return sql.lanes().unclaim(tx, token, ids);
   }
 }

@@ -1,8 +1,5 @@
 package dev.relayer.store.pass;
 
-import dev.relayer.store.LeaseOutcome;
-import dev.relayer.store.PurgeBatch;
-import dev.relayer.store.Purged;
 import java.util.Optional;
 import org.jooq.DSLContext;
 
@@ -15,12 +12,12 @@ import org.jooq.DSLContext;
  */
 public final class CleanupPass {
 
-  private final PassStatements statements;
+  private final PassSql sql;
   private final DSLContext dsl;
   private final Optional<LeaseOutcome> lease;
 
-  CleanupPass(PassStatements statements, DSLContext dsl, Optional<LeaseOutcome> lease) {
-    this.statements = statements;
+  CleanupPass(PassSql sql, DSLContext dsl, Optional<LeaseOutcome> lease) {
+    this.sql = sql;
     this.dsl = dsl;
     this.lease = lease;
   }
@@ -33,13 +30,13 @@ public final class CleanupPass {
   /** One retention batch of the dead table; see {@code RelayerStore}'s retention. */
   public Purged purgeDead(PurgeBatch batch) {
     checkLease("purgeDead");
-    return statements.purgeDead(dsl, batch);
+    return sql.deadRetention().run(dsl, batch);
   }
 
   /** One retention batch of the inbox. */
   public Purged purgeInbox(PurgeBatch batch) {
     checkLease("purgeInbox");
-    return statements.purgeInbox(dsl, batch);
+    return sql.inboxRetention().run(dsl, batch);
   }
 
   private void checkLease(String step) {

@@ -1,7 +1,5 @@
 package dev.relayer.store.pass;
 
-import dev.relayer.store.ClaimedMessage;
-import dev.relayer.store.FailedSend;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;

@@ -1,7 +1,5 @@
 package dev.relayer.store.pass;
 
-import dev.relayer.store.Claim;
-import dev.relayer.store.ClaimByIds;
 import java.util.Collection;
 import java.util.UUID;
 import org.jooq.DSLContext;
@@ -23,8 +21,8 @@ import org.jooq.DSLContext;
  */
 public final class DirectClaim extends ClaimTransaction {
 
-  DirectClaim(PassStatements statements, DSLContext tx) {
-    super(statements, tx);
+  DirectClaim(PassSql sql, DSLContext tx) {
+    super(sql, tx);
   }
 
   /**
@@ -32,16 +30,16 @@ public final class DirectClaim extends ClaimTransaction {
    * another transaction has locked.
    */
   public Claim.Stamped claimByIds(ClaimByIds request) {
-    return statements.claimByIds(tx, request);
+    return sql.outbox().claimByIds(tx, request);
   }
 
   @Override
   int deleteSent(UUID token, Collection<Long> ids) {
     if (ids.isEmpty()) {
-      statements.commitWithoutFlushWait(tx);
+      sql.commitWithoutFlushWait(tx);
       return 0;
     }
-    return statements.deleteFencedWithoutFlushWait(tx, token, ids);
+    return sql.outbox().deleteFencedWithoutFlushWait(tx, token, ids);
   }
 
   @Override

@@ -1,10 +1,6 @@
 package dev.relayer.store.pass;
 
 import dev.relayer.api.InvalidInputException;
-import dev.relayer.store.Claim;
-import dev.relayer.store.LaneClaim;
-import dev.relayer.store.LeaseOutcome;
-import dev.relayer.store.LeaseRequest;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,19 +39,15 @@ public final class LanePass extends ClaimTransaction {
   private final Set<Integer> owned = new TreeSet<>();
   private boolean ended;
 
-  LanePass(
-      PassStatements statements,
-      DSLContext tx,
-      List<Integer> lanes,
-      IntFunction<LeaseRequest> leaseOf) {
-    super(statements, tx);
+  LanePass(PassSql sql, DSLContext tx, List<Integer> lanes, IntFunction<LeaseRequest> leaseOf) {
+    super(sql, tx);
     this.lanes = List.copyOf(lanes);
     List<LeaseRequest> requests = new ArrayList<>(this.lanes.size());
     for (int lane : this.lanes) {
       requests.add(leaseOf.apply(lane));
     }
     this.leases = List.copyOf(requests);
-    this.outcomes = statements.startLeasedPass(tx, leases);
+    this.outcomes = sql.leases().startLeasedPass(tx, leases);
     boolean newOwner = false;
     for (int i = 0; i < this.lanes.size(); i++) {
       if (outcomes.get(i).acquired()) {
@@ -64,7 +56,7 @@ public final class LanePass extends ClaimTransaction {
       newOwner |= outcomes.get(i).newlyAcquired();
     }
     if (newOwner) {
-      statements.commitWithFlushWait(tx);
+      sql.commitWithFlushWait(tx);
     }
   }
 
@@ -77,14 +69,14 @@ public final class LanePass extends ClaimTransaction {
   public Claim.Stamped claim(LaneClaim request) {
     checkWritable("claim");
     requireOwned(request.lanes());
-    return statements.claimLane(tx, request);
+    return sql.lanes().claimLane(tx, request);
   }
 
   /** The lanes of {@code of} (owned by this pass) where a claim at {@code now} would find a row. */
   public Set<Integer> lanesWithDueHead(Set<Integer> of, Instant now) {
     checkWritable("lanesWithDueHead");
     requireOwned(of);
-    return statements.lanesWithDueHead(tx, of, now);
+    return sql.lanes().lanesWithDueHead(tx, of, now);
   }
 
   /**
@@ -95,7 +87,7 @@ public final class LanePass extends ClaimTransaction {
   public Map<Integer, Instant> end(Set<Integer> idle, Instant now) {
     checkWritable("end");
     requireOwned(idle);
-    Map<Integer, Instant> due = statements.renewLeasesAndFindNextDue(tx, ownedLeases(), idle, now);
+    Map<Integer, Instant> due = sql.lanes().renewLeasesAndFindNextDue(tx, ownedLeases(), idle, now);
     ended = true;
     return due;
   }
@@ -104,7 +96,7 @@ public final class LanePass extends ClaimTransaction {
   public void end() {
     checkWritable("end");
     for (LeaseRequest lease : ownedLeases()) {
-      statements.renewLease(tx, lease);
+      sql.leases().renewLease(tx, lease);
     }
     ended = true;
   }

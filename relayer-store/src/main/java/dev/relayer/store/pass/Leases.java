@@ -1,7 +1,5 @@
 package dev.relayer.store.pass;
 
-import dev.relayer.store.LeaseOutcome;
-import dev.relayer.store.LeaseRequest;
 import org.jooq.DSLContext;
 
 /**
@@ -10,10 +8,10 @@ import org.jooq.DSLContext;
  */
 public final class Leases {
 
-  private final PassStatements statements;
+  private final PassSql sql;
 
-  Leases(PassStatements statements) {
-    this.statements = statements;
+  Leases(PassSql sql) {
+    this.sql = sql;
   }
 
   /**
@@ -21,16 +19,16 @@ public final class Leases {
    * expired, keeping its row locked until the transaction ends; someone else holding it is a value.
    */
   public LeaseOutcome tryAcquire(DSLContext dsl, LeaseRequest request) {
-    return statements.tryAcquireLease(dsl, request);
+    return sql.leases().tryAcquireLease(dsl, request);
   }
 
   /** Restarts the lease's expiry from the database's clock; false if the owner lost it. */
   public boolean renew(DSLContext dsl, LeaseRequest request) {
-    return statements.renewLease(dsl, request);
+    return sql.leases().renewLease(dsl, request);
   }
 
   /** Gives a lease up (graceful stop); false if {@code owner} did not hold it. */
   public boolean release(DSLContext dsl, String name, String owner) {
-    return statements.releaseLease(dsl, name, owner);
+    return sql.leases().releaseLease(dsl, name, owner);
   }
 }

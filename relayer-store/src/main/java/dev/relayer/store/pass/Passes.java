@@ -1,7 +1,5 @@
 package dev.relayer.store.pass;
 
-import dev.relayer.store.LeaseOutcome;
-import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.RelayerStore;
 import java.util.List;
 import java.util.Objects;
@@ -17,18 +15,18 @@ import org.jooq.DSLContext;
 public final class Passes {
 
   private final RelayerStore store;
-  private final PassStatements statements;
+  private final PassSql sql;
   private final Leases leases;
 
-  private Passes(RelayerStore store, PassStatements statements) {
+  private Passes(RelayerStore store, PassSql sql) {
     this.store = store;
-    this.statements = statements;
-    this.leases = new Leases(statements);
+    this.sql = sql;
+    this.leases = new Leases(sql);
   }
 
   /** The passes of {@code store}. */
   public static Passes of(RelayerStore store) {
-    return new Passes(store, StoreAccess.statementsOf(Objects.requireNonNull(store, "store")));
+    return new Passes(Objects.requireNonNull(store, "store"), PassSql.of(store.options()));
   }
 
   /** The store the passes run on. */
@@ -38,7 +36,7 @@ public final class Passes {
 
   /** Starts a sweep pass in {@code tx}, taking {@code lease} first. */
   public SweepPass sweep(DSLContext tx, LeaseRequest lease) {
-    return new SweepPass(statements, tx, lease);
+    return new SweepPass(sql, tx, lease);
   }
 
   /**
@@ -46,18 +44,18 @@ public final class Passes {
    * ({@code leaseOf}: one owner and duration, distinct names) first, in one statement.
    */
   public LanePass lanes(DSLContext tx, List<Integer> lanes, IntFunction<LeaseRequest> leaseOf) {
-    return new LanePass(statements, tx, lanes, leaseOf);
+    return new LanePass(sql, tx, lanes, leaseOf);
   }
 
   /** Starts a transaction of a claim that commits before its send, in {@code tx}. */
   public DirectClaim direct(DSLContext tx) {
-    return new DirectClaim(statements, tx);
+    return new DirectClaim(sql, tx);
   }
 
   /** Starts a cleanup batch in {@code tx}, taking {@code lease} first. */
   public CleanupPass cleanup(DSLContext tx, LeaseRequest lease) {
-    LeaseOutcome outcome = statements.startLeasedPass(tx, List.of(lease)).get(0);
-    return new CleanupPass(statements, tx, Optional.of(outcome));
+    LeaseOutcome outcome = sql.leases().startLeasedPass(tx, List.of(lease)).get(0);
+    return new CleanupPass(sql, tx, Optional.of(outcome));
   }
 
   /**
@@ -65,7 +63,7 @@ public final class Passes {
    * lease less than a quarter of its duration ago.
    */
   public CleanupPass cleanupBetweenTakes(DSLContext dsl) {
-    return new CleanupPass(statements, dsl, Optional.empty());
+    return new CleanupPass(sql, dsl, Optional.empty());
   }
 
   /** Lease statements outside a pass. */
@@ -79,7 +77,7 @@ public final class Passes {
    * the application's (a committing transaction that notified takes a database-wide lock).
    */
   public void notifyLanes(DSLContext dsl, Set<Integer> lanes) {
-    statements.notifyLanes(dsl, lanes);
+    sql.lanes().notifyLanes(dsl, lanes);
   }
 
   /**
@@ -88,8 +86,8 @@ public final class Passes {
    * that loses it loses a wake-up, which polling covers), then {@link #notifyLanes}.
    */
   public void notifyLanesWithoutFlushWait(DSLContext tx, Set<Integer> lanes) {
-    statements.commitWithoutFlushWait(tx);
-    statements.notifyLanes(tx, lanes);
+    sql.commitWithoutFlushWait(tx);
+    sql.lanes().notifyLanes(tx, lanes);
   }
 
   /**
@@ -97,7 +95,7 @@ public final class Passes {
    * with more lanes, and sent by no lane owner of this configuration.
    */
   public long orderedRowsOutsideLanes(DSLContext dsl) {
-    return statements.orderedRowsOutsideLanes(dsl);
+    return sql.lanes().orderedRowsOutsideLanes(dsl);
   }
 
   /** Throws {@link IllegalStateException} for a step a pass may not take now. */

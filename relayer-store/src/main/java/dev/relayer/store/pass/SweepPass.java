@@ -1,11 +1,5 @@
 package dev.relayer.store.pass;
 
-import dev.relayer.store.Claim;
-import dev.relayer.store.ClaimByIds;
-import dev.relayer.store.ClaimPage;
-import dev.relayer.store.LeaseOutcome;
-import dev.relayer.store.LeaseRequest;
-import dev.relayer.store.SweepBounds;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -39,12 +33,12 @@ public final class SweepPass extends ClaimTransaction {
   private final LeaseOutcome outcome;
   private boolean ended;
 
-  SweepPass(PassStatements statements, DSLContext tx, LeaseRequest lease) {
-    super(statements, tx);
+  SweepPass(PassSql sql, DSLContext tx, LeaseRequest lease) {
+    super(sql, tx);
     this.lease = Objects.requireNonNull(lease, "lease");
-    this.outcome = statements.startLeasedPass(tx, List.of(lease)).get(0);
+    this.outcome = sql.leases().startLeasedPass(tx, List.of(lease)).get(0);
     if (outcome.newlyAcquired()) {
-      statements.commitWithFlushWait(tx);
+      sql.commitWithFlushWait(tx);
     }
   }
 
@@ -59,22 +53,22 @@ public final class SweepPass extends ClaimTransaction {
    */
   public SweepBounds bounds(long floor) {
     checkWritable("bounds");
-    return statements.sweepBounds(tx, floor);
+    return sql.outbox().sweepBounds(tx, floor);
   }
 
   /** Locks the next keyset page without stamping it; see {@code RelayerStore}'s locked claims. */
   public Claim.Locked lockPage(ClaimPage page) {
     checkWritable("lockPage");
-    return statements.lockPage(tx, page);
+    return sql.outbox().lockPage(tx, page);
   }
 
   /**
-   * Claims one row by id, stamped and {@linkplain dev.relayer.store.RelayerStore#SENT_ALONE marked
-   * sent alone}: for a suspect row whose claim commits before it is sent alone.
+   * Claims one row by id, stamped and {@linkplain ClaimedMessage#SENT_ALONE marked sent alone}: for
+   * a suspect row whose claim commits before it is sent alone.
    */
   public Claim.Stamped claimAlone(ClaimByIds request) {
     checkWritable("claimAlone");
-    return statements.claimAlone(tx, request);
+    return sql.outbox().claimAlone(tx, request);
   }
 
   /**
@@ -83,13 +77,13 @@ public final class SweepPass extends ClaimTransaction {
    */
   public int stamp(Claim.Locked page, Collection<Long> ids) {
     checkWritable("stamp");
-    return statements.stampLocked(tx, page, ids);
+    return sql.outbox().stampLocked(tx, page, ids);
   }
 
   /** Renews the lease: the last step of the pass. */
   public void end() {
     checkWritable("end");
-    statements.renewLease(tx, lease);
+    sql.leases().renewLease(tx, lease);
     ended = true;
   }
 

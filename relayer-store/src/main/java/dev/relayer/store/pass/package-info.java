@@ -1,8 +1,8 @@
 /**
  * Relayer's background passes on the store, one type per protocol — for {@code relayer-dispatch}
- * only. Applications use {@link dev.relayer.store.RelayerStore} (enqueue, inbox, parked keys, dead
- * rows, health) and the components of {@code relayer-dispatch}; nothing here is for them, and a
- * test keeps the project's application-facing modules and examples off this package.
+ * only. Applications use {@link dev.relayer.store.RelayerStore} (enqueue, inbox, schema checks) and
+ * the components of {@code relayer-dispatch}; nothing here is for them, and a build rule keeps the
+ * project's application-facing modules and examples off this package.
  *
  * <p>Each pass type is scoped to one transaction, holds its own lease and fence, and takes its
  * steps in one fixed order, refusing a step out of order with an {@link
@@ -42,9 +42,11 @@
  * — and cost no round trip of their own; a pass whose start created or took over its lease, and a
  * direct completion that sent nothing, make theirs in a statement of its own.
  *
- * <p>The passes reach the store's statements through {@link dev.relayer.store.pass.StoreAccess},
- * which the store installs when it loads; {@link dev.relayer.store.pass.PassStatements} and {@link
- * dev.relayer.store.pass.StoreAccess} are public only because the store lives in another package.
+ * <p>The passes own their statements: {@link dev.relayer.store.pass.Passes#of} renders them once
+ * from the store's options ({@code PassSql}: {@code OutboxClaims}, {@code LaneClaims}, {@code
+ * LeaseTable}, {@code RetentionDelete}), and each step of a pass calls its statement directly. The
+ * protocol records the passes take and return ({@link dev.relayer.store.pass.Claim}, {@link
+ * dev.relayer.store.pass.ClaimPage}, {@link dev.relayer.store.pass.LeaseRequest}, …) live here too.
  */
 @NullMarked
 package dev.relayer.store.pass;

@@ -1,10 +1,11 @@
 package dev.relayer.dispatch.internal.lane;
 
 import dev.relayer.dispatch.internal.LeaseTracker;
-import dev.relayer.store.LeaseOutcome;
-import dev.relayer.store.LeaseRequest;
-import dev.relayer.store.LeaseState;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.health.HealthReads;
+import dev.relayer.store.health.LeaseState;
+import dev.relayer.store.pass.LeaseOutcome;
+import dev.relayer.store.pass.LeaseRequest;
 import dev.relayer.store.pass.Leases;
 import dev.relayer.store.pass.Passes;
 import java.time.Duration;
@@ -31,6 +32,7 @@ public final class LaneBalancer {
   private static final Logger log = LoggerFactory.getLogger(LaneBalancer.class);
 
   private final RelayerStore store;
+  private final HealthReads reads;
   private final Leases leaseStatements;
   private final String owner;
   private final LeaseRequest heartbeat;
@@ -48,6 +50,7 @@ public final class LaneBalancer {
       LaneWorker worker,
       LeaseTracker leases) {
     this.store = store;
+    this.reads = HealthReads.of(store);
     this.leaseStatements = Passes.of(store).leases();
     this.owner = owner;
     this.heartbeat = new LeaseRequest(INSTANCE_PREFIX + owner, owner, leaseDuration);
@@ -70,7 +73,7 @@ public final class LaneBalancer {
           other.owner());
     }
     List<String> live =
-        store.liveLeases(dsl, INSTANCE_PREFIX).stream().map(LeaseState::owner).sorted().toList();
+        reads.liveLeases(dsl, INSTANCE_PREFIX).stream().map(LeaseState::owner).sorted().toList();
     Set<Integer> share = LaneAssignment.lanesFor(owner, live, store.options().laneCount());
     if (!share.equals(assigned) || !live.equals(instances)) {
       log.info(

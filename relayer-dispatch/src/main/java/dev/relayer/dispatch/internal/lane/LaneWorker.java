@@ -7,14 +7,13 @@ import dev.relayer.dispatch.internal.SendGate;
 import dev.relayer.dispatch.internal.SendOutcome;
 import dev.relayer.dispatch.spi.PassKind;
 import dev.relayer.dispatch.spi.RelayerEventListener;
-import dev.relayer.store.Claim;
-import dev.relayer.store.ClaimedMessage;
-import dev.relayer.store.LaneClaim;
-import dev.relayer.store.LeaseOutcome;
-import dev.relayer.store.LeaseRequest;
-import dev.relayer.store.RelayerStore;
+import dev.relayer.store.pass.Claim;
+import dev.relayer.store.pass.ClaimedMessage;
 import dev.relayer.store.pass.DirectClaim;
+import dev.relayer.store.pass.LaneClaim;
 import dev.relayer.store.pass.LanePass;
+import dev.relayer.store.pass.LeaseOutcome;
+import dev.relayer.store.pass.LeaseRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -299,7 +298,7 @@ public final class LaneWorker {
       Set<String> suspectKeys = new HashSet<>();
       Set<String> seen = new HashSet<>();
       for (ClaimedMessage m : claim.messages()) {
-        if (seen.add(m.orderingKey()) && RelayerStore.wasInFlight(m)) {
+        if (seen.add(m.orderingKey()) && m.wasInFlight()) {
           suspectKeys.add(m.orderingKey());
         }
       }
@@ -527,9 +526,7 @@ public final class LaneWorker {
       ClaimedMessage suspect = chosen.get(0);
       pass.markSentAlone(heads.token(), suspect.id());
       sending =
-          List.of(
-              suspect.withMoreAttempts(
-                  RelayerStore.attemptsWhenSentAlone(suspect) - suspect.attempts()));
+          List.of(suspect.withMoreAttempts(suspect.attemptsWhenSentAlone() - suspect.attempts()));
     }
     pass.end();
     return new Claim.Stamped(heads.token(), heads.expiresAt(), sending);
@@ -544,7 +541,7 @@ public final class LaneWorker {
     List<ClaimedMessage> fresh = new ArrayList<>();
     ClaimedMessage suspect = null;
     for (ClaimedMessage m : heads) {
-      if (!RelayerStore.wasInFlight(m)) {
+      if (!m.wasInFlight()) {
         fresh.add(m);
       } else if (suspect == null || m.attempts() < suspect.attempts()) {
         suspect = m;

@@ -108,17 +108,17 @@
  *       its own owner name without having held it (a process restarted under a fixed identity;
  *       {@code LeaseTracker#inherited}), runs the lane <em>careful</em> for its next {@code
  *       claimsPerPass} claims: each claim (heads only) is marked in flight with others ({@code
- *       RelayerStore.IN_FLIGHT}) and committed before its send, and sent and completed in
+ *       ClaimedMessage.IN_FLIGHT}) and committed before its send, and sent and completed in
  *       transactions of their own. Heads marked in flight — the rows such a claim was sending when
  *       its owner died — are suspect and never sent with others again: a normal pass gives them
  *       back (refunding the attempt), and after its commit each is claimed alone, marked sent alone
- *       ({@code RelayerStore.SENT_ALONE}), committed and sent while the process sends nothing else
- *       ({@code SendGate}), fewest attempts first; that claim takes the interrupted claim's attempt
- *       over. So crashes with others cost no head an attempt, a message that kills its sender costs
- *       an attempt per crash while sent alone, and its key parks after {@code maxAttempts} of them
- *       (the first one or two sends, with others, are not counted), unsent by the last claim; other
- *       keys of the lane keep going, and no other head is charged for its crashes ({@code
- *       PoisonMessageIT}).
+ *       ({@code ClaimedMessage.SENT_ALONE}), committed and sent while the process sends nothing
+ *       else ({@code SendGate}), fewest attempts first; that claim takes the interrupted claim's
+ *       attempt over. So crashes with others cost no head an attempt, a message that kills its
+ *       sender costs an attempt per crash while sent alone, and its key parks after {@code
+ *       maxAttempts} of them (the first one or two sends, with others, are not counted), unsent by
+ *       the last claim; other keys of the lane keep going, and no other head is charged for its
+ *       crashes ({@code PoisonMessageIT}).
  *   <li><b>The owner stalls with its lease row locked</b> (a hung broker past {@code sendTimeout}
  *       is failed by the send timeout): the lease expires but the row lock still keeps others out,
  *       so two instances never run passes over one lane.
