@@ -234,7 +234,7 @@ public final class RelayerMaintenance implements AutoCloseable {
   private SweepResult sweep() {
     long started = engine.events().passStarted();
     SweepResult result = sweeper.pass(dsl);
-    engine.events().passFinished(PassKind.SWEEP, started);
+    engine.events().passFinished(PassKind.SWEEPER, started);
     return result;
   }
 

@@ -1,6 +1,8 @@
 package dev.relayer.dispatch.internal;
 
 import dev.relayer.api.spi.Transport;
+import dev.relayer.dispatch.spi.DeadReason;
+import dev.relayer.dispatch.spi.DeliveryComponent;
 import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.Claim;
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,9 +30,6 @@ import org.slf4j.LoggerFactory;
  * timeout); this writes the outcome with fenced statements ({@link #complete}).
  */
 public final class DeliveryEngine implements AutoCloseable {
-
-  /** Reason stored for rows that ran out of attempts. */
-  public static final String MAX_ATTEMPTS = "max-attempts";
 
   private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
 
@@ -109,23 +109,24 @@ public final class DeliveryEngine implements AutoCloseable {
    * emit once the caller's transaction has committed.
    */
   public List<Consumer<RelayerEventListener>> complete(
-      ClaimTransaction pass, Claim claim, SendOutcome outcome, String component) {
+      ClaimTransaction pass, Claim claim, SendOutcome outcome, DeliveryComponent component) {
     Instant now = clock.instant();
     List<Long> acceptedIds = outcome.accepted().stream().map(ClaimedMessage::id).toList();
     List<FailedSend> retries = new ArrayList<>();
     List<Completion.Burial> buried = new ArrayList<>();
+    Map<Long, DeadReason> reasons = new HashMap<>();
     for (ClaimedMessage m : outcome.exhausted()) {
       String error =
           "claimed "
               + m.attempts()
               + " times without completing"
               + (m.lastError() == null ? "" : "; last error: " + m.lastError());
-      buried.add(new Completion.Burial(m, MAX_ATTEMPTS, error));
+      buried.add(burial(m, DeadReason.MAX_ATTEMPTS, error, reasons));
     }
     for (SendOutcome.Failure failure : outcome.failed()) {
       ClaimedMessage m = failure.message();
       if (failure.permanent()) {
-        buried.add(new Completion.Burial(m, Sender.REJECTED, failure.error()));
+        buried.add(burial(m, DeadReason.REJECTED, failure.error(), reasons));
       } else if (!failure.charged()) {
         // An outage, not the row's fault: its attempt is given back, and it waits about as long
         // as the transport has been failing (capped by backoffMax) before it is tried again.
@@ -134,11 +135,11 @@ public final class DeliveryEngine implements AutoCloseable {
         retries.add(FailedSend.refunded(m.id(), failure.error(), retryAt));
         sender.sends().held(m.transport(), retryAt);
       } else if (m.attempts() >= sender.maxAttempts()) {
-        String reason =
+        DeadReason reason =
             Sender.UNKNOWN_TRANSPORT.equals(failure.reason())
-                ? Sender.UNKNOWN_TRANSPORT
-                : MAX_ATTEMPTS;
-        buried.add(new Completion.Burial(m, reason, failure.error()));
+                ? DeadReason.UNKNOWN_TRANSPORT
+                : DeadReason.MAX_ATTEMPTS;
+        buried.add(burial(m, reason, failure.error(), reasons));
       } else {
         Instant retryAt = now.plus(backoff.delayAfter(m.attempts()));
         retries.add(new FailedSend(m.id(), failure.error(), retryAt));
@@ -179,7 +180,13 @@ public final class DeliveryEngine implements AutoCloseable {
           m.attempts(),
           b.error());
     }
-    return events.active() ? events(outcome, retries, written, component) : List.of();
+    return events.active() ? events(outcome, retries, written, reasons, component) : List.of();
+  }
+
+  private static Completion.Burial burial(
+      ClaimedMessage m, DeadReason reason, String error, Map<Long, DeadReason> reasons) {
+    reasons.put(m.id(), reason);
+    return new Completion.Burial(m, reason.tag(), error);
   }
 
   /**
@@ -187,7 +194,11 @@ public final class DeliveryEngine implements AutoCloseable {
    * row's burial; each failure, then its retry or its burial.
    */
   private static List<Consumer<RelayerEventListener>> events(
-      SendOutcome outcome, List<FailedSend> retries, Completion.Written written, String component) {
+      SendOutcome outcome,
+      List<FailedSend> retries,
+      Completion.Written written,
+      Map<Long, DeadReason> reasons,
+      DeliveryComponent component) {
     List<Consumer<RelayerEventListener>> emitted = new ArrayList<>();
     for (ClaimedMessage m : outcome.accepted()) {
       DeliveryEvent event = event(m, component);
@@ -200,7 +211,9 @@ public final class DeliveryEngine implements AutoCloseable {
     }
     for (Completion.Burial b : written.dead()) {
       DeliveryEvent event = event(b.message(), component);
-      burials.put(b.message().id(), l -> l.dead(event, b.reason(), b.error()));
+      // Every burial written is one of ours.
+      DeadReason reason = Objects.requireNonNull(reasons.get(b.message().id()));
+      burials.put(b.message().id(), l -> l.dead(event, reason, b.error()));
     }
     Map<Long, FailedSend> retried = new HashMap<>();
     retries.forEach(r -> retried.put(r.id(), r));
@@ -227,7 +240,7 @@ public final class DeliveryEngine implements AutoCloseable {
     return emitted;
   }
 
-  private static DeliveryEvent event(ClaimedMessage m, String component) {
+  private static DeliveryEvent event(ClaimedMessage m, DeliveryComponent component) {
     return new DeliveryEvent(
         m.id(),
         m.messageId(),

@@ -1,5 +1,6 @@
 package dev.relayer.dispatch.internal;
 
+import dev.relayer.dispatch.spi.DeliveryComponent;
 import dev.relayer.dispatch.spi.PassKind;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.Claim;
@@ -126,7 +127,9 @@ public final class DirectDispatcher {
     SendOutcome outcome = engine.send(claim);
     List<Consumer<RelayerEventListener>> events =
         dsl.transactionResult(
-            tx -> engine.complete(engine.passes().direct(tx.dsl()), claim, outcome, "direct"));
+            tx ->
+                engine.complete(
+                    engine.passes().direct(tx.dsl()), claim, outcome, DeliveryComponent.DIRECT));
     engine.emit(events);
     engine.events().passFinished(PassKind.DIRECT, started);
   }

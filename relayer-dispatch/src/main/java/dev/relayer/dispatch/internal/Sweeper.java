@@ -1,6 +1,7 @@
 package dev.relayer.dispatch.internal;
 
 import dev.relayer.dispatch.SweepResult;
+import dev.relayer.dispatch.spi.DeliveryComponent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.Claim;
 import dev.relayer.store.ClaimByIds;
@@ -232,7 +233,7 @@ public final class Sweeper {
     if (!others.isEmpty()) {
       SendOutcome outcomes = engine.send(page);
       engine.handoffs().sweptWithoutHandoff(neverHandedOff(outcomes));
-      events = engine.complete(pass, page, outcomes, "sweeper");
+      events = engine.complete(pass, page, outcomes, DeliveryComponent.SWEEPER);
       sent = outcomes.accepted().size();
     }
     pass.end();
@@ -268,7 +269,9 @@ public final class Sweeper {
     engine.handoffs().sweptWithoutHandoff(neverHandedOff(outcome));
     engine.emit(
         dsl.transactionResult(
-            tx -> engine.complete(engine.passes().direct(tx.dsl()), claim, outcome, "sweeper")));
+            tx ->
+                engine.complete(
+                    engine.passes().direct(tx.dsl()), claim, outcome, DeliveryComponent.SWEEPER)));
     return outcome.accepted().size();
   }
 

@@ -5,6 +5,7 @@ import dev.relayer.dispatch.internal.Events;
 import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.dispatch.internal.SendGate;
 import dev.relayer.dispatch.internal.SendOutcome;
+import dev.relayer.dispatch.spi.DeliveryComponent;
 import dev.relayer.dispatch.spi.PassKind;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.Claim;
@@ -255,7 +256,7 @@ public final class LaneWorker {
           break;
         }
         SendOutcome sent = sender.send(claim);
-        events.addAll(engine.complete(pass, claim, sent, "lane"));
+        events.addAll(engine.complete(pass, claim, sent, DeliveryComponent.LANE));
         pass.unclaim(claim.token(), sent.notAttempted().stream().map(ClaimedMessage::id).toList());
         tally(claim, sent, keys.keySet());
         boolean allSent = sent.accepted().size() == claim.messages().size();
@@ -463,7 +464,7 @@ public final class LaneWorker {
                 tx -> {
                   DirectClaim completion = engine.passes().direct(tx.dsl());
                   List<Consumer<RelayerEventListener>> done =
-                      engine.complete(completion, claimed, sent, "lane");
+                      engine.complete(completion, claimed, sent, DeliveryComponent.LANE);
                   completion.unclaim(
                       claimed.token(),
                       sent.notAttempted().stream().map(ClaimedMessage::id).toList());
