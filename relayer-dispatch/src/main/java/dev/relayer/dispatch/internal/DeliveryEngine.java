@@ -136,14 +136,14 @@ public final class DeliveryEngine implements AutoCloseable {
         sender.sends().held(m.transport(), retryAt);
       } else if (m.attempts() >= sender.maxAttempts()) {
         DeadReason reason =
-            Sender.UNKNOWN_TRANSPORT.equals(failure.reason())
+            failure.reason() == SendFailure.UNKNOWN_TRANSPORT
                 ? DeadReason.UNKNOWN_TRANSPORT
                 : DeadReason.MAX_ATTEMPTS;
         buried.add(burial(m, reason, failure.error(), reasons));
       } else {
         Instant retryAt = now.plus(backoff.delayAfter(m.attempts()));
         retries.add(new FailedSend(m.id(), failure.error(), retryAt));
-        if (!Sender.UNKNOWN_TRANSPORT.equals(failure.reason())) {
+        if (failure.reason() != SendFailure.UNKNOWN_TRANSPORT) {
           sender.sends().held(m.transport(), retryAt);
         }
       }
