@@ -14,12 +14,10 @@ import dev.relayer.store.pass.Completion;
 import dev.relayer.store.pass.Passes;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +34,7 @@ public final class DeliveryEngine implements AutoCloseable {
   private final RelayerStore store;
   private final Passes passes;
   private final Sender sender;
-  private final Backoff backoff;
+  private final CompletionPlan.RetryPolicy retries;
   private final Clock clock;
   private final Events events;
   private final HandoffWatch handoffs;
@@ -55,7 +53,7 @@ public final class DeliveryEngine implements AutoCloseable {
                 store.displayName(), transports, settings.sendTimeout(), settings.maxAttempts()),
             clock,
             events);
-    this.backoff = settings.backoff();
+    this.retries = new CompletionPlan.RetryPolicy(settings.backoff(), settings.maxAttempts());
     this.clock = clock;
     this.events = events;
     this.handoffs = new HandoffWatch(store.displayName(), clock, OperatorLog.to(log));
@@ -102,59 +100,24 @@ public final class DeliveryEngine implements AutoCloseable {
   }
 
   /**
-   * Writes the outcome in {@code pass} under the claim's token, in one {@link Completion}: deletes
-   * accepted rows, holds failed ones for their backoff, gives back the attempt of failures that
-   * were not the row's fault (an unavailable broker, an outage), buries rows the transport rejected
-   * for good and rows out of attempts (an ordered head is parked instead). Returns the events to
-   * emit once the caller's transaction has committed.
+   * Writes the outcome in {@code pass} under the claim's token, in one {@link Completion} as the
+   * {@link CompletionPlan} decides: deletes accepted rows, holds failed ones for their backoff,
+   * gives back the attempt of failures that were not the row's fault (an unavailable broker, an
+   * outage), buries rows the transport rejected for good and rows out of attempts (an ordered head
+   * is parked instead). Returns the events to emit once the caller's transaction has committed.
    */
   public List<Consumer<RelayerEventListener>> complete(
       ClaimTransaction pass, Claim claim, SendOutcome outcome, DeliveryComponent component) {
-    Instant now = clock.instant();
-    List<Long> acceptedIds = outcome.accepted().stream().map(ClaimedMessage::id).toList();
-    List<FailedSend> retries = new ArrayList<>();
-    List<Completion.Burial> buried = new ArrayList<>();
-    Map<Long, DeadReason> reasons = new HashMap<>();
-    for (ClaimedMessage m : outcome.exhausted()) {
-      String error =
-          "claimed "
-              + m.attempts()
-              + " times without completing"
-              + (m.lastError() == null ? "" : "; last error: " + m.lastError());
-      buried.add(burial(m, DeadReason.MAX_ATTEMPTS, error, reasons));
-    }
-    for (SendOutcome.Failure failure : outcome.failed()) {
-      ClaimedMessage m = failure.message();
-      if (failure.permanent()) {
-        buried.add(burial(m, DeadReason.REJECTED, failure.error(), reasons));
-      } else if (!failure.charged()) {
-        // An outage, not the row's fault: its attempt is given back, and it waits about as long
-        // as the transport has been failing (capped by backoffMax) before it is tried again.
-        Duration failingFor = sender.sends().failingFor(m.transport());
-        Instant retryAt = now.plus(backoff.delayDuring(m.attempts(), failingFor));
-        retries.add(FailedSend.refunded(m.id(), failure.error(), retryAt));
-        sender.sends().held(m.transport(), retryAt);
-      } else if (m.attempts() >= sender.maxAttempts()) {
-        DeadReason reason =
-            failure.reason() == SendFailure.UNKNOWN_TRANSPORT
-                ? DeadReason.UNKNOWN_TRANSPORT
-                : DeadReason.MAX_ATTEMPTS;
-        buried.add(burial(m, reason, failure.error(), reasons));
-      } else {
-        Instant retryAt = now.plus(backoff.delayAfter(m.attempts()));
-        retries.add(new FailedSend(m.id(), failure.error(), retryAt));
-        if (failure.reason() != SendFailure.UNKNOWN_TRANSPORT) {
-          sender.sends().held(m.transport(), retryAt);
-        }
-      }
-    }
-    Completion.Written written =
-        pass.complete(claim, new Completion(acceptedIds, retries, buried, now));
+    CompletionPlan plan =
+        CompletionPlan.of(outcome, clock.instant(), retries, sender.sends()::failingFor);
+    plan.holds().forEach(hold -> sender.sends().held(hold.transport(), hold.until()));
+    List<Long> acceptedIds = plan.completion().accepted();
+    Completion.Written written = pass.complete(claim, plan.completion());
     if (written.deleted() < acceptedIds.size()) {
       log.debug(
           "store={} component={} lost {} deletes to a newer claim",
           store.displayName(),
-          component,
+          component.tag(),
           acceptedIds.size() - written.deleted());
     }
     for (Completion.Burial b : written.parked()) {
@@ -180,13 +143,7 @@ public final class DeliveryEngine implements AutoCloseable {
           m.attempts(),
           b.error());
     }
-    return events.active() ? events(outcome, retries, written, reasons, component) : List.of();
-  }
-
-  private static Completion.Burial burial(
-      ClaimedMessage m, DeadReason reason, String error, Map<Long, DeadReason> reasons) {
-    reasons.put(m.id(), reason);
-    return new Completion.Burial(m, reason.tag(), error);
+    return events.active() ? events(outcome, plan, written, component) : List.of();
   }
 
   /**
@@ -195,9 +152,8 @@ public final class DeliveryEngine implements AutoCloseable {
    */
   private static List<Consumer<RelayerEventListener>> events(
       SendOutcome outcome,
-      List<FailedSend> retries,
+      CompletionPlan plan,
       Completion.Written written,
-      Map<Long, DeadReason> reasons,
       DeliveryComponent component) {
     List<Consumer<RelayerEventListener>> emitted = new ArrayList<>();
     for (ClaimedMessage m : outcome.accepted()) {
@@ -211,12 +167,11 @@ public final class DeliveryEngine implements AutoCloseable {
     }
     for (Completion.Burial b : written.dead()) {
       DeliveryEvent event = event(b.message(), component);
-      // Every burial written is one of ours.
-      DeadReason reason = Objects.requireNonNull(reasons.get(b.message().id()));
+      DeadReason reason = plan.reason(b);
       burials.put(b.message().id(), l -> l.dead(event, reason, b.error()));
     }
     Map<Long, FailedSend> retried = new HashMap<>();
-    retries.forEach(r -> retried.put(r.id(), r));
+    plan.completion().retries().forEach(r -> retried.put(r.id(), r));
     for (ClaimedMessage m : outcome.exhausted()) {
       Consumer<RelayerEventListener> burial = burials.get(m.id());
       if (burial != null) {
