@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * Sends claimed rows to their transports and says what became of each; no database work. Direct
  * dispatch and the sweeper send a whole claim with {@link #send(Claim)}; ordered lanes pick their
  * own batches and send each with {@link #sendBatch}. Writing the outcome is {@link
- * DeliveryEngine#complete}'s.
+ * OutcomeWriter#complete}'s.
  *
  * <p>The send path, top to bottom:
  *

@@ -1,8 +1,10 @@
 package dev.relayer.dispatch.internal.lane;
 
-import dev.relayer.dispatch.internal.DeliveryEngine;
+import dev.relayer.dispatch.LaneOptions;
+import dev.relayer.dispatch.internal.Delivery;
 import dev.relayer.dispatch.internal.Events;
 import dev.relayer.dispatch.internal.LeaseTracker;
+import dev.relayer.dispatch.internal.OutcomeWriter;
 import dev.relayer.dispatch.internal.SendGate;
 import dev.relayer.dispatch.internal.SendOutcome;
 import dev.relayer.dispatch.spi.DeliveryComponent;
@@ -16,6 +18,8 @@ import dev.relayer.store.LeaseRequest;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.pass.DirectClaim;
 import dev.relayer.store.pass.LanePass;
+import dev.relayer.store.pass.Passes;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -57,7 +61,12 @@ public final class LaneWorker {
 
   private static final Logger log = LoggerFactory.getLogger(LaneWorker.class);
 
-  private final DeliveryEngine engine;
+  private final String store;
+  private final Passes passes;
+  private final Clock clock;
+  private final Events events;
+  private final Set<String> transportNames;
+  private final OutcomeWriter outcomes;
   private final Settings settings;
   private final LeaseTracker leases;
   private final OrderedSender sender;
@@ -69,14 +78,35 @@ public final class LaneWorker {
    */
   private final Map<Integer, Integer> careful = new ConcurrentHashMap<>();
 
-  /** What a pass needs besides the engine. */
+  /**
+   * What a pass claims and how long it holds.
+   *
+   * @param owner this instance's identity in the lane leases
+   * @param keysPerPass keys a claim takes per lane, at most
+   * @param rowsPerKey rows a claim takes per key, at most
+   * @param claimsPerPass claims a pass makes, at most
+   * @param claimDuration how long a claim holds
+   * @param leaseDuration how long a lane lease holds
+   */
   public record Settings(
       String owner,
       int keysPerPass,
       int rowsPerKey,
       int claimsPerPass,
       Duration claimDuration,
-      Duration leaseDuration) {}
+      Duration leaseDuration) {
+
+    /** The settings {@code options} name, for {@code owner}, claiming for {@code claimDuration}. */
+    public static Settings of(String owner, LaneOptions options, Duration claimDuration) {
+      return new Settings(
+          owner,
+          options.keysPerPass(),
+          options.rowsPerKey(),
+          options.claimsPerPass(),
+          claimDuration,
+          options.leaseDuration());
+    }
+  }
 
   /**
    * What a pass did in one lane.
@@ -104,11 +134,17 @@ public final class LaneWorker {
       Optional<Duration> dueIn,
       OptionalLong nothingDueSince) {}
 
-  public LaneWorker(DeliveryEngine engine, Settings settings, LeaseTracker leases) {
-    this.engine = engine;
+  /** A lane worker over {@code delivery}'s parts, reporting its leases to {@code leases}. */
+  public LaneWorker(Delivery delivery, Settings settings, LeaseTracker leases) {
+    this.store = delivery.store();
+    this.passes = delivery.passes();
+    this.clock = delivery.clock();
+    this.events = delivery.events();
+    this.transportNames = delivery.sender().transportNames();
+    this.outcomes = delivery.outcomes();
     this.settings = settings;
     this.leases = leases;
-    this.sender = new OrderedSender(engine.sender());
+    this.sender = new OrderedSender(delivery.sender());
   }
 
   /** The lease of {@code lane}. */
@@ -120,7 +156,7 @@ public final class LaneWorker {
    * Runs one pass over {@code lanes} (distinct) on {@code dsl}, in one transaction; returns what it
    * did in each, in the order of {@code lanes}. With {@code renewOnly} the pass only takes or
    * renews the leases. After a claim sent in full, the pass claims again only while {@code
-   * claimAgain} says so (and {@code claimsPerPass} allows). {@code clock} (nanoseconds) times
+   * claimAgain} says so (and {@code claimsPerPass} allows). {@code passClock} (nanoseconds) times
    * {@link PassResult#nothingDueSince}.
    */
   public List<PassResult> pass(
@@ -128,24 +164,24 @@ public final class LaneWorker {
       List<Integer> lanes,
       boolean renewOnly,
       BooleanSupplier claimAgain,
-      LongSupplier clock) {
-    long started = renewOnly ? Events.NOT_TIMED : engine.events().passStarted();
-    Pass first = new Pass(claimAgain, clock);
+      LongSupplier passClock) {
+    long started = renewOnly ? Events.NOT_TIMED : events.passStarted();
+    Pass first = new Pass(claimAgain, passClock);
     dsl.transaction(tx -> first.run(tx.dsl(), lanes, renewOnly));
     Pass pass = first;
     if (first.newlyAcquired && !renewOnly) {
       // The lease rows now name this owner: a crash from here on leaves leases that expire under
       // its name, which the next owner sees.
-      Pass second = new Pass(claimAgain, clock);
+      Pass second = new Pass(claimAgain, passClock);
       dsl.transaction(tx -> second.run(tx.dsl(), lanes, false));
       pass = second;
     }
-    engine.emit(pass.events);
-    pass.events.clear();
+    events.emitAll(pass.collected);
+    pass.collected.clear();
     for (int lane : lanes) {
       LaneTally tally = pass.tally(lane);
       if (!renewOnly && tally.owner && (careful.containsKey(lane) || tally.suspects)) {
-        carefulSteps(dsl, lane, tally, pass.events);
+        carefulSteps(dsl, lane, tally, pass.collected);
       }
     }
     List<PassResult> results = new ArrayList<>(lanes.size());
@@ -156,7 +192,7 @@ public final class LaneWorker {
       if (tally.claimed > 0 && log.isDebugEnabled()) {
         log.debug(
             "store={} lane={} claimed={} sent={} failed={} givenBack={}",
-            engine.store().displayName(),
+            store,
             lane,
             tally.claimed,
             tally.sent,
@@ -164,17 +200,17 @@ public final class LaneWorker {
             tally.givenBack);
       }
     }
-    engine.emit(pass.events);
-    engine.events().passFinished(PassKind.LANE, started);
+    events.emitAll(pass.collected);
+    events.passFinished(PassKind.LANE, started);
     return results;
   }
 
   /** One pass: what it did per lane, and the events to emit once it committed. */
   private final class Pass {
     private final BooleanSupplier claimAgain;
-    private final LongSupplier clock;
+    private final LongSupplier passClock;
     private final Map<Integer, LaneTally> tallies = new LinkedHashMap<>();
-    private final List<Consumer<RelayerEventListener>> events = new ArrayList<>();
+    private final List<Consumer<RelayerEventListener>> collected = new ArrayList<>();
 
     /** The tally of a lane of this pass; every lane the pass was given has one. */
     LaneTally tally(@Nullable Integer lane) {
@@ -184,9 +220,9 @@ public final class LaneWorker {
     /** Whether a lease of the pass was created or taken over: it claims nothing then. */
     private boolean newlyAcquired;
 
-    Pass(BooleanSupplier claimAgain, LongSupplier clock) {
+    Pass(BooleanSupplier claimAgain, LongSupplier passClock) {
       this.claimAgain = claimAgain;
-      this.clock = clock;
+      this.passClock = passClock;
     }
 
     /**
@@ -194,7 +230,7 @@ public final class LaneWorker {
      * renewOnly}, claims and sends in the lanes whose lease it took.
      */
     void run(DSLContext t, List<Integer> lanes, boolean renewOnly) {
-      LanePass pass = engine.passes().lanes(t, lanes, LaneWorker.this::lease);
+      LanePass pass = passes.lanes(t, lanes, LaneWorker.this::lease);
       List<LeaseOutcome> outcomes = pass.leases();
       for (int i = 0; i < lanes.size(); i++) {
         int lane = lanes.get(i);
@@ -205,7 +241,7 @@ public final class LaneWorker {
           log.warn(
               "store={} lane={} lease taken over from {}; the next {} claims commit before their"
                   + " send",
-              engine.store().displayName(),
+              store,
               lane,
               outcome.takenOver()
                   ? "an owner whose lease expired"
@@ -231,7 +267,7 @@ public final class LaneWorker {
     private void claimAndSend(LanePass pass, List<Integer> owned) {
       Set<Integer> active = new TreeSet<>(owned);
       for (int claims = 1; ; claims++) {
-        long look = clock.getAsLong();
+        long look = passClock.getAsLong();
         int maxKeys = maxKeys(active);
         Claim.Stamped claim = claim(pass, active, maxKeys);
         Map<Integer, Set<String>> keys = keysByLane(claim.messages());
@@ -256,7 +292,7 @@ public final class LaneWorker {
           break;
         }
         SendOutcome sent = sender.send(claim);
-        events.addAll(engine.complete(pass, claim, sent, DeliveryComponent.LANE));
+        collected.addAll(outcomes.complete(pass, claim, sent, DeliveryComponent.LANE));
         pass.unclaim(claim.token(), sent.notAttempted().stream().map(ClaimedMessage::id).toList());
         tally(claim, sent, keys.keySet());
         boolean allSent = sent.accepted().size() == claim.messages().size();
@@ -265,11 +301,11 @@ public final class LaneWorker {
           // careful steps after the commit send alone; claiming again would name no lane.
           break;
         }
-        long lookAgain = clock.getAsLong();
+        long lookAgain = passClock.getAsLong();
         if (!claimAgain.getAsBoolean()) {
           // Other lanes wait for a thread: ask whether a next pass would find work rather than
           // assume that it would.
-          Set<Integer> due = pass.lanesWithDueHead(active, engine.clock().instant());
+          Set<Integer> due = pass.lanesWithDueHead(active, clock.instant());
           for (Integer lane : active) {
             if (due.contains(lane)) {
               tally(lane).more = true;
@@ -280,7 +316,7 @@ public final class LaneWorker {
           break;
         }
       }
-      Instant now = engine.clock().instant();
+      Instant now = clock.instant();
       Set<Integer> idle = new TreeSet<>();
       for (Integer lane : owned) {
         if (!tally(lane).more) {
@@ -364,15 +400,14 @@ public final class LaneWorker {
      * once the previous one was accepted) elsewhere.
      */
     private Claim.Stamped claim(LanePass pass, Set<Integer> lanes, int maxKeys) {
-      Set<String> transports = engine.sender().transportNames();
       int followers = settings.rowsPerKey() - 1;
       return pass.claim(
           new LaneClaim(
               lanes,
               maxKeys,
               followers,
-              transports,
-              engine.clock().instant(),
+              transportNames,
+              clock.instant(),
               settings.claimDuration(),
               settings.keysPerPass()));
     }
@@ -435,7 +470,7 @@ public final class LaneWorker {
    * sent alone costs that head one; a head out of attempts is parked unsent.
    */
   private void carefulSteps(
-      DSLContext dsl, int lane, LaneTally tally, List<Consumer<RelayerEventListener>> events) {
+      DSLContext dsl, int lane, LaneTally tally, List<Consumer<RelayerEventListener>> collected) {
     // At most the careful lane's group steps plus one step per head a claim can hold; heads still
     // marked after that are found again by the lane's next pass.
     for (int step = 0; step < settings.claimsPerPass() + settings.keysPerPass(); step++) {
@@ -459,12 +494,12 @@ public final class LaneWorker {
         }
         Claim.Stamped claimed = claim;
         sent = sender.send(claimed);
-        events.addAll(
+        collected.addAll(
             dsl.transactionResult(
                 tx -> {
-                  DirectClaim completion = engine.passes().direct(tx.dsl());
+                  DirectClaim completion = passes.direct(tx.dsl());
                   List<Consumer<RelayerEventListener>> done =
-                      engine.complete(completion, claimed, sent, DeliveryComponent.LANE);
+                      outcomes.complete(completion, claimed, sent, DeliveryComponent.LANE);
                   completion.unclaim(
                       claimed.token(),
                       sent.notAttempted().stream().map(ClaimedMessage::id).toList());
@@ -484,7 +519,7 @@ public final class LaneWorker {
           && careful.computeIfPresent(lane, (l, left) -> left > 1 ? left - 1 : null) == null) {
         log.info(
             "store={} lane={} careful claims done; the lane's passes send in batches again",
-            engine.store().displayName(),
+            store,
             lane);
       }
     }
@@ -498,7 +533,7 @@ public final class LaneWorker {
    */
   private Claim.@Nullable Stamped carefulClaim(
       DSLContext t, int lane, boolean groupStep, boolean[] headsLeft) {
-    LanePass pass = engine.passes().lanes(t, List.of(lane), this::lease);
+    LanePass pass = passes.lanes(t, List.of(lane), this::lease);
     if (!pass.leases().get(0).acquired()) {
       return null;
     }
@@ -509,7 +544,7 @@ public final class LaneWorker {
                 settings.keysPerPass(),
                 0,
                 Set.of(),
-                engine.clock().instant(),
+                clock.instant(),
                 settings.claimDuration()));
     List<ClaimedMessage> chosen = chooseCarefully(heads.messages(), groupStep);
     headsLeft[0] = chosen.size() < heads.messages().size();
@@ -564,8 +599,7 @@ public final class LaneWorker {
   public boolean release(DSLContext dsl, int lane) {
     String name = LEASE_PREFIX + lane;
     boolean released =
-        dsl.transactionResult(
-            tx -> engine.passes().leases().release(tx.dsl(), name, settings.owner()));
+        dsl.transactionResult(tx -> passes.leases().release(tx.dsl(), name, settings.owner()));
     leases.observe(name, settings.owner(), false);
     return released;
   }

@@ -1,6 +1,5 @@
 package dev.relayer.dispatch.internal;
 
-import dev.relayer.api.spi.Transport;
 import dev.relayer.dispatch.spi.DeadReason;
 import dev.relayer.dispatch.spi.DeliveryComponent;
 import dev.relayer.dispatch.spi.DeliveryEvent;
@@ -8,12 +7,9 @@ import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.Claim;
 import dev.relayer.store.ClaimedMessage;
 import dev.relayer.store.FailedSend;
-import dev.relayer.store.RelayerStore;
 import dev.relayer.store.pass.ClaimTransaction;
 import dev.relayer.store.pass.Completion;
-import dev.relayer.store.pass.Passes;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,80 +19,38 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The claim → send → complete path shared by direct dispatch, the sweeper and lane workers: the
- * {@link Sender} sends the claimed rows (by route, in native batches, each call bounded by the send
- * timeout); this writes the outcome with fenced statements ({@link #complete}).
+ * Writes what a send did to a claim's rows, in the pass that holds the claim: the {@link
+ * CompletionPlan} decides it, {@link #complete} writes it with fenced statements under the claim's
+ * token, logs what it buried and returns the events to emit once the pass committed. Shared by
+ * direct dispatch, the sweeper and lane workers; thread-safe.
  */
-public final class DeliveryEngine implements AutoCloseable {
+public final class OutcomeWriter {
 
-  private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
+  private static final Logger log = LoggerFactory.getLogger(OutcomeWriter.class);
 
-  private final RelayerStore store;
-  private final Passes passes;
-  private final Sender sender;
+  private final String store;
   private final CompletionPlan.RetryPolicy retries;
+  private final TransportWatch sends;
   private final Clock clock;
   private final Events events;
-  private final HandoffWatch handoffs;
 
-  public DeliveryEngine(
-      RelayerStore store,
-      Map<String, Transport> transports,
-      DeliverySettings settings,
+  /**
+   * A writer for the store named {@code store} (its display name, for log lines) that retries by
+   * {@code retries}, notes retry holds on {@code sends} (also asked how long each transport has
+   * been failing), reads {@code clock} once per completion and builds events only while {@code
+   * events} has a listener.
+   */
+  public OutcomeWriter(
+      String store,
+      CompletionPlan.RetryPolicy retries,
+      TransportWatch sends,
       Clock clock,
       Events events) {
     this.store = store;
-    this.passes = Passes.of(store);
-    this.sender =
-        new Sender(
-            new Sender.Settings(
-                store.displayName(), transports, settings.sendTimeout(), settings.maxAttempts()),
-            clock,
-            events);
-    this.retries = new CompletionPlan.RetryPolicy(settings.backoff(), settings.maxAttempts());
+    this.retries = retries;
+    this.sends = sends;
     this.clock = clock;
     this.events = events;
-    this.handoffs = new HandoffWatch(store.displayName(), clock, OperatorLog.to(log));
-  }
-
-  /** Send timeout, retry policy and attempt limit. */
-  public record DeliverySettings(Duration sendTimeout, int maxAttempts, Backoff backoff) {}
-
-  public RelayerStore store() {
-    return store;
-  }
-
-  /** The store's passes. */
-  public Passes passes() {
-    return passes;
-  }
-
-  public Clock clock() {
-    return clock;
-  }
-
-  public Events events() {
-    return events;
-  }
-
-  /** Sends claimed rows to their transports. */
-  public Sender sender() {
-    return sender;
-  }
-
-  /** Per-transport send counts over the last minute, and the failing/recovered log lines. */
-  public TransportWatch sends() {
-    return sender.sends();
-  }
-
-  /** Dropped hand-offs and rows the sweeper delivered without one. */
-  public HandoffWatch handoffs() {
-    return handoffs;
-  }
-
-  /** Sends the claimed rows (no database work); see {@link Sender}. */
-  public SendOutcome send(Claim claim) {
-    return sender.send(claim);
   }
 
   /**
@@ -108,15 +62,14 @@ public final class DeliveryEngine implements AutoCloseable {
    */
   public List<Consumer<RelayerEventListener>> complete(
       ClaimTransaction pass, Claim claim, SendOutcome outcome, DeliveryComponent component) {
-    CompletionPlan plan =
-        CompletionPlan.of(outcome, clock.instant(), retries, sender.sends()::failingFor);
-    plan.holds().forEach(hold -> sender.sends().held(hold.transport(), hold.until()));
+    CompletionPlan plan = CompletionPlan.of(outcome, clock.instant(), retries, sends::failingFor);
+    plan.holds().forEach(hold -> sends.held(hold.transport(), hold.until()));
     List<Long> acceptedIds = plan.completion().accepted();
     Completion.Written written = pass.complete(claim, plan.completion());
     if (written.deleted() < acceptedIds.size()) {
       log.debug(
           "store={} component={} lost {} deletes to a newer claim",
-          store.displayName(),
+          store,
           component.tag(),
           acceptedIds.size() - written.deleted());
     }
@@ -124,7 +77,7 @@ public final class DeliveryEngine implements AutoCloseable {
       ClaimedMessage m = b.message();
       log.warn(
           "store={} lane={} id={} key={} parked ({}) after {} attempts: {}",
-          store.displayName(),
+          store,
           m.lane(),
           m.id(),
           m.orderingKey(),
@@ -136,7 +89,7 @@ public final class DeliveryEngine implements AutoCloseable {
       ClaimedMessage m = b.message();
       log.warn(
           "store={} id={} message_id={} moved to dead rows ({}) after {} attempts: {}",
-          store.displayName(),
+          store,
           m.id(),
           m.messageId(),
           b.reason(),
@@ -206,16 +159,5 @@ public final class DeliveryEngine implements AutoCloseable {
         component,
         m.createdAt(),
         m.deliverAt());
-  }
-
-  /** Emits events collected by {@link #complete}, after the transaction committed. */
-  public void emit(List<Consumer<RelayerEventListener>> collected) {
-    collected.forEach(events::emit);
-  }
-
-  /** Closes the {@link Sender}. */
-  @Override
-  public void close() {
-    sender.close();
   }
 }
