@@ -221,8 +221,7 @@ public final class RelayerLanes implements AutoCloseable {
       }
     }
     Map<Integer, LanePassResult> results = new LinkedHashMap<>();
-    for (LaneWorker.PassResult result :
-        worker.pass(dsl, lanes, false, () -> true, System::nanoTime)) {
+    for (LaneWorker.PassResult result : worker.pass(dsl, lanes, LaneWorker.Pace.alone())) {
       results.put(
           result.lane(),
           new LanePassResult(

@@ -153,34 +153,64 @@ public final class LaneWorker {
   }
 
   /**
-   * Runs one pass over {@code lanes} (distinct) on {@code dsl}, in one transaction; returns what it
-   * did in each, in the order of {@code lanes}. With {@code renewOnly} the pass only takes or
-   * renews the leases. After a claim sent in full, the pass claims again only while {@code
-   * claimAgain} says so (and {@code claimsPerPass} allows). {@code passClock} (nanoseconds) times
-   * {@link PassResult#nothingDueSince}.
+   * How a pass paces itself beside the other lanes' passes.
+   *
+   * @param claimAgain after a claim sent in full, the pass claims again only while this says so
+   *     (and {@code claimsPerPass} allows)
+   * @param nanoClock the clock, in nanoseconds, that times {@link PassResult#nothingDueSince}
    */
-  public List<PassResult> pass(
-      DSLContext dsl,
-      List<Integer> lanes,
-      boolean renewOnly,
-      BooleanSupplier claimAgain,
-      LongSupplier passClock) {
-    long started = renewOnly ? Events.NOT_TIMED : events.passStarted();
-    Pass first = new Pass(claimAgain, passClock);
-    dsl.transaction(tx -> first.run(tx.dsl(), lanes, renewOnly));
+  public record Pace(BooleanSupplier claimAgain, LongSupplier nanoClock) {
+
+    /** A pass that runs alone: it claims again while {@code claimsPerPass} allows. */
+    public static Pace alone() {
+      return new Pace(() -> true, System::nanoTime);
+    }
+  }
+
+  /** What a pass does in the lanes whose lease it holds. */
+  private enum Mode {
+    /** Takes or renews the leases, and nothing more. */
+    RENEW,
+    /** Claims, sends and completes. */
+    DELIVER
+  }
+
+  /**
+   * Runs one pass over {@code lanes} (distinct) on {@code dsl}, in one transaction: takes or renews
+   * their leases, then claims, sends and completes in the lanes it holds, paced by {@code pace}.
+   * Returns what it did in each, in the order of {@code lanes}.
+   */
+  public List<PassResult> pass(DSLContext dsl, List<Integer> lanes, Pace pace) {
+    return run(dsl, lanes, Mode.DELIVER, pace);
+  }
+
+  /**
+   * Takes or renews the leases of {@code lanes} (distinct) on {@code dsl}, in one transaction, and
+   * claims nothing; not reported as a pass. Returns which leases it holds, in the order of {@code
+   * lanes}.
+   */
+  public List<PassResult> renew(DSLContext dsl, List<Integer> lanes) {
+    // A renewal claims nothing: its pace is never asked.
+    return run(dsl, lanes, Mode.RENEW, Pace.alone());
+  }
+
+  private List<PassResult> run(DSLContext dsl, List<Integer> lanes, Mode mode, Pace pace) {
+    long started = mode == Mode.RENEW ? Events.NOT_TIMED : events.passStarted();
+    Pass first = new Pass(pace);
+    dsl.transaction(tx -> first.run(tx.dsl(), lanes, mode));
     Pass pass = first;
-    if (first.newlyAcquired && !renewOnly) {
+    if (first.newlyAcquired && mode == Mode.DELIVER) {
       // The lease rows now name this owner: a crash from here on leaves leases that expire under
       // its name, which the next owner sees.
-      Pass second = new Pass(claimAgain, passClock);
-      dsl.transaction(tx -> second.run(tx.dsl(), lanes, false));
+      Pass second = new Pass(pace);
+      dsl.transaction(tx -> second.run(tx.dsl(), lanes, Mode.DELIVER));
       pass = second;
     }
     events.emitAll(pass.collected);
     pass.collected.clear();
     for (int lane : lanes) {
       LaneTally tally = pass.tally(lane);
-      if (!renewOnly && tally.owner && (careful.containsKey(lane) || tally.suspects)) {
+      if (mode == Mode.DELIVER && tally.owner && (careful.containsKey(lane) || tally.suspects)) {
         carefulSteps(dsl, lane, tally, pass.collected);
       }
     }
@@ -207,8 +237,7 @@ public final class LaneWorker {
 
   /** One pass: what it did per lane, and the events to emit once it committed. */
   private final class Pass {
-    private final BooleanSupplier claimAgain;
-    private final LongSupplier passClock;
+    private final Pace pace;
     private final Map<Integer, LaneTally> tallies = new LinkedHashMap<>();
     private final List<Consumer<RelayerEventListener>> collected = new ArrayList<>();
 
@@ -220,16 +249,15 @@ public final class LaneWorker {
     /** Whether a lease of the pass was created or taken over: it claims nothing then. */
     private boolean newlyAcquired;
 
-    Pass(BooleanSupplier claimAgain, LongSupplier passClock) {
-      this.claimAgain = claimAgain;
-      this.passClock = passClock;
+    Pass(Pace pace) {
+      this.pace = pace;
     }
 
     /**
-     * In the pass's transaction {@code t}: takes the leases of {@code lanes}, then, unless {@code
-     * renewOnly}, claims and sends in the lanes whose lease it took.
+     * In the pass's transaction {@code t}: takes the leases of {@code lanes}, then, to {@link
+     * Mode#DELIVER}, claims and sends in the lanes whose lease it took.
      */
-    void run(DSLContext t, List<Integer> lanes, boolean renewOnly) {
+    void run(DSLContext t, List<Integer> lanes, Mode mode) {
       LanePass pass = passes.lanes(t, lanes, LaneWorker.this::lease);
       List<LeaseOutcome> outcomes = pass.leases();
       for (int i = 0; i < lanes.size(); i++) {
@@ -252,7 +280,7 @@ public final class LaneWorker {
       }
       List<Integer> owned =
           lanes.stream().filter(lane -> tally(lane).owner && !careful.containsKey(lane)).toList();
-      if (!owned.isEmpty() && !renewOnly && !newlyAcquired) {
+      if (!owned.isEmpty() && mode == Mode.DELIVER && !newlyAcquired) {
         // Taking a lease has already restarted its expiry: a renew-only pass is done.
         claimAndSend(pass, owned);
       }
@@ -261,13 +289,13 @@ public final class LaneWorker {
     /**
      * Claims the owned lanes' rows, sends them, writes the outcomes; while a claim was sent in
      * full, claims again the lanes that may have more, up to {@code claimsPerPass} claims and while
-     * {@code claimAgain} says so. Ends by renewing the leases and reading when each lane that has
-     * nothing more to send is next due.
+     * the pace {@linkplain Pace#claimAgain() says so}. Ends by renewing the leases and reading when
+     * each lane that has nothing more to send is next due.
      */
     private void claimAndSend(LanePass pass, List<Integer> owned) {
       Set<Integer> active = new TreeSet<>(owned);
       for (int claims = 1; ; claims++) {
-        long look = passClock.getAsLong();
+        long look = pace.nanoClock().getAsLong();
         int maxKeys = maxKeys(active);
         Claim.Stamped claim = claim(pass, active, maxKeys);
         Map<Integer, Set<String>> keys = keysByLane(claim.messages());
@@ -301,8 +329,8 @@ public final class LaneWorker {
           // careful steps after the commit send alone; claiming again would name no lane.
           break;
         }
-        long lookAgain = passClock.getAsLong();
-        if (!claimAgain.getAsBoolean()) {
+        long lookAgain = pace.nanoClock().getAsLong();
+        if (!pace.claimAgain().getAsBoolean()) {
           // Other lanes wait for a thread: ask whether a next pass would find work rather than
           // assume that it would.
           Set<Integer> due = pass.lanesWithDueHead(active, clock.instant());
