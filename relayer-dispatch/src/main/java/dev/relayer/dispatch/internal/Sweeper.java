@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
@@ -83,7 +84,10 @@ public final class Sweeper {
   private final LeaseTracker leases;
   private final SweepFloor floor;
   private long cursor;
-  private long upTo = -1;
+
+  /** The end of the traversal under way; empty until the next page begins one. */
+  private OptionalLong upTo = OptionalLong.empty();
+
   private boolean careful;
 
   /**
@@ -160,14 +164,14 @@ public final class Sweeper {
     if (step instanceof Step.SentPage page) {
       careful = false;
       cursor = page.cursor();
-      upTo = page.upTo();
+      upTo = OptionalLong.of(page.upTo());
       events.emitAll(page.events());
       return sendSuspects(dsl, page.claimed(), page.sent(), page.suspects());
     }
     if (step instanceof Step.CarefulPage page) {
       careful = true;
       cursor = page.cursor();
-      upTo = page.upTo();
+      upTo = OptionalLong.of(page.upTo());
       Claim.@Nullable Stamped committed = page.committed();
       int sent = committed == null ? 0 : sendCommitted(dsl, committed);
       return sendSuspects(dsl, page.claimed(), sent, page.suspects());
@@ -176,7 +180,7 @@ public final class Sweeper {
     // and taken again between the two transactions: start over as after a wrap).
     careful = false;
     cursor = 0;
-    upTo = -1;
+    upTo = OptionalLong.empty();
     return new SweepResult(leader, 0, 0, leader);
   }
 
@@ -227,14 +231,18 @@ public final class Sweeper {
         careful = true;
       }
       cursor = 0;
-      upTo = -1;
+      upTo = OptionalLong.empty();
       return new Step.Acquired();
     }
     boolean carefulPage = careful;
-    long end = upTo;
-    long from = cursor;
+    long end;
+    long from;
     Instant now = clock.instant();
-    if (end < 0) {
+    if (upTo.isPresent()) {
+      end = upTo.getAsLong();
+      from = cursor;
+    } else {
+      // A traversal begins: from the lowest pending unordered id above the floor to the highest.
       SweepBounds bounds = pass.bounds(floor.readFrom(now));
       floor.settle(bounds);
       if (bounds.lowest().isEmpty() || bounds.highest().isEmpty()) {
