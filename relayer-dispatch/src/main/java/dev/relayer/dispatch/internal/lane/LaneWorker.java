@@ -501,25 +501,26 @@ public final class LaneWorker {
       DSLContext dsl, int lane, LaneTally tally, List<Consumer<RelayerEventListener>> collected) {
     // At most the careful lane's group steps plus one step per head a claim can hold; heads still
     // marked after that are found again by the lane's next pass.
-    for (int step = 0; step < settings.claimsPerPass() + settings.keysPerPass(); step++) {
-      boolean groupStep = careful.containsKey(lane);
-      boolean[] headsLeft = {false};
-      Claim.@Nullable Stamped claim;
+    for (int i = 0; i < settings.claimsPerPass() + settings.keysPerPass(); i++) {
+      CarefulStep step = careful.containsKey(lane) ? CarefulStep.GROUP : CarefulStep.ALONE;
+      Claim.Stamped claim;
       SendOutcome sent;
       // A suspect head's claim, send and completion hold the process's sends up.
-      try (SendGate.Hold gate = groupStep ? null : SendGate.PROCESS.alone()) {
-        claim = dsl.transactionResult(tx -> carefulClaim(tx.dsl(), lane, groupStep, headsLeft));
-        if (claim != null && claim.isEmpty() && groupStep && headsLeft[0]) {
+      try (SendGate.Hold gate = step == CarefulStep.GROUP ? null : SendGate.PROCESS.alone()) {
+        CarefulClaim taken = dsl.transactionResult(tx -> carefulClaim(tx.dsl(), lane, step));
+        boolean headsLeft = taken != null && taken.headsLeft();
+        if (taken != null && taken.claim().isEmpty() && step == CarefulStep.GROUP && headsLeft) {
           // No head left but suspect ones: those go alone, in the next steps.
           careful.remove(lane);
           continue;
         }
-        if (claim == null || claim.isEmpty()) {
+        if (taken == null || taken.claim().isEmpty()) {
           // Nothing left to send carefully: the lane's other heads, if any, go in its next pass.
           careful.remove(lane);
-          tally.more = headsLeft[0];
+          tally.more = headsLeft;
           return;
         }
+        claim = taken.claim();
         Claim.Stamped claimed = claim;
         sent = sender.send(claimed);
         collected.addAll(
@@ -543,7 +544,7 @@ public final class LaneWorker {
       tally.givenBack += sent.notAttempted().size();
       tally.more = true;
       tally.nothingDueSince = OptionalLong.empty();
-      if (groupStep
+      if (step == CarefulStep.GROUP
           && careful.computeIfPresent(lane, (l, left) -> left > 1 ? left - 1 : null) == null) {
         log.info(
             "store={} lane={} careful claims done; the lane's passes send in batches again",
@@ -553,14 +554,27 @@ public final class LaneWorker {
     }
   }
 
+  /** What a careful step sends. */
+  private enum CarefulStep {
+    /** The heads not marked in flight, together, marked in flight with others. */
+    GROUP,
+    /** One head marked in flight, marked sent alone, while the process sends nothing else. */
+    ALONE
+  }
+
+  /**
+   * A careful step's claim, and whether the step gave heads back (heads it did not choose).
+   *
+   * @param claim the heads to send, empty when the step chose none
+   */
+  private record CarefulClaim(Claim.Stamped claim, boolean headsLeft) {}
+
   /**
    * A careful step's claim, in its own transaction {@code t}: the lane's heads under its lease,
    * those {@link #chooseCarefully} does not choose given back, the chosen ones marked (in flight
-   * with others in a group step, sent alone otherwise). {@code null} when the lease is gone; sets
-   * {@code headsLeft[0]} when heads were given back.
+   * with others in a group step, sent alone otherwise). {@code null} when the lease is gone.
    */
-  private Claim.@Nullable Stamped carefulClaim(
-      DSLContext t, int lane, boolean groupStep, boolean[] headsLeft) {
+  private @Nullable CarefulClaim carefulClaim(DSLContext t, int lane, CarefulStep step) {
     LanePass pass = passes.lanes(t, List.of(lane), this::lease);
     if (!pass.leases().get(0).acquired()) {
       return null;
@@ -574,8 +588,7 @@ public final class LaneWorker {
                 Set.of(),
                 clock.instant(),
                 settings.claimDuration()));
-    List<ClaimedMessage> chosen = chooseCarefully(heads.messages(), groupStep);
-    headsLeft[0] = chosen.size() < heads.messages().size();
+    List<ClaimedMessage> chosen = chooseCarefully(heads.messages(), step);
     Set<Long> chosenIds = new HashSet<>();
     chosen.forEach(m -> chosenIds.add(m.id()));
     pass.unclaim(
@@ -585,7 +598,7 @@ public final class LaneWorker {
             .filter(id -> !chosenIds.contains(id))
             .toList());
     List<ClaimedMessage> sending = chosen;
-    if (groupStep) {
+    if (step == CarefulStep.GROUP) {
       pass.markInFlight(heads.token(), chosenIds);
     } else if (!chosen.isEmpty()) {
       ClaimedMessage suspect = chosen.get(0);
@@ -596,7 +609,9 @@ public final class LaneWorker {
                   RelayerStore.attemptsWhenSentAlone(suspect) - suspect.attempts()));
     }
     pass.end();
-    return new Claim.Stamped(heads.token(), heads.expiresAt(), sending);
+    return new CarefulClaim(
+        new Claim.Stamped(heads.token(), heads.expiresAt(), sending),
+        chosen.size() < heads.messages().size());
   }
 
   /**
@@ -604,7 +619,7 @@ public final class LaneWorker {
    * one marked head with the fewest attempts (the oldest of those), or none.
    */
   private static List<ClaimedMessage> chooseCarefully(
-      List<ClaimedMessage> heads, boolean groupStep) {
+      List<ClaimedMessage> heads, CarefulStep step) {
     List<ClaimedMessage> fresh = new ArrayList<>();
     ClaimedMessage suspect = null;
     for (ClaimedMessage m : heads) {
@@ -614,7 +629,7 @@ public final class LaneWorker {
         suspect = m;
       }
     }
-    if (groupStep) {
+    if (step == CarefulStep.GROUP) {
       return fresh;
     }
     return suspect == null ? List.of() : List.of(suspect);
