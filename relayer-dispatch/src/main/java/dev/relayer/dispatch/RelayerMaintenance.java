@@ -288,7 +288,7 @@ public final class RelayerMaintenance implements AutoCloseable {
         String name = held.get(i);
         // Its own transaction: a pool whose connections do not auto-commit would roll it back.
         dsl.transaction(tx -> Passes.of(store).leases().release(tx.dsl(), name, owner));
-        leases.observe(name, owner, false);
+        leases.released(name, owner);
       } catch (RuntimeException e) {
         log.warn(
             "store={} could not release leases {}; they will expire",

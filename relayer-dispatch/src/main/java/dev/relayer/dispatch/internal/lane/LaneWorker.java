@@ -643,7 +643,7 @@ public final class LaneWorker {
     String name = LEASE_PREFIX + lane;
     boolean released =
         dsl.transactionResult(tx -> passes.leases().release(tx.dsl(), name, settings.owner()));
-    leases.observe(name, settings.owner(), false);
+    leases.released(name, settings.owner());
     return released;
   }
 }
