@@ -4,10 +4,15 @@ import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.spi.Transport;
 import dev.relayer.dispatch.internal.AfterCommitHandoff;
 import dev.relayer.dispatch.internal.Backoff;
-import dev.relayer.dispatch.internal.DeliveryEngine;
+import dev.relayer.dispatch.internal.CompletionPlan;
+import dev.relayer.dispatch.internal.Delivery;
 import dev.relayer.dispatch.internal.DirectDispatcher;
 import dev.relayer.dispatch.internal.Events;
+import dev.relayer.dispatch.internal.HandoffWatch;
+import dev.relayer.dispatch.internal.OperatorLog;
+import dev.relayer.dispatch.internal.OutcomeWriter;
 import dev.relayer.dispatch.internal.SendabilityCheck;
+import dev.relayer.dispatch.internal.Sender;
 import dev.relayer.dispatch.internal.lane.LaneNotifier;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.RelayerStore;
@@ -82,7 +87,7 @@ public final class RelayerDispatcher implements AutoCloseable {
   private final DispatchOptions options;
 
   private final List<String> transportNames;
-  private final DeliveryEngine engine;
+  private final Delivery delivery;
   private final DirectDispatcher direct;
   private final AfterCommitHandoff handoff;
   private final SendabilityCheck sendability;
@@ -99,26 +104,14 @@ public final class RelayerDispatcher implements AutoCloseable {
     this.dsl = builder.dsl;
     this.options = builder.options;
     this.transportNames = List.copyOf(builder.transports.keySet());
-    this.engine =
-        new DeliveryEngine(
-            store,
-            builder.transports,
-            new DeliveryEngine.DeliverySettings(
-                options.sendTimeout(),
-                options.maxAttempts(),
-                new Backoff(options.backoffInitial(), options.backoffMax())),
-            builder.clock,
-            new Events(builder.listeners));
+    this.delivery = delivery(builder, passes);
     this.direct =
         new DirectDispatcher(
-            engine,
+            delivery,
+            DirectDispatcher.Settings.of(options),
             // Not idle-bounded (IdleTransactionBound): a direct claim commits before its send and
             // a completion runs after it, so these transactions never wait on a broker.
-            dsl,
-            options.claimDuration(),
-            options.claimBatchSize(),
-            options.workers(),
-            options.queueCapacity());
+            dsl);
     this.notifier =
         new LaneNotifier(
             store.displayName(),
@@ -130,6 +123,34 @@ public final class RelayerDispatcher implements AutoCloseable {
     this.sendability = new SendabilityCheck(builder.transports);
     store.addEnqueueListener(handoff);
     store.addEnqueueCheck(sendability);
+  }
+
+  /**
+   * The parts direct dispatch, the sweeper and the lanes of this dispatcher share: one sender (one
+   * call pool, one watch of the transports), one outcome writer, one hand-off watch, the listeners.
+   */
+  private static Delivery delivery(Builder builder, Passes passes) {
+    String name = builder.store.displayName();
+    DispatchOptions options = builder.options;
+    Events events = new Events(builder.listeners);
+    Sender sender =
+        new Sender(
+            new Sender.Settings(
+                name, builder.transports, options.sendTimeout(), options.maxAttempts()),
+            builder.clock,
+            events);
+    CompletionPlan.RetryPolicy retries =
+        new CompletionPlan.RetryPolicy(
+            new Backoff(options.backoffInitial(), options.backoffMax()), options.maxAttempts());
+    return new Delivery(
+        name,
+        passes,
+        builder.clock,
+        events,
+        sender,
+        new OutcomeWriter(name, retries, sender.sends(), builder.clock, events),
+        new HandoffWatch(
+            name, builder.clock, OperatorLog.to(LoggerFactory.getLogger(HandoffWatch.class))));
   }
 
   /** A builder for a dispatcher over {@code store}, using {@code dsl} for its own transactions. */
@@ -272,12 +293,12 @@ public final class RelayerDispatcher implements AutoCloseable {
    * on it. Events collected before the call (of a pass in progress) may not reach it.
    */
   public void addEventListener(RelayerEventListener listener) {
-    engine.events().add(Objects.requireNonNull(listener, "listener"));
+    delivery.events().add(Objects.requireNonNull(listener, "listener"));
   }
 
   /** Unregisters a listener; an event already being delivered may still reach it once. */
   public void removeEventListener(RelayerEventListener listener) {
-    engine.events().remove(listener);
+    delivery.events().remove(listener);
   }
 
   /** Ids waiting for a direct-dispatch worker. */
@@ -297,8 +318,9 @@ public final class RelayerDispatcher implements AutoCloseable {
     return dsl;
   }
 
-  DeliveryEngine engine() {
-    return engine;
+  /** The parts this dispatcher's components are built from. */
+  Delivery delivery() {
+    return delivery;
   }
 
   /**
@@ -318,7 +340,7 @@ public final class RelayerDispatcher implements AutoCloseable {
     store.removeEnqueueCheck(sendability);
     notifier.close(options.shutdownTimeout());
     direct.stop(options.shutdownTimeout());
-    engine.close();
+    delivery.sender().close();
     log.info("Relayer dispatcher stopped: store={}", store.displayName());
   }
 

@@ -136,7 +136,7 @@ public final class RelayerHealth {
     this.failingAgeUnhealthyAt = builder.failingAgeUnhealthyAt;
     this.recoveryDelay = builder.recoveryDelay;
     this.rowLimit = builder.effectiveRowLimit();
-    this.sends = builder.dispatcher == null ? null : builder.dispatcher.engine().sends();
+    this.sends = builder.dispatcher == null ? null : builder.dispatcher.delivery().sender().sends();
     this.clock = builder.clock;
   }
 

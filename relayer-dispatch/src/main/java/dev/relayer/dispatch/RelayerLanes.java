@@ -2,7 +2,7 @@ package dev.relayer.dispatch;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.dispatch.internal.BackgroundWork;
-import dev.relayer.dispatch.internal.DeliveryEngine;
+import dev.relayer.dispatch.internal.Delivery;
 import dev.relayer.dispatch.internal.IdleTransactionBound;
 import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.dispatch.internal.lane.LaneBalancer;
@@ -89,8 +89,8 @@ public final class RelayerLanes implements AutoCloseable {
                 dispatcher.options().claimDuration(), dispatcher.options().sendTimeout()));
     this.options = builder.options;
     this.owner = builder.owner;
-    DeliveryEngine engine = dispatcher.engine();
-    LeaseTracker leases = new LeaseTracker(store.displayName(), engine.events());
+    Delivery delivery = dispatcher.delivery();
+    LeaseTracker leases = new LeaseTracker(store.displayName(), delivery.events());
     int laneCount = store.options().laneCount();
     this.scheduler =
         new LaneScheduler(
@@ -101,14 +101,8 @@ public final class RelayerLanes implements AutoCloseable {
             System::nanoTime);
     this.worker =
         new LaneWorker(
-            engine,
-            new LaneWorker.Settings(
-                owner,
-                options.keysPerPass(),
-                options.rowsPerKey(),
-                options.claimsPerPass(),
-                dispatcher.options().claimDuration(),
-                options.leaseDuration()),
+            delivery,
+            LaneWorker.Settings.of(owner, options, dispatcher.options().claimDuration()),
             leases);
     this.balancer =
         new LaneBalancer(store, owner, options.leaseDuration(), scheduler, worker, leases);
@@ -125,7 +119,7 @@ public final class RelayerLanes implements AutoCloseable {
     this.localWakeup = lanes -> lanes.forEach(scheduler::wake);
     this.servedLanes = balancer::heldLanes;
     this.passes =
-        new LanePassLoop(store.displayName(), laneCount, scheduler, worker, dsl, engine.clock());
+        new LanePassLoop(store.displayName(), laneCount, scheduler, worker, dsl, delivery.clock());
     this.work = new BackgroundWork(store.displayName(), "lane passes", log);
   }
 
@@ -227,8 +221,7 @@ public final class RelayerLanes implements AutoCloseable {
       }
     }
     Map<Integer, LanePassResult> results = new LinkedHashMap<>();
-    for (LaneWorker.PassResult result :
-        worker.pass(dsl, lanes, false, () -> true, System::nanoTime)) {
+    for (LaneWorker.PassResult result : worker.pass(dsl, lanes, LaneWorker.Pace.alone())) {
       results.put(
           result.lane(),
           new LanePassResult(

@@ -3,8 +3,9 @@ package dev.relayer.dispatch;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.dispatch.internal.BackgroundWork;
 import dev.relayer.dispatch.internal.Cleanup;
-import dev.relayer.dispatch.internal.DeliveryEngine;
+import dev.relayer.dispatch.internal.Delivery;
 import dev.relayer.dispatch.internal.Durations;
+import dev.relayer.dispatch.internal.Events;
 import dev.relayer.dispatch.internal.IdleTransactionBound;
 import dev.relayer.dispatch.internal.LeaseTracker;
 import dev.relayer.dispatch.internal.OperatorLog;
@@ -16,6 +17,7 @@ import dev.relayer.store.RelayerStore;
 import dev.relayer.store.pass.Passes;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,7 +51,8 @@ public final class RelayerMaintenance implements AutoCloseable {
   private final DSLContext dsl;
   private final MaintenanceOptions options;
   private final String owner;
-  private final DeliveryEngine engine;
+  private final Clock clock;
+  private final Events events;
   private final PassFailureWatch failures;
   private final LeaseTracker leases;
   private final Sweeper sweeper;
@@ -66,27 +69,14 @@ public final class RelayerMaintenance implements AutoCloseable {
             IdleTransactionBound.of(options.claimDuration(), dispatcher.options().sendTimeout()));
     this.options = options;
     this.owner = owner;
-    this.engine = dispatcher.engine();
-    this.leases = new LeaseTracker(store.displayName(), engine.events());
+    Delivery delivery = dispatcher.delivery();
+    this.clock = delivery.clock();
+    this.events = delivery.events();
+    this.leases = new LeaseTracker(store.displayName(), events);
     this.failures =
         new PassFailureWatch(
-            store.displayName(),
-            "maintenance",
-            1,
-            "will retry",
-            engine.clock(),
-            OperatorLog.to(log));
-    this.sweeper =
-        new Sweeper(
-            engine,
-            new Sweeper.Settings(
-                owner,
-                options.batchSize(),
-                options.recoveryDelay(),
-                options.claimDuration(),
-                options.leaseDuration(),
-                options.fullSweepInterval()),
-            leases);
+            store.displayName(), "maintenance", 1, "will retry", clock, OperatorLog.to(log));
+    this.sweeper = new Sweeper(delivery, Sweeper.Settings.of(owner, options), leases);
     this.work = new BackgroundWork(store.displayName(), "maintenance pass", log);
     this.cleanup =
         new Cleanup(
@@ -206,7 +196,7 @@ public final class RelayerMaintenance implements AutoCloseable {
   }
 
   private void cleanupIfDue() {
-    Instant now = engine.clock().instant();
+    Instant now = clock.instant();
     if (now.isBefore(nextCleanup)) {
       return;
     }
@@ -232,24 +222,24 @@ public final class RelayerMaintenance implements AutoCloseable {
 
   /** One sweeper pass, reported to the event listeners. */
   private SweepResult sweep() {
-    long started = engine.events().passStarted();
+    long started = events.passStarted();
     SweepResult result = sweeper.pass(dsl);
-    engine.events().passFinished(PassKind.SWEEP, started);
+    events.passFinished(PassKind.SWEEPER, started);
     return result;
   }
 
   /** One cleanup run, reported to the event listeners with what it deleted from each table. */
   private CleanupResult clean(Instant now, BooleanSupplier stop, Cleanup.Pause pause) {
-    long started = engine.events().passStarted();
+    long started = events.passStarted();
     CleanupResult result = cleanup.pass(dsl, now, stop, pause);
-    engine.events().passFinished(PassKind.CLEANUP, started);
+    events.passFinished(PassKind.CLEANUP, started);
     long dead = result.deadDeleted();
     long inbox = result.inboxDeleted();
     if (dead > 0) {
-      engine.events().emit(l -> l.cleanedUp(SchemaNames.OUTBOX_DEAD, dead));
+      events.emit(l -> l.cleanedUp(SchemaNames.OUTBOX_DEAD, dead));
     }
     if (inbox > 0) {
-      engine.events().emit(l -> l.cleanedUp(SchemaNames.INBOX, inbox));
+      events.emit(l -> l.cleanedUp(SchemaNames.INBOX, inbox));
     }
     return result;
   }
@@ -259,7 +249,7 @@ public final class RelayerMaintenance implements AutoCloseable {
    * cleanupBatchSize} until both tables come back short or {@code cleanupBudget} has passed.
    */
   public CleanupResult cleanupOnce() {
-    return clean(engine.clock().instant(), () -> false, RelayerMaintenance::sleep);
+    return clean(clock.instant(), () -> false, RelayerMaintenance::sleep);
   }
 
   /** A pause of the loop's cleanup: ends early, and ends the run, when the loop is stopped. */
@@ -298,7 +288,7 @@ public final class RelayerMaintenance implements AutoCloseable {
         String name = held.get(i);
         // Its own transaction: a pool whose connections do not auto-commit would roll it back.
         dsl.transaction(tx -> Passes.of(store).leases().release(tx.dsl(), name, owner));
-        leases.observe(name, owner, false);
+        leases.released(name, owner);
       } catch (RuntimeException e) {
         log.warn(
             "store={} could not release leases {}; they will expire",

@@ -235,7 +235,7 @@ class CleanupIT {
             Duration.ofSeconds(30),
             Optional.of(Duration.ofDays(30)),
             Optional.of(Duration.ofDays(7))),
-        new LeaseTracker(fx.store.displayName(), dispatcher.engine().events()),
+        new LeaseTracker(fx.store.displayName(), dispatcher.delivery().events()),
         nanos);
   }
 

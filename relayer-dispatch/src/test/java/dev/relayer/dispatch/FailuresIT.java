@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.dispatch.spi.DeadReason;
 import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.NewMessage;
@@ -47,8 +48,8 @@ class FailuresIT {
                 .eventListener(
                     new RelayerEventListener() {
                       @Override
-                      public void dead(DeliveryEvent event, String reason, String error) {
-                        deadReasons.add(reason + ":" + event.destination());
+                      public void dead(DeliveryEvent event, DeadReason reason, String error) {
+                        deadReasons.add(reason.tag() + ":" + event.destination());
                       }
                     })
                 .build());

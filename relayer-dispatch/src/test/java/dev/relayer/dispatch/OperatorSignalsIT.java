@@ -69,7 +69,7 @@ class OperatorSignalsIT {
     assertThat(maintenance.sweepOnce().sent()).isEqualTo(1);
 
     assertThat(memory.deliveries()).hasSize(3);
-    assertThat(dispatcher.engine().handoffs().sweptWithoutHandoffTotal()).isEqualTo(1);
+    assertThat(dispatcher.delivery().handoffs().sweptWithoutHandoffTotal()).isEqualTo(1);
   }
 
   @Test
@@ -80,6 +80,6 @@ class OperatorSignalsIT {
     dispatcher.afterCommit(List.of(1L, 2L, 3L));
 
     assertThat(dispatcher.queuedIds()).isEqualTo(1);
-    assertThat(dispatcher.engine().handoffs().droppedTotal()).isEqualTo(2);
+    assertThat(dispatcher.delivery().handoffs().droppedTotal()).isEqualTo(2);
   }
 }

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.dispatch.spi.DeadReason;
 import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.NewMessage;
@@ -55,8 +56,8 @@ class PermanentFailuresIT {
             .eventListener(
                 new RelayerEventListener() {
                   @Override
-                  public void dead(DeliveryEvent event, String reason, String error) {
-                    deadEvents.add(reason + ":" + event.messageId());
+                  public void dead(DeliveryEvent event, DeadReason reason, String error) {
+                    deadEvents.add(reason.tag() + ":" + event.messageId());
                   }
 
                   @Override

@@ -9,6 +9,7 @@ import dev.relayer.bench.Scenario;
 import dev.relayer.bench.ScenarioContext;
 import dev.relayer.bench.pipeline.CpuTime;
 import dev.relayer.bench.report.Ratio;
+import dev.relayer.dispatch.spi.DeliveryComponent;
 import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.dispatch.spi.SendBatch;
@@ -198,7 +199,7 @@ public final class ObserversScenario implements Scenario {
                     Payload.DESTINATION,
                     null,
                     1,
-                    "direct",
+                    DeliveryComponent.DIRECT,
                     createdAt,
                     null));
           }

@@ -1,9 +1,12 @@
 package dev.relayer.dispatch.internal;
 
+import dev.relayer.dispatch.DispatchOptions;
+import dev.relayer.dispatch.spi.DeliveryComponent;
 import dev.relayer.dispatch.spi.PassKind;
-import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.pass.Claim;
 import dev.relayer.store.pass.ClaimByIds;
+import dev.relayer.store.pass.Passes;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,28 +27,55 @@ public final class DirectDispatcher {
 
   private static final Logger log = LoggerFactory.getLogger(DirectDispatcher.class);
 
-  private final DeliveryEngine engine;
+  private final String store;
+  private final Passes passes;
+  private final Clock clock;
+  private final Events events;
+  private final Sender sender;
+  private final OutcomeWriter outcomes;
+  private final HandoffWatch handoffs;
   private final DSLContext dsl;
-  private final Duration claimDuration;
-  private final int claimBatchSize;
-  private final int workers;
+  private final Settings settings;
   private final BlockingQueue<Long> queue;
   private final BackgroundWork work;
 
-  public DirectDispatcher(
-      DeliveryEngine engine,
-      DSLContext dsl,
-      Duration claimDuration,
-      int claimBatchSize,
-      int workers,
-      int queueCapacity) {
-    this.engine = engine;
+  /**
+   * How direct dispatch claims and queues.
+   *
+   * @param claimDuration how long a claim holds
+   * @param claimBatchSize ids a worker claims at once, at most
+   * @param workers worker threads
+   * @param queueCapacity ids the queue holds; more are dropped (the sweeper has them)
+   */
+  public record Settings(
+      Duration claimDuration, int claimBatchSize, int workers, int queueCapacity) {
+
+    /** The settings {@code options} name. */
+    public static Settings of(DispatchOptions options) {
+      return new Settings(
+          options.claimDuration(),
+          options.claimBatchSize(),
+          options.workers(),
+          options.queueCapacity());
+    }
+  }
+
+  /**
+   * Direct dispatch over {@code delivery}'s parts, claiming and completing in transactions of its
+   * own on {@code dsl}.
+   */
+  public DirectDispatcher(Delivery delivery, Settings settings, DSLContext dsl) {
+    this.store = delivery.store();
+    this.passes = delivery.passes();
+    this.clock = delivery.clock();
+    this.events = delivery.events();
+    this.sender = delivery.sender();
+    this.outcomes = delivery.outcomes();
+    this.handoffs = delivery.handoffs();
     this.dsl = dsl;
-    this.claimDuration = claimDuration;
-    this.claimBatchSize = claimBatchSize;
-    this.workers = workers;
-    this.queue = new ArrayBlockingQueue<>(queueCapacity);
-    this.work = new BackgroundWork(engine.store().displayName(), "direct dispatch", log);
+    this.settings = settings;
+    this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
+    this.work = new BackgroundWork(store, "direct dispatch", log);
   }
 
   /** Queues ids without blocking; returns how many were dropped because the queue was full. */
@@ -59,9 +88,9 @@ public final class DirectDispatcher {
     }
     if (dropped > 0) {
       int count = dropped;
-      log.debug("store={} direct queue full, dropped {} ids", engine.store().displayName(), count);
-      engine.handoffs().dropped(count);
-      engine.events().emit(l -> l.handoffDropped(count));
+      log.debug("store={} direct queue full, dropped {} ids", store, count);
+      handoffs.dropped(count);
+      events.emit(l -> l.handoffDropped(count));
     }
     return dropped;
   }
@@ -73,7 +102,7 @@ public final class DirectDispatcher {
 
   /** Starts the worker threads; idempotent, and does nothing after {@link #stop}. */
   public void start() {
-    work.start(threads -> threads.work("direct", workers, this::takeBatches));
+    work.start(threads -> threads.work("direct", settings.workers(), this::takeBatches));
   }
 
   /**
@@ -94,40 +123,37 @@ public final class DirectDispatcher {
         if (first == null) {
           continue;
         }
-        List<Long> ids = new ArrayList<>(Math.min(claimBatchSize, queue.size() + 1));
+        List<Long> ids = new ArrayList<>(Math.min(settings.claimBatchSize(), queue.size() + 1));
         ids.add(first);
-        queue.drainTo(ids, claimBatchSize - 1);
+        queue.drainTo(ids, settings.claimBatchSize() - 1);
         dispatch(ids);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
       } catch (Throwable e) {
-        log.error(
-            "store={} direct dispatch batch failed; rows stay for retry",
-            engine.store().displayName(),
-            e);
+        log.error("store={} direct dispatch batch failed; rows stay for retry", store, e);
       }
     }
   }
 
   private void dispatch(List<Long> ids) {
-    long started = engine.events().passStarted();
+    long started = events.passStarted();
     Claim claim =
         dsl.transactionResult(
             tx ->
-                engine
-                    .passes()
+                passes
                     .direct(tx.dsl())
-                    .claimByIds(new ClaimByIds(ids, engine.clock().instant(), claimDuration)));
+                    .claimByIds(new ClaimByIds(ids, clock.instant(), settings.claimDuration())));
     if (claim.isEmpty()) {
-      engine.events().passFinished(PassKind.DIRECT, started);
+      events.passFinished(PassKind.DIRECT, started);
       return;
     }
-    SendOutcome outcome = engine.send(claim);
-    List<Consumer<RelayerEventListener>> events =
+    SendOutcome outcome = sender.send(claim);
+    events.emitAll(
         dsl.transactionResult(
-            tx -> engine.complete(engine.passes().direct(tx.dsl()), claim, outcome, "direct"));
-    engine.emit(events);
-    engine.events().passFinished(PassKind.DIRECT, started);
+            tx ->
+                outcomes.complete(
+                    passes.direct(tx.dsl()), claim, outcome, DeliveryComponent.DIRECT)));
+    events.passFinished(PassKind.DIRECT, started);
   }
 }

@@ -58,6 +58,11 @@ public final class Events {
     emit(l -> l.passFinished(kind, took));
   }
 
+  /** Emits events collected during a pass (see {@link OutcomeWriter#complete}), in order. */
+  public void emitAll(List<Consumer<RelayerEventListener>> collected) {
+    collected.forEach(this::emit);
+  }
+
   public void emit(Consumer<RelayerEventListener> event) {
     for (RelayerEventListener listener : listeners) {
       try {

@@ -3,6 +3,7 @@ package dev.relayer.dispatch.internal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,20 +38,20 @@ public final class HandoffWatch {
     long count;
     long total;
 
-    /** Adds {@code n}; returns the count to report now, or -1 to stay quiet. */
-    synchronized long add(long n, Instant now) {
+    /** Adds {@code n}; returns the count to report now, or nothing to stay quiet. */
+    synchronized OptionalLong add(long n, Instant now) {
       if (since == null) {
         since = now;
       }
       count += n;
       total += n;
       if (lastLine != null && now.isBefore(lastLine.plus(EVERY))) {
-        return -1;
+        return OptionalLong.empty();
       }
       long report = count;
       lastLine = now;
       count = 0;
-      return report;
+      return OptionalLong.of(report);
     }
 
     synchronized @Nullable Instant since() {
@@ -64,9 +65,9 @@ public final class HandoffWatch {
 
   /** {@code count} hand-off ids were dropped because the direct-dispatch queue was full. */
   public void dropped(int count) {
-    Instant now = clock.instant();
-    long report = dropped.add(count, now);
-    if (report > 0) {
+    OptionalLong reported = dropped.add(count, clock.instant());
+    if (reported.isPresent() && reported.getAsLong() > 0) {
+      long report = reported.getAsLong();
       log.warn(
           "store="
               + store
@@ -86,9 +87,9 @@ public final class HandoffWatch {
     if (count == 0) {
       return;
     }
-    Instant now = clock.instant();
-    long report = unhanded.add(count, now);
-    if (report > 0) {
+    OptionalLong reported = unhanded.add(count, clock.instant());
+    if (reported.isPresent() && reported.getAsLong() > 0) {
+      long report = reported.getAsLong();
       log.warn(
           "store="
               + store

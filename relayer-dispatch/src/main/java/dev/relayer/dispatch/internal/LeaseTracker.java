@@ -54,7 +54,12 @@ public final class LeaseTracker {
     return outcome.takenOver() || (first && !outcome.newlyAcquired());
   }
 
-  /** Records the outcome of a pass's lease attempt. */
+  /** Records that {@code owner} gave {@code lease} up (or no longer holds it). */
+  public void released(String lease, String owner) {
+    observe(lease, owner, false);
+  }
+
+  /** Records the outcome of a pass's lease attempt: whether {@code owner} now holds it. */
   public void observe(String lease, String owner, boolean holds) {
     boolean lane = lease.startsWith(LANE_PREFIX);
     if (holds && held.add(lease)) {

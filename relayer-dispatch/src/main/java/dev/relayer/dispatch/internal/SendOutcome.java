@@ -16,18 +16,15 @@ public record SendOutcome(
     List<ClaimedMessage> notAttempted) {
 
   /**
-   * A row whose send failed; {@code reason} is {@link Sender#REJECTED} when the transport rejected
-   * it for good, {@link Sender#UNAVAILABLE} when it did not reach the broker through no fault of
-   * its own, {@link Sender#UNKNOWN_TRANSPORT} when no transport of its name is registered, {@code
-   * timed-out} when the transport call did not return within the send timeout, otherwise {@code
-   * send-failed}. {@code charged} is whether the attempt its claim counted stays counted: not for
-   * an unavailable broker, nor for any failure during an outage (see {@link TransportWatch}).
+   * A row whose send failed, and why. {@code charged} is whether the attempt its claim counted
+   * stays counted: not for an unavailable broker, nor for any failure during an outage (see {@link
+   * TransportWatch}).
    */
-  public record Failure(ClaimedMessage message, String reason, String error, boolean charged) {
+  public record Failure(ClaimedMessage message, SendFailure reason, String error, boolean charged) {
 
-    /** A failure charged to the row, unless the broker was {@link Sender#UNAVAILABLE}. */
-    public Failure(ClaimedMessage message, String reason, String error) {
-      this(message, reason, error, !Sender.UNAVAILABLE.equals(reason));
+    /** A failure charged to the row unless its reason is not ({@link SendFailure#charged()}). */
+    public Failure(ClaimedMessage message, SendFailure reason, String error) {
+      this(message, reason, error, reason.charged());
     }
 
     /** This failure with its attempt given back: an outage, not the row's fault. */
@@ -37,18 +34,12 @@ public record SendOutcome(
 
     /** Whether the row must not be retried: it goes dead (an ordered head: parks) at once. */
     public boolean permanent() {
-      return Sender.REJECTED.equals(reason);
+      return reason.permanent();
     }
 
     /** The failure as listeners see it classified. */
     public FailureKind kind() {
-      if (permanent()) {
-        return FailureKind.PERMANENT;
-      }
-      if (Sender.UNAVAILABLE.equals(reason)) {
-        return FailureKind.UNAVAILABLE;
-      }
-      return Sender.TIMED_OUT.equals(reason) ? FailureKind.TIMEOUT : FailureKind.TRANSIENT;
+      return reason.kind();
     }
   }
 

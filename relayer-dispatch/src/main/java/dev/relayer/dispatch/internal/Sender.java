@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * Sends claimed rows to their transports and says what became of each; no database work. Direct
  * dispatch and the sweeper send a whole claim with {@link #send(Claim)}; ordered lanes pick their
  * own batches and send each with {@link #sendBatch}. Writing the outcome is {@link
- * DeliveryEngine#complete}'s.
+ * OutcomeWriter#complete}'s.
  *
  * <p>The send path, top to bottom:
  *
@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *       sent: it is reported {@linkplain SendOutcome#exhausted() exhausted}.
  *   <li><b>Routes.</b> The other rows are grouped by route, (transport, destination), in the order
  *       each route first appears in the claim; within a route the claim's order is kept. Rows
- *       naming a transport that is not registered fail with {@link #UNKNOWN_TRANSPORT}.
+ *       naming a transport that is not registered fail with {@link SendFailure#UNKNOWN_TRANSPORT}.
  *   <li><b>Batch limits.</b> A route's rows are split into native batches of at most the
  *       transport's {@link Transport#maxBatchSize()} (at least 1).
  *   <li><b>Last start.</b> No batch starts after {@link #lastStart(Claim)}, the claim's expiry less
@@ -56,21 +56,22 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Results.</b> Each row of the batch is sorted by how the call ended:
  *       <ul>
  *         <li>it returned one result per row: an accepted result is accepted; a {@linkplain
- *             SendResult#rejected(String) rejected} one fails with {@link #REJECTED} (buried at
- *             once); an {@linkplain SendResult#unavailable(String) unavailable} one with {@link
- *             #UNAVAILABLE} (retried, its attempt given back); a {@linkplain
- *             SendResult#timedOut(String) timed-out} one with {@link #TIMED_OUT}; any other fails
- *             with {@link #SEND_FAILED} (retried), and a {@code null} result fails with {@link
- *             #SEND_FAILED} too;
+ *             SendResult#rejected(String) rejected} one fails with {@link SendFailure#REJECTED}
+ *             (buried at once); an {@linkplain SendResult#unavailable(String) unavailable} one with
+ *             {@link SendFailure#UNAVAILABLE} (retried, its attempt given back); a {@linkplain
+ *             SendResult#timedOut(String) timed-out} one with {@link SendFailure#TIMED_OUT}; any
+ *             other fails with {@link SendFailure#SEND_FAILED} (retried), and a {@code null} result
+ *             fails with {@link SendFailure#SEND_FAILED} too;
  *         <li>it returned {@code null} or a list of another size: every row fails with {@link
- *             #SEND_FAILED}, as nothing says which rows went out;
- *         <li>it threw {@link InvalidInputException}: every row fails with {@link #REJECTED};
- *             anything else it threw: every row fails with {@link #SEND_FAILED};
+ *             SendFailure#SEND_FAILED}, as nothing says which rows went out;
+ *         <li>it threw {@link InvalidInputException}: every row fails with {@link
+ *             SendFailure#REJECTED}; anything else it threw: every row fails with {@link
+ *             SendFailure#SEND_FAILED};
  *         <li>it did not return within the send timeout: the call is cancelled (its thread
- *             interrupted) and every row fails with {@link #TIMED_OUT} (retried). The rows may have
- *             reached the broker: delivery is at least once;
+ *             interrupted) and every row fails with {@link SendFailure#TIMED_OUT} (retried). The
+ *             rows may have reached the broker: delivery is at least once;
  *         <li>the waiting thread was interrupted (shutdown): the call is cancelled, every row fails
- *             with {@link #SEND_FAILED} and the interrupt is kept.
+ *             with {@link SendFailure#SEND_FAILED} and the interrupt is kept.
  *       </ul>
  *   <li><b>Reporting.</b> While a listener is registered, each call is timed and reported as a
  *       {@link SendBatch} ({@code batchSent}); without one, nothing is timed. Every send's accepted
@@ -82,27 +83,6 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: direct dispatch workers, the sweeper and lane workers share one sender.
  */
 public final class Sender implements AutoCloseable {
-
-  /**
-   * Reason stored for rows the transport rejected for good ({@link SendResult#rejected(String)}, or
-   * an {@link InvalidInputException} thrown from its {@code send}).
-   */
-  public static final String REJECTED = "rejected";
-
-  /** Reason of a failure that is retried. */
-  static final String SEND_FAILED = "send-failed";
-
-  /** Reason of a failure that is retried: the transport call did not return in time. */
-  static final String TIMED_OUT = "timed-out";
-
-  /**
-   * Reason of a failure that is retried without counting the attempt: the message did not reach the
-   * broker ({@link SendResult#unavailable(String)}).
-   */
-  public static final String UNAVAILABLE = "unavailable";
-
-  /** Reason stored for rows naming a transport that is not registered. */
-  public static final String UNKNOWN_TRANSPORT = "unknown-transport";
 
   private static final Logger log = LoggerFactory.getLogger(Sender.class);
 
@@ -204,7 +184,8 @@ public final class Sender implements AutoCloseable {
       Transport transport = transports.get(first.transport());
       if (transport == null) {
         String error = "unknown transport '" + first.transport() + "'";
-        group.forEach(m -> failed.add(new SendOutcome.Failure(m, UNKNOWN_TRANSPORT, error)));
+        group.forEach(
+            m -> failed.add(new SendOutcome.Failure(m, SendFailure.UNKNOWN_TRANSPORT, error)));
         continue;
       }
       int limit = Math.max(1, transport.maxBatchSize());
@@ -288,11 +269,12 @@ public final class Sender implements AutoCloseable {
         call.cancel(true);
         String error =
             "send to '" + destination + "' timed out after " + Durations.format(sendTimeout);
-        chunk.forEach(m -> failed.add(new SendOutcome.Failure(m, TIMED_OUT, error)));
+        chunk.forEach(m -> failed.add(new SendOutcome.Failure(m, SendFailure.TIMED_OUT, error)));
         return true;
       } catch (ExecutionException e) {
         Throwable cause = Objects.requireNonNull(e.getCause());
-        String reason = cause instanceof InvalidInputException ? REJECTED : SEND_FAILED;
+        SendFailure reason =
+            cause instanceof InvalidInputException ? SendFailure.REJECTED : SendFailure.SEND_FAILED;
         chunk.forEach(
             m -> failed.add(new SendOutcome.Failure(m, reason, SendResult.describe(cause))));
         return false;
@@ -323,15 +305,15 @@ public final class Sender implements AutoCloseable {
       if (error == null) {
         accepted.add(chunk.get(i));
       } else {
-        String reason;
+        SendFailure reason;
         if (result == null) {
-          reason = SEND_FAILED;
+          reason = SendFailure.SEND_FAILED;
         } else if (result.isPermanent()) {
-          reason = REJECTED;
+          reason = SendFailure.REJECTED;
         } else if (result.isUnavailable()) {
-          reason = UNAVAILABLE;
+          reason = SendFailure.UNAVAILABLE;
         } else {
-          reason = result.isTimedOut() ? TIMED_OUT : SEND_FAILED;
+          reason = result.isTimedOut() ? SendFailure.TIMED_OUT : SendFailure.SEND_FAILED;
         }
         failed.add(new SendOutcome.Failure(chunk.get(i), reason, error));
       }
@@ -341,7 +323,7 @@ public final class Sender implements AutoCloseable {
 
   private static void failAll(
       List<ClaimedMessage> chunk, String error, List<SendOutcome.Failure> failed) {
-    chunk.forEach(m -> failed.add(new SendOutcome.Failure(m, SEND_FAILED, error)));
+    chunk.forEach(m -> failed.add(new SendOutcome.Failure(m, SendFailure.SEND_FAILED, error)));
   }
 
   /** Stops the call pool: transport calls still running are interrupted. */

@@ -34,12 +34,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class SweepFloor {
 
-  private static final long NONE = -1;
-
   private final Duration fullInterval;
   private long floor;
-  private long candidate = NONE;
-  private long candidateXmax;
+
+  /** The read the floor may rise to once every writer running at it has ended; or none. */
+  private @Nullable Candidate candidate;
+
   private long highestSeen;
   private @Nullable Instant lastFull;
 
@@ -54,7 +54,7 @@ final class SweepFloor {
   long readFrom(Instant now) {
     if (lastFull == null || !now.isBefore(lastFull.plus(fullInterval))) {
       floor = 0;
-      candidate = NONE;
+      candidate = null;
       lastFull = now;
     }
     return floor;
@@ -63,23 +63,28 @@ final class SweepFloor {
   /** Takes the bounds read above {@link #readFrom}: settles the candidate or keeps one. */
   void settle(SweepBounds bounds) {
     long lowest = bounds.lowest().orElse(Long.MAX_VALUE);
-    if (candidate != NONE && bounds.oldestRunningXid() >= candidateXmax) {
-      floor = Math.min(candidate, lowest) - 1;
-      candidate = NONE;
+    Candidate settling = candidate;
+    if (settling != null && bounds.oldestRunningXid() >= settling.snapshotXmax()) {
+      floor = Math.min(settling.id(), lowest) - 1;
+      candidate = null;
     }
     bounds.highest().ifPresent(h -> highestSeen = Math.max(highestSeen, h));
-    if (candidate == NONE) {
+    if (candidate == null) {
       if (bounds.lowest().isPresent()) {
-        candidate = lowest;
-        candidateXmax = bounds.snapshotXmax();
+        candidate = new Candidate(lowest, bounds.snapshotXmax());
       } else if (highestSeen > floor) {
         // Nothing pending above the floor: every id up to the highest one seen was drawn before
         // this read, so only a writer running now can still make one of them pending.
-        candidate = highestSeen + 1;
-        candidateXmax = bounds.snapshotXmax();
+        candidate = new Candidate(highestSeen + 1, bounds.snapshotXmax());
       }
     }
   }
+
+  /**
+   * A read's lowest id (or the id after the highest seen), and the first transaction id it did not
+   * see.
+   */
+  private record Candidate(long id, long snapshotXmax) {}
 
   /** The current floor: no unordered row at or below it is pending or can become pending. */
   long floor() {

@@ -1,6 +1,8 @@
 package dev.relayer.dispatch.internal;
 
+import dev.relayer.dispatch.MaintenanceOptions;
 import dev.relayer.dispatch.SweepResult;
+import dev.relayer.dispatch.spi.DeliveryComponent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.RelayerStore;
 import dev.relayer.store.pass.Claim;
@@ -9,13 +11,16 @@ import dev.relayer.store.pass.ClaimPage;
 import dev.relayer.store.pass.ClaimedMessage;
 import dev.relayer.store.pass.LeaseOutcome;
 import dev.relayer.store.pass.LeaseRequest;
+import dev.relayer.store.pass.Passes;
 import dev.relayer.store.pass.SweepBounds;
 import dev.relayer.store.pass.SweepPass;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
@@ -68,25 +73,72 @@ public final class Sweeper {
 
   private static final Logger log = LoggerFactory.getLogger(Sweeper.class);
 
-  private final DeliveryEngine engine;
+  private final String store;
+  private final Passes passes;
+  private final Clock clock;
+  private final Events events;
+  private final Sender sender;
+  private final OutcomeWriter outcomes;
+  private final HandoffWatch handoffs;
   private final Settings settings;
   private final LeaseTracker leases;
   private final SweepFloor floor;
   private long cursor;
-  private long upTo = -1;
+
+  /** The end of the traversal under way; empty until the next page begins one. */
+  private OptionalLong upTo = OptionalLong.empty();
+
   private boolean careful;
 
-  /** What a pass needs besides the engine. */
+  /**
+   * What a pass claims and how long it holds.
+   *
+   * @param owner this instance's identity in the lease
+   * @param batchSize rows a page claims, at most
+   * @param recoveryDelay how old an unscheduled row must be before the sweeper takes it
+   * @param claimDuration how long a claim holds
+   * @param leaseDuration how long the lease holds
+   * @param fullSweepInterval how often a traversal starts from id 0 rather than the floor
+   */
   public record Settings(
       String owner,
       int batchSize,
       Duration recoveryDelay,
       Duration claimDuration,
       Duration leaseDuration,
-      Duration fullSweepInterval) {}
+      Duration fullSweepInterval) {
 
-  public Sweeper(DeliveryEngine engine, Settings settings, LeaseTracker leases) {
-    this.engine = engine;
+    /** The settings {@code options} name, for {@code owner}. */
+    public static Settings of(String owner, MaintenanceOptions options) {
+      return new Settings(
+          owner,
+          options.batchSize(),
+          options.recoveryDelay(),
+          options.claimDuration(),
+          options.leaseDuration(),
+          options.fullSweepInterval());
+    }
+
+    /**
+     * The page of ids in {@code (afterId, upToId]} a pass claims at {@code now}: at most {@code
+     * batchSize} rows, unscheduled ones only once {@code recoveryDelay} old, held for {@code
+     * claimDuration}.
+     */
+    ClaimPage page(long afterId, long upToId, Instant now) {
+      return new ClaimPage(
+          afterId, upToId, now.minus(recoveryDelay), batchSize, now, claimDuration);
+    }
+  }
+
+  /** The sweeper over {@code delivery}'s parts, reporting its lease to {@code leases}. */
+  public Sweeper(Delivery delivery, Settings settings, LeaseTracker leases) {
+    this.store = delivery.store();
+    this.passes = delivery.passes();
+    this.clock = delivery.clock();
+    this.events = delivery.events();
+    this.sender = delivery.sender();
+    this.outcomes = delivery.outcomes();
+    this.handoffs = delivery.handoffs();
     this.settings = settings;
     this.leases = leases;
     this.floor = new SweepFloor(settings.fullSweepInterval());
@@ -112,14 +164,14 @@ public final class Sweeper {
     if (step instanceof Step.SentPage page) {
       careful = false;
       cursor = page.cursor();
-      upTo = page.upTo();
-      engine.emit(page.events());
+      upTo = OptionalLong.of(page.upTo());
+      events.emitAll(page.events());
       return sendSuspects(dsl, page.claimed(), page.sent(), page.suspects());
     }
     if (step instanceof Step.CarefulPage page) {
       careful = true;
       cursor = page.cursor();
-      upTo = page.upTo();
+      upTo = OptionalLong.of(page.upTo());
       Claim.@Nullable Stamped committed = page.committed();
       int sent = committed == null ? 0 : sendCommitted(dsl, committed);
       return sendSuspects(dsl, page.claimed(), sent, page.suspects());
@@ -128,7 +180,7 @@ public final class Sweeper {
     // and taken again between the two transactions: start over as after a wrap).
     careful = false;
     cursor = 0;
-    upTo = -1;
+    upTo = OptionalLong.empty();
     return new SweepResult(leader, 0, 0, leader);
   }
 
@@ -161,7 +213,7 @@ public final class Sweeper {
    * transaction committed. Rows marked in flight are left for {@link #claimAlone}.
    */
   private Step page(DSLContext t) {
-    SweepPass pass = engine.passes().sweep(t, lease());
+    SweepPass pass = passes.sweep(t, lease());
     LeaseOutcome outcome = pass.lease();
     if (!outcome.acquired()) {
       return new Step.NotLeader();
@@ -172,21 +224,25 @@ public final class Sweeper {
         log.warn(
             "store={} sweeper lease taken over from {}; the traversal commits each claim before"
                 + " its send until it wraps",
-            engine.store().displayName(),
+            store,
             outcome.takenOver()
                 ? "an owner whose lease expired"
                 : "an earlier process under this owner name");
         careful = true;
       }
       cursor = 0;
-      upTo = -1;
+      upTo = OptionalLong.empty();
       return new Step.Acquired();
     }
     boolean carefulPage = careful;
-    long end = upTo;
-    long from = cursor;
-    Instant now = engine.clock().instant();
-    if (end < 0) {
+    long end;
+    long from;
+    Instant now = clock.instant();
+    if (upTo.isPresent()) {
+      end = upTo.getAsLong();
+      from = cursor;
+    } else {
+      // A traversal begins: from the lowest pending unordered id above the floor to the highest.
       SweepBounds bounds = pass.bounds(floor.readFrom(now));
       floor.settle(bounds);
       if (bounds.lowest().isEmpty() || bounds.highest().isEmpty()) {
@@ -196,15 +252,7 @@ public final class Sweeper {
       end = bounds.highest().getAsLong();
       from = bounds.lowest().getAsLong() - 1;
     }
-    Claim.Locked claim =
-        pass.lockPage(
-            new ClaimPage(
-                from,
-                end,
-                now.minus(settings.recoveryDelay()),
-                settings.batchSize(),
-                now,
-                settings.claimDuration()));
+    Claim.Locked claim = pass.lockPage(settings.page(from, end, now));
     if (claim.isEmpty()) {
       pass.end();
       return new Step.Wrapped();
@@ -228,15 +276,15 @@ public final class Sweeper {
       return new Step.CarefulPage(last, end, others.size(), committed, suspects);
     }
     int sent = 0;
-    List<Consumer<RelayerEventListener>> events = List.of();
+    List<Consumer<RelayerEventListener>> completed = List.of();
     if (!others.isEmpty()) {
-      SendOutcome outcomes = engine.send(page);
-      engine.handoffs().sweptWithoutHandoff(neverHandedOff(outcomes));
-      events = engine.complete(pass, page, outcomes, "sweeper");
-      sent = outcomes.accepted().size();
+      SendOutcome sends = sender.send(page);
+      handoffs.sweptWithoutHandoff(neverHandedOff(sends));
+      completed = outcomes.complete(pass, page, sends, DeliveryComponent.SWEEPER);
+      sent = sends.accepted().size();
     }
     pass.end();
-    return new Step.SentPage(last, end, others.size(), sent, events, suspects);
+    return new Step.SentPage(last, end, others.size(), sent, completed, suspects);
   }
 
   /**
@@ -247,13 +295,13 @@ public final class Sweeper {
   private Claim.@Nullable Stamped claimAlone(DSLContext dsl, long id) {
     return dsl.transactionResult(
         tx -> {
-          SweepPass pass = engine.passes().sweep(tx.dsl(), lease());
+          SweepPass pass = passes.sweep(tx.dsl(), lease());
           if (!pass.lease().acquired()) {
             return null;
           }
           Claim.Stamped claim =
               pass.claimAlone(
-                  new ClaimByIds(List.of(id), engine.clock().instant(), settings.claimDuration()));
+                  new ClaimByIds(List.of(id), clock.instant(), settings.claimDuration()));
           pass.end();
           return claim;
         });
@@ -264,11 +312,13 @@ public final class Sweeper {
     if (claim.isEmpty()) {
       return 0;
     }
-    SendOutcome outcome = engine.send(claim);
-    engine.handoffs().sweptWithoutHandoff(neverHandedOff(outcome));
-    engine.emit(
+    SendOutcome outcome = sender.send(claim);
+    handoffs.sweptWithoutHandoff(neverHandedOff(outcome));
+    events.emitAll(
         dsl.transactionResult(
-            tx -> engine.complete(engine.passes().direct(tx.dsl()), claim, outcome, "sweeper")));
+            tx ->
+                outcomes.complete(
+                    passes.direct(tx.dsl()), claim, outcome, DeliveryComponent.SWEEPER)));
     return outcome.accepted().size();
   }
 

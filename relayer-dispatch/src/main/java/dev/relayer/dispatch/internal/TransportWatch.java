@@ -31,10 +31,11 @@ import org.jspecify.annotations.Nullable;
  * sent. {@link #recorded} gives back the attempt of every <em>timed-out</em> send to such a
  * transport ({@link SendOutcome.Failure#refunded()}): a broker that stalls answers nobody, so no
  * single message is to blame, and a stall of any length kills and parks nothing. (A message that
- * did not reach the broker at all is given back its attempt anyway: {@link Sender#UNAVAILABLE}.)
- * One message timing out alone, again and again while nothing else is sent, is charged: it may be
- * the message. Failures the broker answered about one message (a refusal) stay charged: the broker
- * could take the others. So at most the first timed-out call of an outage counts.
+ * did not reach the broker at all is given back its attempt anyway: {@link
+ * SendFailure#UNAVAILABLE}.) One message timing out alone, again and again while nothing else is
+ * sent, is charged: it may be the message. Failures the broker answered about one message (a
+ * refusal) stay charged: the broker could take the others. So at most the first timed-out call of
+ * an outage counts.
  */
 public final class TransportWatch {
 
@@ -99,7 +100,7 @@ public final class TransportWatch {
     Map<String, List<Long>> failedIds = new TreeMap<>();
     outcome.accepted().forEach(m -> counts.computeIfAbsent(m.transport(), t -> new int[2])[0]++);
     for (SendOutcome.Failure f : outcome.failed()) {
-      if (Sender.UNKNOWN_TRANSPORT.equals(f.reason())) {
+      if (f.reason() == SendFailure.UNKNOWN_TRANSPORT) {
         continue;
       }
       counts.computeIfAbsent(f.message().transport(), t -> new int[2])[1]++;
@@ -125,7 +126,7 @@ public final class TransportWatch {
     List<SendOutcome.Failure> failed = new ArrayList<>(outcome.failed().size());
     boolean refunded = false;
     for (SendOutcome.Failure f : outcome.failed()) {
-      if (f.charged() && Sender.TIMED_OUT.equals(f.reason()) && inOutage(f.message().transport())) {
+      if (f.charged() && f.reason() == SendFailure.TIMED_OUT && inOutage(f.message().transport())) {
         failed.add(f.refunded());
         refunded = true;
       } else {

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * @param destination destination
  * @param orderingKey ordering key or {@code null}
  * @param attempts claims used so far
- * @param component who sent it: {@code direct}, {@code sweeper} or {@code lane}
+ * @param component who sent it and wrote its outcome: direct dispatch, the sweeper or a lane worker
  * @param createdAt the row's {@code created_at}: the database clock when the writing transaction
  *     began (PostgreSQL's {@code now()}), which is at or before its commit
  * @param deliverAt the row's {@code deliver_at}, or {@code null} when it was due when written
@@ -25,7 +25,7 @@ public record DeliveryEvent(
     String destination,
     @Nullable String orderingKey,
     int attempts,
-    String component,
+    DeliveryComponent component,
     Instant createdAt,
     @Nullable Instant deliverAt) {
 

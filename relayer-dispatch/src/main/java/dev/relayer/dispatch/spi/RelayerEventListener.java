@@ -34,8 +34,13 @@ public interface RelayerEventListener {
   /** The send failed; the row will be retried at {@code retryAt}. */
   default void failed(DeliveryEvent event, String error, Instant retryAt) {}
 
-  /** The row moved to the dead table ({@code reason}: max-attempts, unknown-transport...). */
-  default void dead(DeliveryEvent event, String reason, String error) {}
+  /**
+   * The row moved to the dead table.
+   *
+   * @param reason why; {@link DeadReason#tag()} is what its {@code reason} column holds
+   * @param error the last error, as stored with the dead row
+   */
+  default void dead(DeliveryEvent event, DeadReason reason, String error) {}
 
   /** An ordered key's head was parked for an operator. */
   default void parked(DeliveryEvent event, String error) {}

@@ -276,7 +276,7 @@ class SenderTest {
     assertThat(outcome.failed())
         .allSatisfy(
             f -> {
-              assertThat(f.reason()).isEqualTo(Sender.TIMED_OUT);
+              assertThat(f.reason()).isEqualTo(SendFailure.TIMED_OUT);
               assertThat(f.kind()).isEqualTo(FailureKind.TIMEOUT);
               assertThat(f.permanent()).isFalse();
               assertThat(f.error())
@@ -310,7 +310,7 @@ class SenderTest {
     assertThat(outcome.failed())
         .allSatisfy(
             f -> {
-              assertThat(f.reason()).isEqualTo(Sender.REJECTED);
+              assertThat(f.reason()).isEqualTo(SendFailure.REJECTED);
               assertThat(f.permanent()).isTrue();
               assertThat(f.kind()).isEqualTo(FailureKind.PERMANENT);
               assertThat(f.error()).isEqualTo(SendResult.describe(thrown));
@@ -337,7 +337,7 @@ class SenderTest {
     assertThat(outcome.failed())
         .allSatisfy(
             f -> {
-              assertThat(f.reason()).isEqualTo(Sender.SEND_FAILED);
+              assertThat(f.reason()).isEqualTo(SendFailure.SEND_FAILED);
               assertThat(f.permanent()).isFalse();
               assertThat(f.kind()).isEqualTo(FailureKind.TRANSIENT);
               assertThat(f.error()).isEqualTo("java.io.IOException: broker down");
@@ -358,10 +358,10 @@ class SenderTest {
     assertThat(outcome.failed())
         .extracting(f -> f.message().id(), SendOutcome.Failure::reason, SendOutcome.Failure::error)
         .containsExactly(
-            tuple(1L, Sender.SEND_FAILED, "transport 'a' returned 1 results for 2 messages"),
-            tuple(2L, Sender.SEND_FAILED, "transport 'a' returned 1 results for 2 messages"),
-            tuple(3L, Sender.SEND_FAILED, "transport 'b' returned no results for 2 messages"),
-            tuple(4L, Sender.SEND_FAILED, "transport 'b' returned no results for 2 messages"));
+            tuple(1L, SendFailure.SEND_FAILED, "transport 'a' returned 1 results for 2 messages"),
+            tuple(2L, SendFailure.SEND_FAILED, "transport 'a' returned 1 results for 2 messages"),
+            tuple(3L, SendFailure.SEND_FAILED, "transport 'b' returned no results for 2 messages"),
+            tuple(4L, SendFailure.SEND_FAILED, "transport 'b' returned no results for 2 messages"));
   }
 
   @Test
@@ -389,9 +389,13 @@ class SenderTest {
             SendOutcome.Failure::error,
             SendOutcome.Failure::kind)
         .containsExactly(
-            tuple(2L, Sender.SEND_FAILED, "queue full", FailureKind.TRANSIENT),
-            tuple(3L, Sender.REJECTED, "message too large", FailureKind.PERMANENT),
-            tuple(4L, Sender.SEND_FAILED, "transport returned no result", FailureKind.TRANSIENT));
+            tuple(2L, SendFailure.SEND_FAILED, "queue full", FailureKind.TRANSIENT),
+            tuple(3L, SendFailure.REJECTED, "message too large", FailureKind.PERMANENT),
+            tuple(
+                4L,
+                SendFailure.SEND_FAILED,
+                "transport returned no result",
+                FailureKind.TRANSIENT));
     assertThat(batchesSent)
         .extracting(SendBatch::size, SendBatch::accepted, SendBatch::outcome)
         .containsExactly(tuple(4, 1, SendBatch.Outcome.PARTIAL));
@@ -409,8 +413,8 @@ class SenderTest {
     assertThat(outcome.failed())
         .extracting(f -> f.message().id(), SendOutcome.Failure::reason, SendOutcome.Failure::error)
         .containsExactly(
-            tuple(1L, Sender.UNKNOWN_TRANSPORT, "unknown transport 'nope'"),
-            tuple(3L, Sender.UNKNOWN_TRANSPORT, "unknown transport 'nope'"));
+            tuple(1L, SendFailure.UNKNOWN_TRANSPORT, "unknown transport 'nope'"),
+            tuple(3L, SendFailure.UNKNOWN_TRANSPORT, "unknown transport 'nope'"));
     assertThat(a.calls).extracting(Call::ids).containsExactly(List.of(2L));
     assertThat(sender.sends().lastMinute()).containsOnlyKeys("a");
   }

@@ -50,11 +50,11 @@ class TransportWatchOutageTest {
   }
 
   private static SendOutcome.Failure timedOut(long id) {
-    return new SendOutcome.Failure(row(id), Sender.TIMED_OUT, "no confirm in time");
+    return new SendOutcome.Failure(row(id), SendFailure.TIMED_OUT, "no confirm in time");
   }
 
   private static SendOutcome.Failure refused(long id) {
-    return new SendOutcome.Failure(row(id), Sender.SEND_FAILED, "basic.nack");
+    return new SendOutcome.Failure(row(id), SendFailure.SEND_FAILED, "basic.nack");
   }
 
   private List<Boolean> charged(SendOutcome.Failure... failures) {
@@ -113,7 +113,7 @@ class TransportWatchOutageTest {
   @Test
   void anUnavailableSendIsNeverChargedWhetherOrNotTheTransportIsInAnOutage() {
     SendOutcome.Failure unavailable =
-        new SendOutcome.Failure(row(5), Sender.UNAVAILABLE, "connection refused");
+        new SendOutcome.Failure(row(5), SendFailure.UNAVAILABLE, "connection refused");
 
     assertThat(charged(unavailable)).containsExactly(false);
   }

@@ -33,7 +33,7 @@ record ChaosReport(String text, List<String> problems, Faults faults) {
    */
   static final int SENDS_WITH_OTHERS = 2;
 
-  /** The dead reason of a row that ran out of attempts ({@code DeliveryEngine.MAX_ATTEMPTS}). */
+  /** The dead reason of a row that ran out of attempts ({@code DeadReason.MAX_ATTEMPTS.tag()}). */
   static final String MAX_ATTEMPTS = "max-attempts";
 
   /** A row of the producers' business table: a message that was committed. */

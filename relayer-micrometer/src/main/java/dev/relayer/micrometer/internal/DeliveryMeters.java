@@ -11,6 +11,7 @@ import static dev.relayer.micrometer.MeterNames.SEND;
 import static dev.relayer.micrometer.MeterNames.SEND_BATCH_SIZE;
 import static dev.relayer.micrometer.MeterNames.SENT;
 
+import dev.relayer.dispatch.spi.DeadReason;
 import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.FailureKind;
 import dev.relayer.dispatch.spi.PassKind;
@@ -24,7 +25,6 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -37,9 +37,6 @@ import org.jspecify.annotations.Nullable;
  * event; the rest when this is created.
  */
 public final class DeliveryMeters implements RelayerEventListener {
-
-  /** Dead reasons kept as they are; any other becomes {@link TagValues#OTHER}. */
-  static final Set<String> DEAD_REASONS = Set.of("max-attempts", "rejected", "unknown-transport");
 
   private final Meters meters;
   private final TagValues transports;
@@ -132,9 +129,13 @@ public final class DeliveryMeters implements RelayerEventListener {
   }
 
   @Override
-  public void dead(DeliveryEvent event, String reason, String error) {
-    String bounded = DEAD_REASONS.contains(reason) ? reason : TagValues.OTHER;
-    counter(DEAD, transports.of(event.transport()), bounded, event.destination(), this::deadCounter)
+  public void dead(DeliveryEvent event, DeadReason reason, String error) {
+    counter(
+            DEAD,
+            transports.of(event.transport()),
+            reason.tag(),
+            event.destination(),
+            this::deadCounter)
         .increment();
   }
 

@@ -1,6 +1,7 @@
 package dev.relayer.examples.orders;
 
 import dev.relayer.dispatch.Relayer;
+import dev.relayer.dispatch.spi.DeadReason;
 import dev.relayer.dispatch.spi.DeliveryEvent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.EnqueueListener;
@@ -68,7 +69,7 @@ class DeliveryLog implements EnqueueListener, RelayerEventListener {
   }
 
   @Override
-  public void dead(DeliveryEvent event, String reason, String error) {
-    log.error("outbox row {} dead ({}): {}", event.id(), reason, error);
+  public void dead(DeliveryEvent event, DeadReason reason, String error) {
+    log.error("outbox row {} dead ({}): {}", event.id(), reason.tag(), error);
   }
 }

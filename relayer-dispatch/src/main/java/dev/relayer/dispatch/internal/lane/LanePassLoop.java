@@ -26,6 +26,7 @@ public final class LanePassLoop {
   private final LaneWorker worker;
   private final DSLContext dsl;
   private final PassFailureWatch failures;
+  private final LaneWorker.Pace pace;
 
   public LanePassLoop(
       String store,
@@ -46,6 +47,8 @@ public final class LanePassLoop {
             "their rows stay for a later pass",
             clock,
             OperatorLog.to(log));
+    // A pass claims again while no other lane waits for a thread.
+    this.pace = new LaneWorker.Pace(() -> !scheduler.othersWaiting(), scheduler::now);
   }
 
   /** Runs passes until {@code running} turns false or the scheduler stops. */
@@ -68,12 +71,9 @@ public final class LanePassLoop {
     List<LaneWorker.PassResult> results;
     try {
       results =
-          worker.pass(
-              dsl,
-              task.lanes(),
-              task.reason() == Reason.RENEW,
-              () -> !scheduler.othersWaiting(),
-              scheduler::now);
+          task.reason() == Reason.RENEW
+              ? worker.renew(dsl, task.lanes())
+              : worker.pass(dsl, task.lanes(), pace);
     } catch (Throwable e) {
       log.debug("store={} lanes={} pass failed", store, task.lanes(), e);
       failures.failed(task.lanes(), e);

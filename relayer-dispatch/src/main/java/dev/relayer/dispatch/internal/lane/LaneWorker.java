@@ -1,10 +1,13 @@
 package dev.relayer.dispatch.internal.lane;
 
-import dev.relayer.dispatch.internal.DeliveryEngine;
+import dev.relayer.dispatch.LaneOptions;
+import dev.relayer.dispatch.internal.Delivery;
 import dev.relayer.dispatch.internal.Events;
 import dev.relayer.dispatch.internal.LeaseTracker;
+import dev.relayer.dispatch.internal.OutcomeWriter;
 import dev.relayer.dispatch.internal.SendGate;
 import dev.relayer.dispatch.internal.SendOutcome;
+import dev.relayer.dispatch.spi.DeliveryComponent;
 import dev.relayer.dispatch.spi.PassKind;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.pass.Claim;
@@ -14,6 +17,8 @@ import dev.relayer.store.pass.LaneClaim;
 import dev.relayer.store.pass.LanePass;
 import dev.relayer.store.pass.LeaseOutcome;
 import dev.relayer.store.pass.LeaseRequest;
+import dev.relayer.store.pass.Passes;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -55,7 +60,12 @@ public final class LaneWorker {
 
   private static final Logger log = LoggerFactory.getLogger(LaneWorker.class);
 
-  private final DeliveryEngine engine;
+  private final String store;
+  private final Passes passes;
+  private final Clock clock;
+  private final Events events;
+  private final Set<String> transportNames;
+  private final OutcomeWriter outcomes;
   private final Settings settings;
   private final LeaseTracker leases;
   private final OrderedSender sender;
@@ -67,14 +77,35 @@ public final class LaneWorker {
    */
   private final Map<Integer, Integer> careful = new ConcurrentHashMap<>();
 
-  /** What a pass needs besides the engine. */
+  /**
+   * What a pass claims and how long it holds.
+   *
+   * @param owner this instance's identity in the lane leases
+   * @param keysPerPass keys a claim takes per lane, at most
+   * @param rowsPerKey rows a claim takes per key, at most
+   * @param claimsPerPass claims a pass makes, at most
+   * @param claimDuration how long a claim holds
+   * @param leaseDuration how long a lane lease holds
+   */
   public record Settings(
       String owner,
       int keysPerPass,
       int rowsPerKey,
       int claimsPerPass,
       Duration claimDuration,
-      Duration leaseDuration) {}
+      Duration leaseDuration) {
+
+    /** The settings {@code options} name, for {@code owner}, claiming for {@code claimDuration}. */
+    public static Settings of(String owner, LaneOptions options, Duration claimDuration) {
+      return new Settings(
+          owner,
+          options.keysPerPass(),
+          options.rowsPerKey(),
+          options.claimsPerPass(),
+          claimDuration,
+          options.leaseDuration());
+    }
+  }
 
   /**
    * What a pass did in one lane.
@@ -102,11 +133,17 @@ public final class LaneWorker {
       Optional<Duration> dueIn,
       OptionalLong nothingDueSince) {}
 
-  public LaneWorker(DeliveryEngine engine, Settings settings, LeaseTracker leases) {
-    this.engine = engine;
+  /** A lane worker over {@code delivery}'s parts, reporting its leases to {@code leases}. */
+  public LaneWorker(Delivery delivery, Settings settings, LeaseTracker leases) {
+    this.store = delivery.store();
+    this.passes = delivery.passes();
+    this.clock = delivery.clock();
+    this.events = delivery.events();
+    this.transportNames = delivery.sender().transportNames();
+    this.outcomes = delivery.outcomes();
     this.settings = settings;
     this.leases = leases;
-    this.sender = new OrderedSender(engine.sender());
+    this.sender = new OrderedSender(delivery.sender());
   }
 
   /** The lease of {@code lane}. */
@@ -115,35 +152,65 @@ public final class LaneWorker {
   }
 
   /**
-   * Runs one pass over {@code lanes} (distinct) on {@code dsl}, in one transaction; returns what it
-   * did in each, in the order of {@code lanes}. With {@code renewOnly} the pass only takes or
-   * renews the leases. After a claim sent in full, the pass claims again only while {@code
-   * claimAgain} says so (and {@code claimsPerPass} allows). {@code clock} (nanoseconds) times
-   * {@link PassResult#nothingDueSince}.
+   * How a pass paces itself beside the other lanes' passes.
+   *
+   * @param claimAgain after a claim sent in full, the pass claims again only while this says so
+   *     (and {@code claimsPerPass} allows)
+   * @param nanoClock the clock, in nanoseconds, that times {@link PassResult#nothingDueSince}
    */
-  public List<PassResult> pass(
-      DSLContext dsl,
-      List<Integer> lanes,
-      boolean renewOnly,
-      BooleanSupplier claimAgain,
-      LongSupplier clock) {
-    long started = renewOnly ? Events.NOT_TIMED : engine.events().passStarted();
-    Pass first = new Pass(claimAgain, clock);
-    dsl.transaction(tx -> first.run(tx.dsl(), lanes, renewOnly));
+  public record Pace(BooleanSupplier claimAgain, LongSupplier nanoClock) {
+
+    /** A pass that runs alone: it claims again while {@code claimsPerPass} allows. */
+    public static Pace alone() {
+      return new Pace(() -> true, System::nanoTime);
+    }
+  }
+
+  /** What a pass does in the lanes whose lease it holds. */
+  private enum Mode {
+    /** Takes or renews the leases, and nothing more. */
+    RENEW,
+    /** Claims, sends and completes. */
+    DELIVER
+  }
+
+  /**
+   * Runs one pass over {@code lanes} (distinct) on {@code dsl}, in one transaction: takes or renews
+   * their leases, then claims, sends and completes in the lanes it holds, paced by {@code pace}.
+   * Returns what it did in each, in the order of {@code lanes}.
+   */
+  public List<PassResult> pass(DSLContext dsl, List<Integer> lanes, Pace pace) {
+    return run(dsl, lanes, Mode.DELIVER, pace);
+  }
+
+  /**
+   * Takes or renews the leases of {@code lanes} (distinct) on {@code dsl}, in one transaction, and
+   * claims nothing; not reported as a pass. Returns which leases it holds, in the order of {@code
+   * lanes}.
+   */
+  public List<PassResult> renew(DSLContext dsl, List<Integer> lanes) {
+    // A renewal claims nothing: its pace is never asked.
+    return run(dsl, lanes, Mode.RENEW, Pace.alone());
+  }
+
+  private List<PassResult> run(DSLContext dsl, List<Integer> lanes, Mode mode, Pace pace) {
+    long started = mode == Mode.RENEW ? Events.NOT_TIMED : events.passStarted();
+    Pass first = new Pass(pace);
+    dsl.transaction(tx -> first.run(tx.dsl(), lanes, mode));
     Pass pass = first;
-    if (first.newlyAcquired && !renewOnly) {
+    if (first.newlyAcquired && mode == Mode.DELIVER) {
       // The lease rows now name this owner: a crash from here on leaves leases that expire under
       // its name, which the next owner sees.
-      Pass second = new Pass(claimAgain, clock);
-      dsl.transaction(tx -> second.run(tx.dsl(), lanes, false));
+      Pass second = new Pass(pace);
+      dsl.transaction(tx -> second.run(tx.dsl(), lanes, Mode.DELIVER));
       pass = second;
     }
-    engine.emit(pass.events);
-    pass.events.clear();
+    events.emitAll(pass.collected);
+    pass.collected.clear();
     for (int lane : lanes) {
       LaneTally tally = pass.tally(lane);
-      if (!renewOnly && tally.owner && (careful.containsKey(lane) || tally.suspects)) {
-        carefulSteps(dsl, lane, tally, pass.events);
+      if (mode == Mode.DELIVER && tally.owner && (careful.containsKey(lane) || tally.suspects)) {
+        carefulSteps(dsl, lane, tally, pass.collected);
       }
     }
     List<PassResult> results = new ArrayList<>(lanes.size());
@@ -154,7 +221,7 @@ public final class LaneWorker {
       if (tally.claimed > 0 && log.isDebugEnabled()) {
         log.debug(
             "store={} lane={} claimed={} sent={} failed={} givenBack={}",
-            engine.store().displayName(),
+            store,
             lane,
             tally.claimed,
             tally.sent,
@@ -162,17 +229,16 @@ public final class LaneWorker {
             tally.givenBack);
       }
     }
-    engine.emit(pass.events);
-    engine.events().passFinished(PassKind.LANE, started);
+    events.emitAll(pass.collected);
+    events.passFinished(PassKind.LANE, started);
     return results;
   }
 
   /** One pass: what it did per lane, and the events to emit once it committed. */
   private final class Pass {
-    private final BooleanSupplier claimAgain;
-    private final LongSupplier clock;
+    private final Pace pace;
     private final Map<Integer, LaneTally> tallies = new LinkedHashMap<>();
-    private final List<Consumer<RelayerEventListener>> events = new ArrayList<>();
+    private final List<Consumer<RelayerEventListener>> collected = new ArrayList<>();
 
     /** The tally of a lane of this pass; every lane the pass was given has one. */
     LaneTally tally(@Nullable Integer lane) {
@@ -182,17 +248,16 @@ public final class LaneWorker {
     /** Whether a lease of the pass was created or taken over: it claims nothing then. */
     private boolean newlyAcquired;
 
-    Pass(BooleanSupplier claimAgain, LongSupplier clock) {
-      this.claimAgain = claimAgain;
-      this.clock = clock;
+    Pass(Pace pace) {
+      this.pace = pace;
     }
 
     /**
-     * In the pass's transaction {@code t}: takes the leases of {@code lanes}, then, unless {@code
-     * renewOnly}, claims and sends in the lanes whose lease it took.
+     * In the pass's transaction {@code t}: takes the leases of {@code lanes}, then, to {@link
+     * Mode#DELIVER}, claims and sends in the lanes whose lease it took.
      */
-    void run(DSLContext t, List<Integer> lanes, boolean renewOnly) {
-      LanePass pass = engine.passes().lanes(t, lanes, LaneWorker.this::lease);
+    void run(DSLContext t, List<Integer> lanes, Mode mode) {
+      LanePass pass = passes.lanes(t, lanes, LaneWorker.this::lease);
       List<LeaseOutcome> outcomes = pass.leases();
       for (int i = 0; i < lanes.size(); i++) {
         int lane = lanes.get(i);
@@ -203,7 +268,7 @@ public final class LaneWorker {
           log.warn(
               "store={} lane={} lease taken over from {}; the next {} claims commit before their"
                   + " send",
-              engine.store().displayName(),
+              store,
               lane,
               outcome.takenOver()
                   ? "an owner whose lease expired"
@@ -214,7 +279,7 @@ public final class LaneWorker {
       }
       List<Integer> owned =
           lanes.stream().filter(lane -> tally(lane).owner && !careful.containsKey(lane)).toList();
-      if (!owned.isEmpty() && !renewOnly && !newlyAcquired) {
+      if (!owned.isEmpty() && mode == Mode.DELIVER && !newlyAcquired) {
         // Taking a lease has already restarted its expiry: a renew-only pass is done.
         claimAndSend(pass, owned);
       }
@@ -223,13 +288,13 @@ public final class LaneWorker {
     /**
      * Claims the owned lanes' rows, sends them, writes the outcomes; while a claim was sent in
      * full, claims again the lanes that may have more, up to {@code claimsPerPass} claims and while
-     * {@code claimAgain} says so. Ends by renewing the leases and reading when each lane that has
-     * nothing more to send is next due.
+     * the pace {@linkplain Pace#claimAgain() says so}. Ends by renewing the leases and reading when
+     * each lane that has nothing more to send is next due.
      */
     private void claimAndSend(LanePass pass, List<Integer> owned) {
       Set<Integer> active = new TreeSet<>(owned);
       for (int claims = 1; ; claims++) {
-        long look = clock.getAsLong();
+        long look = pace.nanoClock().getAsLong();
         int maxKeys = maxKeys(active);
         Claim.Stamped claim = claim(pass, active, maxKeys);
         Map<Integer, Set<String>> keys = keysByLane(claim.messages());
@@ -254,7 +319,7 @@ public final class LaneWorker {
           break;
         }
         SendOutcome sent = sender.send(claim);
-        events.addAll(engine.complete(pass, claim, sent, "lane"));
+        collected.addAll(outcomes.complete(pass, claim, sent, DeliveryComponent.LANE));
         pass.unclaim(claim.token(), sent.notAttempted().stream().map(ClaimedMessage::id).toList());
         tally(claim, sent, keys.keySet());
         boolean allSent = sent.accepted().size() == claim.messages().size();
@@ -263,11 +328,11 @@ public final class LaneWorker {
           // careful steps after the commit send alone; claiming again would name no lane.
           break;
         }
-        long lookAgain = clock.getAsLong();
-        if (!claimAgain.getAsBoolean()) {
+        long lookAgain = pace.nanoClock().getAsLong();
+        if (!pace.claimAgain().getAsBoolean()) {
           // Other lanes wait for a thread: ask whether a next pass would find work rather than
           // assume that it would.
-          Set<Integer> due = pass.lanesWithDueHead(active, engine.clock().instant());
+          Set<Integer> due = pass.lanesWithDueHead(active, clock.instant());
           for (Integer lane : active) {
             if (due.contains(lane)) {
               tally(lane).more = true;
@@ -278,7 +343,7 @@ public final class LaneWorker {
           break;
         }
       }
-      Instant now = engine.clock().instant();
+      Instant now = clock.instant();
       Set<Integer> idle = new TreeSet<>();
       for (Integer lane : owned) {
         if (!tally(lane).more) {
@@ -362,15 +427,14 @@ public final class LaneWorker {
      * once the previous one was accepted) elsewhere.
      */
     private Claim.Stamped claim(LanePass pass, Set<Integer> lanes, int maxKeys) {
-      Set<String> transports = engine.sender().transportNames();
       int followers = settings.rowsPerKey() - 1;
       return pass.claim(
           new LaneClaim(
               lanes,
               maxKeys,
               followers,
-              transports,
-              engine.clock().instant(),
+              transportNames,
+              clock.instant(),
               settings.claimDuration(),
               settings.keysPerPass()));
     }
@@ -433,36 +497,37 @@ public final class LaneWorker {
    * sent alone costs that head one; a head out of attempts is parked unsent.
    */
   private void carefulSteps(
-      DSLContext dsl, int lane, LaneTally tally, List<Consumer<RelayerEventListener>> events) {
+      DSLContext dsl, int lane, LaneTally tally, List<Consumer<RelayerEventListener>> collected) {
     // At most the careful lane's group steps plus one step per head a claim can hold; heads still
     // marked after that are found again by the lane's next pass.
-    for (int step = 0; step < settings.claimsPerPass() + settings.keysPerPass(); step++) {
-      boolean groupStep = careful.containsKey(lane);
-      boolean[] headsLeft = {false};
-      Claim.@Nullable Stamped claim;
+    for (int i = 0; i < settings.claimsPerPass() + settings.keysPerPass(); i++) {
+      CarefulStep step = careful.containsKey(lane) ? CarefulStep.GROUP : CarefulStep.ALONE;
+      Claim.Stamped claim;
       SendOutcome sent;
       // A suspect head's claim, send and completion hold the process's sends up.
-      try (SendGate.Hold gate = groupStep ? null : SendGate.PROCESS.alone()) {
-        claim = dsl.transactionResult(tx -> carefulClaim(tx.dsl(), lane, groupStep, headsLeft));
-        if (claim != null && claim.isEmpty() && groupStep && headsLeft[0]) {
+      try (SendGate.Hold gate = step == CarefulStep.GROUP ? null : SendGate.PROCESS.alone()) {
+        CarefulClaim taken = dsl.transactionResult(tx -> carefulClaim(tx.dsl(), lane, step));
+        boolean headsLeft = taken != null && taken.headsLeft();
+        if (taken != null && taken.claim().isEmpty() && step == CarefulStep.GROUP && headsLeft) {
           // No head left but suspect ones: those go alone, in the next steps.
           careful.remove(lane);
           continue;
         }
-        if (claim == null || claim.isEmpty()) {
+        if (taken == null || taken.claim().isEmpty()) {
           // Nothing left to send carefully: the lane's other heads, if any, go in its next pass.
           careful.remove(lane);
-          tally.more = headsLeft[0];
+          tally.more = headsLeft;
           return;
         }
+        claim = taken.claim();
         Claim.Stamped claimed = claim;
         sent = sender.send(claimed);
-        events.addAll(
+        collected.addAll(
             dsl.transactionResult(
                 tx -> {
-                  DirectClaim completion = engine.passes().direct(tx.dsl());
+                  DirectClaim completion = passes.direct(tx.dsl());
                   List<Consumer<RelayerEventListener>> done =
-                      engine.complete(completion, claimed, sent, "lane");
+                      outcomes.complete(completion, claimed, sent, DeliveryComponent.LANE);
                   completion.unclaim(
                       claimed.token(),
                       sent.notAttempted().stream().map(ClaimedMessage::id).toList());
@@ -478,25 +543,38 @@ public final class LaneWorker {
       tally.givenBack += sent.notAttempted().size();
       tally.more = true;
       tally.nothingDueSince = OptionalLong.empty();
-      if (groupStep
+      if (step == CarefulStep.GROUP
           && careful.computeIfPresent(lane, (l, left) -> left > 1 ? left - 1 : null) == null) {
         log.info(
             "store={} lane={} careful claims done; the lane's passes send in batches again",
-            engine.store().displayName(),
+            store,
             lane);
       }
     }
   }
 
+  /** What a careful step sends. */
+  private enum CarefulStep {
+    /** The heads not marked in flight, together, marked in flight with others. */
+    GROUP,
+    /** One head marked in flight, marked sent alone, while the process sends nothing else. */
+    ALONE
+  }
+
+  /**
+   * A careful step's claim, and whether the step gave heads back (heads it did not choose).
+   *
+   * @param claim the heads to send, empty when the step chose none
+   */
+  private record CarefulClaim(Claim.Stamped claim, boolean headsLeft) {}
+
   /**
    * A careful step's claim, in its own transaction {@code t}: the lane's heads under its lease,
    * those {@link #chooseCarefully} does not choose given back, the chosen ones marked (in flight
-   * with others in a group step, sent alone otherwise). {@code null} when the lease is gone; sets
-   * {@code headsLeft[0]} when heads were given back.
+   * with others in a group step, sent alone otherwise). {@code null} when the lease is gone.
    */
-  private Claim.@Nullable Stamped carefulClaim(
-      DSLContext t, int lane, boolean groupStep, boolean[] headsLeft) {
-    LanePass pass = engine.passes().lanes(t, List.of(lane), this::lease);
+  private @Nullable CarefulClaim carefulClaim(DSLContext t, int lane, CarefulStep step) {
+    LanePass pass = passes.lanes(t, List.of(lane), this::lease);
     if (!pass.leases().get(0).acquired()) {
       return null;
     }
@@ -507,10 +585,9 @@ public final class LaneWorker {
                 settings.keysPerPass(),
                 0,
                 Set.of(),
-                engine.clock().instant(),
+                clock.instant(),
                 settings.claimDuration()));
-    List<ClaimedMessage> chosen = chooseCarefully(heads.messages(), groupStep);
-    headsLeft[0] = chosen.size() < heads.messages().size();
+    List<ClaimedMessage> chosen = chooseCarefully(heads.messages(), step);
     Set<Long> chosenIds = new HashSet<>();
     chosen.forEach(m -> chosenIds.add(m.id()));
     pass.unclaim(
@@ -520,7 +597,7 @@ public final class LaneWorker {
             .filter(id -> !chosenIds.contains(id))
             .toList());
     List<ClaimedMessage> sending = chosen;
-    if (groupStep) {
+    if (step == CarefulStep.GROUP) {
       pass.markInFlight(heads.token(), chosenIds);
     } else if (!chosen.isEmpty()) {
       ClaimedMessage suspect = chosen.get(0);
@@ -529,7 +606,9 @@ public final class LaneWorker {
           List.of(suspect.withMoreAttempts(suspect.attemptsWhenSentAlone() - suspect.attempts()));
     }
     pass.end();
-    return new Claim.Stamped(heads.token(), heads.expiresAt(), sending);
+    return new CarefulClaim(
+        new Claim.Stamped(heads.token(), heads.expiresAt(), sending),
+        chosen.size() < heads.messages().size());
   }
 
   /**
@@ -537,7 +616,7 @@ public final class LaneWorker {
    * one marked head with the fewest attempts (the oldest of those), or none.
    */
   private static List<ClaimedMessage> chooseCarefully(
-      List<ClaimedMessage> heads, boolean groupStep) {
+      List<ClaimedMessage> heads, CarefulStep step) {
     List<ClaimedMessage> fresh = new ArrayList<>();
     ClaimedMessage suspect = null;
     for (ClaimedMessage m : heads) {
@@ -547,7 +626,7 @@ public final class LaneWorker {
         suspect = m;
       }
     }
-    if (groupStep) {
+    if (step == CarefulStep.GROUP) {
       return fresh;
     }
     return suspect == null ? List.of() : List.of(suspect);
@@ -560,9 +639,8 @@ public final class LaneWorker {
   public boolean release(DSLContext dsl, int lane) {
     String name = LEASE_PREFIX + lane;
     boolean released =
-        dsl.transactionResult(
-            tx -> engine.passes().leases().release(tx.dsl(), name, settings.owner()));
-    leases.observe(name, settings.owner(), false);
+        dsl.transactionResult(tx -> passes.leases().release(tx.dsl(), name, settings.owner()));
+    leases.released(name, settings.owner());
     return released;
   }
 }

@@ -1,6 +1,7 @@
 package dev.relayer.dispatch.internal.lane;
 
 import dev.relayer.api.spi.Transport;
+import dev.relayer.dispatch.internal.SendFailure;
 import dev.relayer.dispatch.internal.SendOutcome;
 import dev.relayer.dispatch.internal.Sender;
 import dev.relayer.store.pass.Claim;
@@ -89,7 +90,9 @@ final class OrderedSender {
       } else if (sender.transport(head.transport()) == null) {
         outcome.failed.add(
             new SendOutcome.Failure(
-                head, Sender.UNKNOWN_TRANSPORT, "unknown transport '" + head.transport() + "'"));
+                head,
+                SendFailure.UNKNOWN_TRANSPORT,
+                "unknown transport '" + head.transport() + "'"));
         outcome.notAttempted.addAll(rest);
       } else {
         groups
