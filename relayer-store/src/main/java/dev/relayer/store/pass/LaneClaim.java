@@ -26,7 +26,8 @@ import java.util.Set;
  * @param maxKeys most keys to claim, at least 1
  * @param followers most rows to claim after each head, 0 or more; they are claimed only for the
  *     transports named in {@code runTransports}
- * @param runTransports names of the transports that preserve batch order; may be empty
+ * @param runTransports names of the transports whose keys may be claimed in runs (the dispatcher
+ *     names every transport: it sends a run in one batch or in waves); may be empty
  * @param now the claimer's clock reading
  * @param claimDuration how long the claim holds
  * @param maxKeysPerLane most keys to claim in one lane, at least 1: a claim over several lanes
