@@ -4,7 +4,6 @@ import dev.relayer.dispatch.MaintenanceOptions;
 import dev.relayer.dispatch.SweepResult;
 import dev.relayer.dispatch.spi.DeliveryComponent;
 import dev.relayer.dispatch.spi.RelayerEventListener;
-import dev.relayer.store.RelayerStore;
 import dev.relayer.store.pass.Claim;
 import dev.relayer.store.pass.ClaimByIds;
 import dev.relayer.store.pass.ClaimPage;
@@ -47,11 +46,11 @@ import org.slf4j.LoggerFactory;
  *   <li>a pass that takes the lease over from an owner whose lease expired (it died or stalled
  *       mid-pass), or finds it under its own owner name without having held it (a process restarted
  *       under a fixed identity), runs <em>careful</em> until its traversal wraps: each page's claim
- *       is stamped, marked {@linkplain RelayerStore#IN_FLIGHT in flight with others} and committed
- *       before the send, so that a crash now leaves its rows suspect;
+ *       is stamped, marked {@linkplain ClaimedMessage#IN_FLIGHT in flight with others} and
+ *       committed before the send, so that a crash now leaves its rows suspect;
  *   <li>suspect rows (marked by a careful page, or by direct dispatch, whose claims always commit
  *       first) are never sent with others: after the page's own transaction, each is claimed alone
- *       ({@linkplain RelayerStore#SENT_ALONE marked sent alone}, committed), sent and completed
+ *       ({@linkplain ClaimedMessage#SENT_ALONE marked sent alone}, committed), sent and completed
  *       while the process sends nothing else ({@link SendGate#alone()}), the ones with fewest
  *       attempts first. Only a crash while sent alone counts an attempt; a crash with others costs
  *       none (the claim alone takes the interrupted claim's attempt over). The page-mates of a

@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * table. Build one with {@link #builder()}; {@code build()} rejects bad input, listing every
  * problem and naming each field.
  *
- * @param fingerprint {@code error_fingerprint} ({@link ErrorFingerprint}); not blank when set
+ * @param fingerprint {@code error_fingerprint} ({@link
+ *     dev.relayer.store.internal.ErrorFingerprint}); not blank when set
  * @param transport {@code transport}; not blank when set
  * @param destination {@code destination}; not blank when set
  * @param messageType {@code message_type}; not blank when set

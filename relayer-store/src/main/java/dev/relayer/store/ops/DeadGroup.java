@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The dead rows that share one error fingerprint (the shape of their error, {@link
- * ErrorFingerprint}): usually one cause, to fix once and then replay or purge with {@link
- * DeadFilter#fingerprint()}.
+ * dev.relayer.store.internal.ErrorFingerprint}): usually one cause, to fix once and then replay or
+ * purge with {@link DeadFilter#fingerprint()}.
  *
  * @param fingerprint the fingerprint; {@code null} for rows that have none
  * @param count how many rows

@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * @param failedAt when it was moved to the dead table
  * @param reason why ({@code max-attempts}, {@code rejected}, {@code unknown-transport}, {@code
  *     operator})
- * @param fingerprint {@link ErrorFingerprint} of the error, or {@code null}
+ * @param fingerprint {@link dev.relayer.store.internal.ErrorFingerprint} of the error, or {@code
+ *     null}
  * @param bodyBytes the body's length, in bytes
  */
 public record DeadRowSummary(
