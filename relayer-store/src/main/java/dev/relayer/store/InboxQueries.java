@@ -8,14 +8,13 @@ import dev.relayer.jooq.generated.tables.RelayerInbox;
 import dev.relayer.store.internal.Binds;
 import dev.relayer.store.internal.RenderedStatement;
 import dev.relayer.store.internal.StoreJdbc;
-import dev.relayer.store.pass.RetentionDelete;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.Param;
 
 /**
  * The inbox statement every consumed message runs, rendered once per store (see {@link StoreJdbc});
- * the inbox's retention deletes are {@link RetentionDelete}'s.
+ * the inbox's retention deletes are {@code RetentionDelete}'s (in the pass package).
  */
 final class InboxQueries {
 

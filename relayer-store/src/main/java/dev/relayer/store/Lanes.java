@@ -1,5 +1,6 @@
 package dev.relayer.store;
 
+import dev.relayer.store.internal.KeyLocks;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -106,8 +107,6 @@ public final class Lanes {
 
   /** CRC-32 of the key's UTF-8 bytes, as a signed int. */
   public static int stableHash(String orderingKey) {
-    CRC32 crc = new CRC32();
-    crc.update(orderingKey.getBytes(StandardCharsets.UTF_8));
-    return (int) crc.getValue();
+    return KeyLocks.stableHash(orderingKey);
   }
 }

@@ -2,6 +2,7 @@ package dev.relayer.store;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.schema.SchemaNames;
+import dev.relayer.store.internal.ErrorText;
 import dev.relayer.store.internal.StoreChecks;
 import dev.relayer.store.internal.StoreDsl;
 import dev.relayer.store.internal.StoreJdbc;
@@ -51,7 +52,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RelayerStore {
   /** Longest {@code last_error} kept, in characters. */
-  public static final int MAX_ERROR_LENGTH = 2000;
+  public static final int MAX_ERROR_LENGTH = ErrorText.MAX_LENGTH;
 
   private final StoreOptions options;
 

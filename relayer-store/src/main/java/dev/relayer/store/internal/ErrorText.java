@@ -1,17 +1,19 @@
 package dev.relayer.store.internal;
 
-import dev.relayer.store.RelayerStore;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What Relayer stores of an error text ({@code last_error}): error texts come from brokers and
  * exceptions, and may hold characters that a PostgreSQL {@code text} value cannot. A NUL character
  * and each unpaired UTF-16 surrogate become U+FFFD (the replacement character), and a text longer
- * than {@value RelayerStore#MAX_ERROR_LENGTH} characters is cut to that length, ending in {@code …}
- * and never between the two halves of a surrogate pair. Everything else — quotes, backslashes,
- * {@code $$}, line breaks — is kept exactly.
+ * than {@value #MAX_LENGTH} characters is cut to that length, ending in {@code …} and never between
+ * the two halves of a surrogate pair. Everything else — quotes, backslashes, {@code $$}, line
+ * breaks — is kept exactly.
  */
 public final class ErrorText {
+
+  /** Longest stored error, in characters. */
+  public static final int MAX_LENGTH = 2000;
 
   public static final char REPLACEMENT = '\uFFFD';
 
@@ -23,8 +25,8 @@ public final class ErrorText {
       return null;
     }
     String text = error;
-    if (text.length() > RelayerStore.MAX_ERROR_LENGTH) {
-      int end = RelayerStore.MAX_ERROR_LENGTH - 1;
+    if (text.length() > MAX_LENGTH) {
+      int end = MAX_LENGTH - 1;
       if (Character.isHighSurrogate(text.charAt(end - 1))
           && Character.isLowSurrogate(text.charAt(end))) {
         end--;

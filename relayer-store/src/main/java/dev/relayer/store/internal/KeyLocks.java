@@ -1,10 +1,11 @@
 package dev.relayer.store.internal;
 
-import dev.relayer.store.Lanes;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.zip.CRC32;
 import org.jooq.DSLContext;
 
 /**
@@ -47,8 +48,15 @@ public final class KeyLocks {
   public static List<Integer> hashes(Collection<String> keys) {
     TreeSet<Integer> hashes = new TreeSet<>();
     for (String key : keys) {
-      hashes.add(Lanes.stableHash(key));
+      hashes.add(stableHash(key));
     }
     return new ArrayList<>(hashes);
+  }
+
+  /** CRC-32 of the key's UTF-8 bytes, as a signed int: the key's lock hash and lane hash. */
+  public static int stableHash(String key) {
+    CRC32 crc = new CRC32();
+    crc.update(key.getBytes(StandardCharsets.UTF_8));
+    return (int) crc.getValue();
   }
 }

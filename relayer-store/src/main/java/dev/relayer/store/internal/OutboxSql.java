@@ -8,14 +8,12 @@ import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.param;
 
 import dev.relayer.jooq.generated.tables.RelayerOutbox;
-import dev.relayer.store.pass.ClaimedMessage;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -41,7 +39,7 @@ public final class OutboxSql {
 
   private static final RelayerOutbox O = RELAYER_OUTBOX;
 
-  /** The columns a claim returns, in the order {@link #claimed} reads them. */
+  /** The columns a claim returns, in the order {@code OutboxClaims.claimed} reads them. */
   public static final List<Field<?>> CLAIMED =
       List.of(
           O.ID,
@@ -154,42 +152,6 @@ public final class OutboxSql {
     }
     return jdbc.update(
         dsl, statement, new Binds().set(IDS, ids.toArray(Long[]::new)).set(TOKEN, token));
-  }
-
-  private static @Nullable Instant instantOrNull(@Nullable OffsetDateTime value) {
-    return value == null ? null : value.toInstant();
-  }
-
-  /**
-   * Runs a claiming statement on {@code jdbc}; returns its rows as read from {@link #CLAIMED}, with
-   * {@code extraAttempts} added, in id order.
-   */
-  public static List<ClaimedMessage> claimed(
-      StoreJdbc jdbc, DSLContext dsl, RenderedStatement statement, Binds binds, int extraAttempts) {
-    List<ClaimedMessage> claimed =
-        new ArrayList<>(
-            jdbc.list(
-                dsl,
-                statement,
-                binds,
-                r ->
-                    new ClaimedMessage(
-                        r.getLong(1),
-                        r.getObject(2, UUID.class),
-                        r.getString(3),
-                        r.getString(4),
-                        r.getString(5),
-                        HeadersJson.read(r.getString(6)),
-                        r.getBytes(7),
-                        r.getString(8),
-                        r.getObject(9, Integer.class),
-                        r.getString(10),
-                        r.getInt(11) + extraAttempts,
-                        r.getObject(12, OffsetDateTime.class).toInstant(),
-                        r.getString(13),
-                        instantOrNull(r.getObject(14, OffsetDateTime.class)))));
-    claimed.sort(Comparator.comparingLong(ClaimedMessage::id));
-    return claimed;
   }
 
   public static final String PENDING = "pending";

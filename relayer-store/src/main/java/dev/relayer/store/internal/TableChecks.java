@@ -1,7 +1,6 @@
 package dev.relayer.store.internal;
 
 import dev.relayer.schema.SchemaNames;
-import dev.relayer.store.RelayerStore;
 import dev.relayer.store.schema.SchemaVerifier;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,7 +12,7 @@ import org.jooq.DSLContext;
  * per table, then a set lookup per write. Only a check that passed is remembered, so a write to a
  * table that failed its check checks it again; a change to a table after its check passed (an
  * {@code ALTER TABLE} while the application runs) is not seen until the store is created again. A
- * full {@link RelayerStore#verifySchema} that passes counts as a check of every table.
+ * full {@code RelayerStore.verifySchema} that passes counts as a check of every table.
  */
 public final class TableChecks {
 
@@ -34,7 +33,7 @@ public final class TableChecks {
     }
   }
 
-  /** Checks every table, as {@link RelayerStore#verifySchema} does. */
+  /** Checks every table, as {@code RelayerStore.verifySchema} does. */
   public void verifyAll(DSLContext dsl) {
     SchemaVerifier.verify(dsl, names);
     checked.addAll(SchemaVerifier.TABLES.keySet());

@@ -580,7 +580,7 @@ public final class LaneClaims {
           .set(ROWS_PER_RUN, 1 + request.followers());
     }
     return new Claim.Stamped(
-        token, expiresAt, OutboxSql.claimed(jdbc, dsl, runs ? claimRuns : claimHeads, binds, 0));
+        token, expiresAt, OutboxClaims.claimed(jdbc, dsl, runs ? claimRuns : claimHeads, binds, 0));
   }
 
   /**

@@ -9,7 +9,6 @@ import static dev.relayer.store.internal.OutboxSql.NOW;
 import static dev.relayer.store.internal.OutboxSql.PENDING;
 import static dev.relayer.store.internal.OutboxSql.TOKEN;
 import static dev.relayer.store.internal.OutboxSql.claimBinds;
-import static dev.relayer.store.internal.OutboxSql.claimed;
 import static dev.relayer.store.internal.OutboxSql.eligible;
 import static dev.relayer.store.internal.OutboxSql.eligibleById;
 import static dev.relayer.store.internal.OutboxSql.stamp;
@@ -31,6 +30,7 @@ import dev.relayer.jooq.generated.tables.RelayerOutbox;
 import dev.relayer.store.internal.Binds;
 import dev.relayer.store.internal.DeadMoves;
 import dev.relayer.store.internal.ErrorText;
+import dev.relayer.store.internal.HeadersJson;
 import dev.relayer.store.internal.RenderedStatement;
 import dev.relayer.store.internal.StoreJdbc;
 import dev.relayer.store.internal.TransactionSettings;
@@ -38,6 +38,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -496,5 +497,41 @@ public final class OutboxClaims {
         throw new IllegalArgumentException(operation + ": id " + id + " is not in the claim");
       }
     }
+  }
+
+  private static @Nullable Instant instantOrNull(@Nullable OffsetDateTime value) {
+    return value == null ? null : value.toInstant();
+  }
+
+  /**
+   * Runs a claiming statement on {@code jdbc}; returns its rows as read from {@link #CLAIMED}, with
+   * {@code extraAttempts} added, in id order.
+   */
+  static List<ClaimedMessage> claimed(
+      StoreJdbc jdbc, DSLContext dsl, RenderedStatement statement, Binds binds, int extraAttempts) {
+    List<ClaimedMessage> claimed =
+        new ArrayList<>(
+            jdbc.list(
+                dsl,
+                statement,
+                binds,
+                r ->
+                    new ClaimedMessage(
+                        r.getLong(1),
+                        r.getObject(2, UUID.class),
+                        r.getString(3),
+                        r.getString(4),
+                        r.getString(5),
+                        HeadersJson.read(r.getString(6)),
+                        r.getBytes(7),
+                        r.getString(8),
+                        r.getObject(9, Integer.class),
+                        r.getString(10),
+                        r.getInt(11) + extraAttempts,
+                        r.getObject(12, OffsetDateTime.class).toInstant(),
+                        r.getString(13),
+                        instantOrNull(r.getObject(14, OffsetDateTime.class)))));
+    claimed.sort(Comparator.comparingLong(ClaimedMessage::id));
+    return claimed;
   }
 }
