@@ -504,8 +504,8 @@ public final class OutboxClaims {
   }
 
   /**
-   * Runs a claiming statement on {@code jdbc}; returns its rows as read from {@link #CLAIMED}, with
-   * {@code extraAttempts} added, in id order.
+   * Runs a claiming statement on {@code jdbc}; returns its rows as read from {@link
+   * OutboxSql#CLAIMED}, with {@code extraAttempts} added, in id order.
    */
   static List<ClaimedMessage> claimed(
       StoreJdbc jdbc, DSLContext dsl, RenderedStatement statement, Binds binds, int extraAttempts) {
