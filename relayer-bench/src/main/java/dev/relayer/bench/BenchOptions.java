@@ -44,10 +44,9 @@ import java.util.OptionalInt;
  * @param pinBucket length of one bucket of the {@code pin} scenario's figures
  * @param observe what the {@code observability} scenario's observed Relayer has: {@code both}
  *     meters and spans, {@code metrics} only or {@code tracing} only
- * @param traceSample the share of traces the {@code observability} and {@code observers} scenarios
- *     sample (1 = every one): their tracer providers sample that share of new traces and follow a
- *     stored parent's decision, and that share of their messages carry a sampled {@code
- *     traceparent}
+ * @param traceSample the share of traces the {@code observability} and observers scenarios sample
+ *     (1 = every one): their tracer providers sample that share of new traces and follow a stored
+ *     parent's decision, and that share of their messages carry a sampled {@code traceparent}
  * @param raceMaintenance whether the {@code observability-pair} scenario's races run each Relayer
  *     with its maintenance worker at its defaults, as an application instance runs it
  * @param out where the Markdown report is written
@@ -342,7 +341,7 @@ public record BenchOptions(
         return fallback;
       }
       List<Long> result = new ArrayList<>();
-      for (String part : raw.replace("_", "").split(",")) {
+      for (String part : raw.replace("_", "").split(",", -1)) {
         try {
           long value = Long.parseLong(part.trim());
           if (value < 1) {

@@ -23,6 +23,8 @@ final class Confirmation {
   }
 
   /** Asks whether to do {@code action} ("replay 3 dead rows matching …"), unless {@code yes}. */
+  // Null up to JDK 21 without a terminal; from JDK 22 isTerminal tells.
+  @SuppressWarnings("SystemConsoleNull")
   static Answer ask(CommandSpec spec, boolean yes, String action) {
     if (yes) {
       return Answer.GO;

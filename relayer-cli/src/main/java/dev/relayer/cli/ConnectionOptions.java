@@ -22,7 +22,8 @@ import picocli.CommandLine.ParameterException;
  * else the libpq environment {@code PGHOST}, {@code PGPORT}, {@code PGDATABASE}, {@code PGUSER},
  * {@code PGPASSWORD}), {@code --schema} (else {@code RELAYER_SCHEMA}, else {@code public}) and
  * {@code --prefix} (else {@code RELAYER_PREFIX}, else {@code relayer_}). A password, from the URL
- * or from {@code PGPASSWORD}, is never printed: {@link #where()} names the database without it.
+ * or from {@code PGPASSWORD}, is never printed: {@link Database#where()} names the database without
+ * it.
  */
 final class ConnectionOptions {
 

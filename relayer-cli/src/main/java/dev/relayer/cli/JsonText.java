@@ -2,7 +2,7 @@ package dev.relayer.cli;
 
 /**
  * A JSON value that is already JSON text — the audit trail's {@code filter}, which PostgreSQL
- * returns as {@code jsonb} — written by {@link Json} as it is, not quoted as a string.
+ * returns as a jsonb value — written by {@link Json} as it is, not quoted as a string.
  */
 record JsonText(String json) {
 

@@ -124,6 +124,8 @@ public final class RelayerCli {
    * value. Values that look like options are accepted attached ({@code --schema=--prefix}, {@code
    * --schema=--}), where nothing is ambiguous. Null when there is none.
    */
+  // The body's i++ steps over the option's value as well.
+  @SuppressWarnings("IncrementInForLoopAndHeader")
   private static @Nullable String optionAsSeparateValue(CommandLine commandLine, String[] args) {
     Map<String, String> takingValues = new HashMap<>();
     Set<String> names = new HashSet<>();

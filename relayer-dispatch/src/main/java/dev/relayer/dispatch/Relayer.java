@@ -199,19 +199,15 @@ public final class Relayer implements AutoCloseable {
       }
       // Nothing runs yet: a failure here (missing table, database down) can be retried.
       store.verifySchema(dsl);
-      List<AutoCloseable> started = new ArrayList<>();
       try {
         if (dispatcher != null) {
           dispatcher.start();
-          started.add(dispatcher);
         }
         if (maintenance != null) {
           maintenance.start();
-          started.add(maintenance);
         }
         if (lanes != null) {
           lanes.start();
-          started.add(lanes);
         }
       } catch (RuntimeException | Error e) {
         log.error(

@@ -96,7 +96,6 @@ public final class RelayerHealth {
   /** Characters of a parked head's error a reason keeps. */
   private static final int PARKED_ERROR_CHARS = 80;
 
-  private final RelayerStore store;
   private final HealthReads reads;
   private final long degradedAt;
   private final long unhealthyAt;
@@ -124,7 +123,6 @@ public final class RelayerHealth {
   }
 
   private RelayerHealth(Builder builder) {
-    this.store = builder.store;
     this.reads = HealthReads.of(builder.store);
     this.degradedAt = builder.degradedAt;
     this.unhealthyAt = builder.unhealthyAt;

@@ -12,6 +12,7 @@ import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.NewMessage;
 import dev.relayer.store.pass.ClaimedMessage;
 import dev.relayer.transport.memory.InMemoryTransport;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -90,7 +91,9 @@ class FailuresIT {
 
   @Test
   void aFailingDestinationDoesNotHideRowsForOtherDestinations() {
-    memory.reject(m -> new String(m.body()).contains("broken"), "destination unavailable");
+    memory.reject(
+        m -> new String(m.body(), StandardCharsets.UTF_8).contains("broken"),
+        "destination unavailable");
     start(DispatchFixture.fastOptions().maxAttempts(1000).build());
     fx.dsl.transaction(
         tx -> {

@@ -44,7 +44,7 @@ class LaneStressIT {
   DispatchFixture fx;
 
   /** What both transports accepted, in acceptance order. */
-  List<ChaosTransport.Accepted> broker = Collections.synchronizedList(new ArrayList<>());
+  final List<ChaosTransport.Accepted> broker = Collections.synchronizedList(new ArrayList<>());
 
   ChaosTransport ordered = new ChaosTransport("memory", 5, true, 0.08, 0.02, 2, broker);
   ChaosTransport plain = new ChaosTransport("plain", 20, false, 0.08, 0.02, 2, broker);

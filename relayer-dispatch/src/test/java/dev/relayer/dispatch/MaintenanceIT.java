@@ -309,7 +309,7 @@ class MaintenanceIT {
     dsl.update(inbox)
         .set(
             DSL.field(DSL.name("processed_at"), java.time.OffsetDateTime.class),
-            java.time.OffsetDateTime.now().minusDays(40))
+            java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC).minusDays(40))
         .where(
             DSL.field(DSL.name("message_id"), UUID.class)
                 .in(DSL.select(DSL.field(DSL.name("message_id"), UUID.class)).from(inbox).limit(5)))
@@ -343,7 +343,7 @@ class MaintenanceIT {
     dsl.update(table)
         .set(
             DSL.field(DSL.name("failed_at"), java.time.OffsetDateTime.class),
-            java.time.OffsetDateTime.now().minusYears(10))
+            java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC).minusYears(10))
         .execute();
     maintenance.close();
     var none = keepForever.cleanupOnce();

@@ -385,7 +385,7 @@ class OptionsTest {
         .isEqualTo(HealthStatus.DEGRADED);
     assertThat(health.evaluateAge(java.util.Optional.of(Duration.ofMillis(299_999))))
         .isEqualTo(HealthStatus.DEGRADED);
-    assertThat(health.evaluateAge(java.util.Optional.of(Duration.ofSeconds(300))))
+    assertThat(health.evaluateAge(java.util.Optional.of(Duration.ofMinutes(5))))
         .isEqualTo(HealthStatus.UNHEALTHY);
     assertThatThrownBy(
             () ->

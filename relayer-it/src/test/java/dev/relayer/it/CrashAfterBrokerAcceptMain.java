@@ -91,19 +91,17 @@ public final class CrashAfterBrokerAcceptMain {
   }
 
   private static Transport open(String transport, String address) {
-    switch (transport) {
-      case RabbitMqTransport.DEFAULT_NAME:
-        return RabbitMqTransport.builder().uri(address).build();
-      case KafkaTransport.DEFAULT_NAME:
+    return switch (transport) {
+      case RabbitMqTransport.DEFAULT_NAME -> RabbitMqTransport.builder().uri(address).build();
+      case KafkaTransport.DEFAULT_NAME -> {
         Properties producer = new Properties();
         producer.put("bootstrap.servers", address);
         producer.put("max.block.ms", "6000");
-        return KafkaTransport.builder().properties(producer).build();
-      case NatsTransport.DEFAULT_NAME:
-        return NatsTransport.builder().url(address).build();
-      default:
-        throw new IllegalArgumentException("unknown transport '" + transport + "'");
-    }
+        yield KafkaTransport.builder().properties(producer).build();
+      }
+      case NatsTransport.DEFAULT_NAME -> NatsTransport.builder().url(address).build();
+      default -> throw new IllegalArgumentException("unknown transport '" + transport + "'");
+    };
   }
 
   /** The real transport; once the broker has accepted a batch, the process dies on the spot. */
@@ -126,6 +124,8 @@ public final class CrashAfterBrokerAcceptMain {
     }
 
     @Override
+    // This process's stderr is what the test that started it shows: no logger here.
+    @SuppressWarnings("CatchAndPrintStackTrace")
     public List<SendResult> send(TransportBatch batch) {
       try {
         List<SendResult> results = broker.send(batch);

@@ -83,7 +83,8 @@ final class DeclaredClassPath {
   static DeclaredClassPath ofThisJvm() {
     Map<Artifact, Entry> entries = new LinkedHashMap<>();
     Path repository = null;
-    for (String element : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+    for (String element :
+        System.getProperty("java.class.path").split(java.io.File.pathSeparator, -1)) {
       Path path = Path.of(element).toAbsolutePath().normalize();
       Entry entry = identify(path);
       if (entry != null) {

@@ -72,7 +72,7 @@ class LiquibaseOldestVersionIT {
       jars.map(Path::toString).sorted().forEach(entries::add);
     }
     assertThat(entries).anyMatch(jar -> jar.endsWith("liquibase-core-" + OLDEST + ".jar"));
-    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator, -1)) {
       if (!Path.of(entry).getFileName().toString().startsWith("liquibase-core-")) {
         entries.add(entry);
       }

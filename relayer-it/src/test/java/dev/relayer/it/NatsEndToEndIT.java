@@ -89,7 +89,7 @@ class NatsEndToEndIT extends EndToEndContract {
               }
               message.ack(); // after the inbox transaction committed
             });
-    return consumer::close;
+    return consumer;
   }
 
   @Test

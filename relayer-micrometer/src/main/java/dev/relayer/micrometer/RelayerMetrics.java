@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -170,7 +171,9 @@ public final class RelayerMetrics implements AutoCloseable {
     refreshQuietly();
     Duration pause = pauseAfter(gaugeRefresh, Duration.ofNanos(System.nanoTime() - started));
     try {
-      pool.schedule(() -> refreshAndSchedule(pool), pause.toNanos(), TimeUnit.NANOSECONDS);
+      // Nothing waits for the refresh: it reports its own failures (refreshQuietly).
+      Future<?> unused =
+          pool.schedule(() -> refreshAndSchedule(pool), pause.toNanos(), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       // Closed meanwhile: no more refreshes.
     }

@@ -60,7 +60,7 @@ class CardinalityIT {
       relayer.dsl().transaction(tx -> relayer.store().enqueue(tx.dsl(), chunk));
     }
     await()
-        .atMost(Duration.ofSeconds(120))
+        .atMost(Duration.ofMinutes(2))
         .until(() -> sent(plain) == MESSAGES && sent(mapped) == MESSAGES);
 
     assertThat(memory.deliveries()).hasSize(MESSAGES);

@@ -182,7 +182,7 @@ class ObservabilityDocsIT {
     int from = doc.indexOf("\n## Meters\n");
     int to = doc.indexOf("\n## ", from + 1);
     assertThat(from).as("observability.md has a section ## Meters").isNotNegative();
-    for (String line : doc.substring(from, to < 0 ? doc.length() : to).split("\n")) {
+    for (String line : doc.substring(from, to < 0 ? doc.length() : to).split("\n", -1)) {
       Matcher m = TABLE_ROW.matcher(line);
       if (m.find()) {
         names.add(m.group(1));
@@ -193,7 +193,7 @@ class ObservabilityDocsIT {
 
   private static Set<String> scrapedNames() {
     Set<String> names = new TreeSet<>();
-    for (String line : registry.scrape().split("\n")) {
+    for (String line : registry.scrape().split("\n", -1)) {
       if (line.isBlank() || line.startsWith("#")) {
         continue;
       }

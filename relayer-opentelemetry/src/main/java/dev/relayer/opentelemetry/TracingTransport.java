@@ -43,6 +43,8 @@ import org.jspecify.annotations.Nullable;
  * delegate ends every span of the batch so, with the exception recorded and its class name as
  * {@code error.type}, and is rethrown.
  */
+// close() throws what the delegate's Transport.close() throws.
+@SuppressWarnings("try")
 public final class TracingTransport implements Transport {
 
   private final Transport delegate;

@@ -300,21 +300,25 @@ public final class PostgreSqlOutboxSchema {
 
   /** Columns describing the message, the same in the outbox and the dead table. */
   private static final String MESSAGE_COLUMNS =
-      "  message_id uuid NOT NULL,\n"
-          + "  transport text NOT NULL,\n"
-          + "  destination text NOT NULL,\n"
-          + "  message_type text NOT NULL,\n"
-          + "  headers jsonb NOT NULL DEFAULT '{}'::jsonb,\n"
-          + "  body bytea NOT NULL,\n";
+      """
+        message_id uuid NOT NULL,
+        transport text NOT NULL,
+        destination text NOT NULL,
+        message_type text NOT NULL,
+        headers jsonb NOT NULL DEFAULT '{}'::jsonb,
+        body bytea NOT NULL,
+      """;
 
   /** Columns describing the delivery so far, the same in the outbox and the dead table. */
   private static final String DELIVERY_COLUMNS =
-      "  ordering_key text,\n"
-          + "  lane integer,\n"
-          + "  deliver_at timestamptz,\n"
-          + "  tenant_id text,\n"
-          + "  attempts integer NOT NULL DEFAULT 0,\n"
-          + "  last_error text,\n";
+      """
+        ordering_key text,
+        lane integer,
+        deliver_at timestamptz,
+        tenant_id text,
+        attempts integer NOT NULL DEFAULT 0,
+        last_error text,
+      """;
 
   /** The rules both the outbox and the dead table enforce on the columns they share. */
   private static String messageChecks(SchemaNames n, String table) {

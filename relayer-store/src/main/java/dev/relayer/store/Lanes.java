@@ -92,7 +92,7 @@ public final class Lanes {
       return Set.of();
     }
     Set<Integer> lanes = new TreeSet<>();
-    for (String part : payload.split(",")) {
+    for (String part : payload.split(",", -1)) {
       try {
         int lane = Integer.parseInt(part.trim());
         if (lane >= 0) {

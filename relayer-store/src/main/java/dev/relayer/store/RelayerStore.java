@@ -246,7 +246,10 @@ public final class RelayerStore {
       for (HeaderContributor contributor : contributors) {
         message = message.withHeadersAdded(contributor.headers(message));
       }
-      if (message != original) {
+      // Identity on purpose: withHeadersAdded returns the message itself when it adds nothing.
+      @SuppressWarnings("ReferenceEquality")
+      boolean changed = message != original;
+      if (changed) {
         if (result == null) {
           result = new ArrayList<>(messages);
         }

@@ -169,7 +169,7 @@ class HealthReadPlanIT {
     Pattern removed = Pattern.compile("Rows Removed by (?:Filter|Index Recheck): (\\d+)");
     long visited = 0;
     boolean inOutboxScan = false;
-    for (String line : analyzed.split("\n")) {
+    for (String line : analyzed.split("\n", -1)) {
       Matcher node = scan.matcher(line);
       if (node.find()) {
         inOutboxScan = true;

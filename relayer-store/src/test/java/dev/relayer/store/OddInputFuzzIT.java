@@ -155,30 +155,27 @@ class OddInputFuzzIT {
 
   /** Odd text: a few pieces, sometimes only whitespace, sometimes multi-byte near a byte budget. */
   private String oddText(int maxBytes) {
-    switch (random.nextInt(10)) {
-      case 0:
-        return " ".repeat(1 + random.nextInt(3)) + (random.nextBoolean() ? "\t" : "");
-      case 1, 2:
-        {
-          // Multi-byte characters up to a few bytes either side of maxBytes.
-          String[] wide = {"é", "€", "😀", "a"};
-          int target = maxBytes - 3 + random.nextInt(7);
-          StringBuilder text = new StringBuilder();
-          while (bytes(text.toString()) < target) {
-            text.append(wide[random.nextInt(wide.length)]);
-          }
-          return text.toString();
+    return switch (random.nextInt(10)) {
+      case 0 -> " ".repeat(1 + random.nextInt(3)) + (random.nextBoolean() ? "\t" : "");
+      case 1, 2 -> {
+        // Multi-byte characters up to a few bytes either side of maxBytes.
+        String[] wide = {"é", "€", "😀", "a"};
+        int target = maxBytes - 3 + random.nextInt(7);
+        StringBuilder text = new StringBuilder();
+        while (bytes(text.toString()) < target) {
+          text.append(wide[random.nextInt(wide.length)]);
         }
-      default:
-        {
-          StringBuilder text = new StringBuilder();
-          int pieces = 1 + random.nextInt(6);
-          for (int i = 0; i < pieces; i++) {
-            text.append(piece());
-          }
-          return text.toString();
+        yield text.toString();
+      }
+      default -> {
+        StringBuilder text = new StringBuilder();
+        int pieces = 1 + random.nextInt(6);
+        for (int i = 0; i < pieces; i++) {
+          text.append(piece());
         }
-    }
+        yield text.toString();
+      }
+    };
   }
 
   private static int bytes(String text) {

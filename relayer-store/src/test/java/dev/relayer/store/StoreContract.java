@@ -867,7 +867,7 @@ abstract class StoreContract {
   void parkedKeysCanBeListedRetriedReleasedOrDeadLettered() {
     Instant now = now();
     long head = store.enqueue(dsl, ordered("alpha"));
-    long next = store.enqueue(dsl, ordered("alpha"));
+    store.enqueue(dsl, ordered("alpha"));
     long beta = store.enqueue(dsl, ordered("beta"));
     UUID token = UUID.randomUUID();
     mapped
@@ -1265,7 +1265,6 @@ abstract class StoreContract {
   void retentionDeletesOldDeadAndInboxRowsInKeysetBatchesAndNeverTouchesTheOutbox() {
     Instant now = now();
     Instant old = now.minus(Duration.ofDays(40));
-    List<Long> deadIds = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       long id = store.enqueue(dsl, unordered());
       Claim claim =
@@ -1276,7 +1275,6 @@ abstract class StoreContract {
               dsl,
               claim.token(),
               new DeadLetter(List.of(id), "max-attempts", "e", i < 4 ? old : now));
-      deadIds.add(id);
     }
     for (int i = 0; i < 5; i++) {
       store.tryRecordInbox(dsl, "c", UUID.randomUUID());
@@ -1431,7 +1429,7 @@ abstract class StoreContract {
                   "enable_bitmapscan",
                   t -> TestPassSql.of(store).leases().startLeasedPass(t, lease)))
           .containsExactly("on", "off", "on");
-      assertThat(outcome.get(0).acquired()).as(lease.owner()).isEqualTo(lease == mine);
+      assertThat(outcome.get(0).acquired()).as(lease.owner()).isEqualTo(lease.equals(mine));
     }
   }
 

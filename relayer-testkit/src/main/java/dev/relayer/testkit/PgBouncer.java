@@ -184,7 +184,7 @@ public final class PgBouncer implements AutoCloseable {
       return Paths.get(configured.trim());
     }
     List<Path> candidates = new ArrayList<>();
-    for (String entry : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+    for (String entry : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator, -1)) {
       if (!entry.isEmpty()) {
         candidates.add(Paths.get(entry, "pgbouncer"));
       }

@@ -18,6 +18,9 @@ import java.util.List;
  * dispatcher runs when a message is enqueued, so that such a message is refused in the writer's
  * transaction instead of failing later.
  */
+// close() throws Exception on purpose: a transport's flush may block and be interrupted, and the
+// caller that closes it (the application) decides what an interrupted close means.
+@SuppressWarnings("try")
 public interface Transport extends AutoCloseable {
 
   /** The name rows refer to in their {@code transport} column; non-blank, unique per dispatcher. */

@@ -210,7 +210,7 @@ public final class AnchorScenario implements Scenario {
         what + ": enqueued, " + clients,
         "msgs/s",
         (double) enqueued.transactions() / seconds);
-    context.record(key + ".backlog", what + ": rows left at the end", "rows", backlog);
+    context.record(key + ".backlog", what + ": rows left at the end", "rows", (double) backlog);
   }
 
   private static List<String> common(int clients) {

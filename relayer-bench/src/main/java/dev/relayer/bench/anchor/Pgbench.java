@@ -50,7 +50,7 @@ public final class Pgbench {
       candidates.add(explicit.get());
     } else {
       String path = Optional.ofNullable(System.getenv("PATH")).orElse("");
-      for (String dir : path.split(File.pathSeparator)) {
+      for (String dir : path.split(File.pathSeparator, -1)) {
         if (!dir.isBlank()) {
           candidates.add(Path.of(dir, "pgbench"));
         }
@@ -191,7 +191,7 @@ public final class Pgbench {
           lines.forEach(
               line -> {
                 // client_id transaction_no time script_no time_epoch time_us
-                String[] fields = line.split(" ");
+                String[] fields = line.split(" ", -1);
                 if (fields.length >= 3 && fields[2].chars().allMatch(Character::isDigit)) {
                   histogram.recordValue(Long.parseLong(fields[2]));
                 }

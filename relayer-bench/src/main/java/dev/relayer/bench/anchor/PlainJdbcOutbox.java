@@ -129,10 +129,15 @@ public final class PlainJdbcOutbox implements ProducingSystem, AutoCloseable {
 
   /** Stops the drain threads; rethrows what stopped one of them early, if anything did. */
   @Override
-  public void close() throws Exception {
+  public void close() {
     stopped.set(true);
-    for (Thread t : drainers) {
-      t.join();
+    try {
+      for (Thread t : drainers) {
+        t.join();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while stopping the drain threads", e);
     }
     Exception e = failure.get();
     if (e != null) {

@@ -80,8 +80,8 @@ public final class PgServer {
     String host = properties.getProperty("PGHOST", "localhost");
     String port = properties.getProperty("PGPORT", "5432");
     // A URL may list several hosts; client tools take the first.
-    host = host.split(",")[0];
-    port = port.split(",")[0];
+    host = host.split(",", -1)[0];
+    port = port.split(",", -1)[0];
     String user = properties.getProperty("user", System.getProperty("user.name"));
     String password = properties.getProperty("password");
     return password == null

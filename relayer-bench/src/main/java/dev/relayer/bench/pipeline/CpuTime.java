@@ -130,7 +130,7 @@ public final class CpuTime {
     } catch (IOException | IndexOutOfBoundsException e) {
       return -1;
     }
-    String[] f = line.trim().split("\\s+");
+    String[] f = line.trim().split("\\s+", -1);
     if (f.length < 9 || !f[0].equals("cpu")) {
       return -1;
     }
@@ -160,7 +160,7 @@ public final class CpuTime {
     } catch (IOException e) {
       return null;
     }
-    String[] f = text.substring(text.lastIndexOf(')') + 2).trim().split(" ");
+    String[] f = text.substring(text.lastIndexOf(')') + 2).trim().split(" ", -1);
     if (f.length <= CSTIME) {
       return null;
     }

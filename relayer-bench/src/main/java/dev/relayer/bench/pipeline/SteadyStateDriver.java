@@ -50,7 +50,7 @@ public final class SteadyStateDriver {
           + " window closes.";
 
   /** Load levels, in percent of the measured capacity. */
-  public static final int[] LEVELS = {25, 50, 75};
+  public static final List<Integer> LEVELS = List.of(25, 50, 75);
 
   private final ScenarioContext context;
   private final ScenarioDatabase database;
@@ -254,7 +254,7 @@ public final class SteadyStateDriver {
           key + ".at" + percent + ".backlog",
           at + ": backlog when the window closed",
           "msgs",
-          backlog);
+          (double) backlog);
       if (!drained) {
         context.note(
             at
@@ -410,10 +410,14 @@ public final class SteadyStateDriver {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
       stop.set(true);
       pool.shutdownNow();
-      pool.awaitTermination(1, TimeUnit.MINUTES);
+      try {
+        pool.awaitTermination(1, TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

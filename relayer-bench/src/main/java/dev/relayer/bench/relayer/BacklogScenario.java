@@ -75,7 +75,8 @@ public final class BacklogScenario implements Scenario {
     }
     long small = Collections.min(sizes);
     long large = Collections.max(sizes);
-    String pair = Format.number(large) + " / " + Format.number(small) + " waiting";
+    String pair =
+        Format.number((double) large) + " / " + Format.number((double) small) + " waiting";
     return List.of(
         new Ratio(
             "sweeper rate, " + pair,
@@ -113,7 +114,7 @@ public final class BacklogScenario implements Scenario {
       long perRound = Math.max(1, Math.min(o.backlogRows(), size / 2));
       long rounds = (o.backlogRows() + perRound - 1) / perRound;
       long untimed = perRound / UNTIMED_SHARE;
-      String waiting = Format.number(size) + " waiting";
+      String waiting = Format.number((double) size) + " waiting";
       BurnDownDriver.Timing direct = BurnDownDriver.Timing.NONE;
       BurnDownDriver.Timing sweeper = BurnDownDriver.Timing.NONE;
       List<StatementCosts.Cost> directCosts = List.of();

@@ -122,6 +122,8 @@ public final class BrokersScenario implements Scenario {
   }
 
   @Override
+  // jnats' Connection.close() throws InterruptedException; the run is over when it is closed.
+  @SuppressWarnings("try")
   public void run(ScenarioContext context) throws Exception {
     ScenarioDatabase db = context.database();
     BenchOptions o = context.options();
@@ -276,6 +278,8 @@ public final class BrokersScenario implements Scenario {
   }
 
   /** Reports every message its delegate accepted to a {@link DeliveryProbe}. */
+  // Transport.close() throws Exception; this one only passes its delegate's on.
+  @SuppressWarnings("try")
   private static final class Counting implements Transport {
     private final Transport delegate;
     private final DeliveryProbe probe;

@@ -108,8 +108,8 @@ public final class LaneClaimScenario implements Scenario {
           String.format(
               "claim of %,d keys, up to %d row%s each",
               shape.keys(), shape.rowsPerKey(), shape.rowsPerKey() == 1 ? "" : "s");
-      context.record(key + ".rows", label + ": rows claimed", "rows", measured[1]);
-      context.record(key + ".blocks", label + ": blocks read", "blocks", measured[0]);
+      context.record(key + ".rows", label + ": rows claimed", "rows", (double) measured[1]);
+      context.record(key + ".blocks", label + ": blocks read", "blocks", (double) measured[0]);
       context.record(
           key + ".perRow",
           label + ": blocks per row claimed",

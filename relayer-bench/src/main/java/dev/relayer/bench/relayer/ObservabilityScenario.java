@@ -176,7 +176,8 @@ public final class ObservabilityScenario implements RowsScenario {
           "ms",
           observed.getAsDouble() - plain.getAsDouble());
     }
-    context.record("observed.spans", "spans exported (all runs, dropped)", "spans", exported.get());
+    context.record(
+        "observed.spans", "spans exported (all runs, dropped)", "spans", (double) exported.get());
   }
 
   /**

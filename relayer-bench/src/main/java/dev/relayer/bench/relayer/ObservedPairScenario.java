@@ -156,7 +156,8 @@ public final class ObservedPairScenario implements RowsScenario {
     }
     added(context, CONTROL + ".b", CONTROL + ".a", CONTROL, "control: side B's p50 over side A's");
     added(context, OBSERVED, PLAIN, OBSERVED, "observed: commit-to-send p50 added to plain's");
-    context.record("observed.spans", "spans exported (all runs, dropped)", "spans", exported.get());
+    context.record(
+        "observed.spans", "spans exported (all runs, dropped)", "spans", (double) exported.get());
   }
 
   /**
@@ -175,10 +176,16 @@ public final class ObservedPairScenario implements RowsScenario {
     }
   }
 
-  /** One of the two databases of a pair. */
+  /** One of the two databases of a pair, and its index in the pair's arrays. */
   private enum Side {
-    A,
-    B
+    A(0),
+    B(1);
+
+    final int index;
+
+    Side(int index) {
+      this.index = index;
+    }
   }
 
   /** The two sides: their databases, pools and what an observed Relayer is given. */
@@ -211,7 +218,7 @@ public final class ObservedPairScenario implements RowsScenario {
     private ObservedRelayer start(
         Side side, boolean observed, boolean maintenance, DeliveryProbe probe) {
       return ObservedRelayer.start(
-          pools[side.ordinal()],
+          pools[side.index],
           probe,
           context.options(),
           maintenance,
@@ -226,9 +233,9 @@ public final class ObservedPairScenario implements RowsScenario {
     Race race(long rows, Side observed) throws Exception {
       long[] first = new long[2];
       for (Side side : Side.values()) {
-        ScenarioDatabase database = databases[side.ordinal()];
+        ScenarioDatabase database = databases[side.index];
         OutboxRows.insertPending(database, rows, context.options().traceSample());
-        first[side.ordinal()] = IdRange.of(database).last() - rows + 1;
+        first[side.index] = IdRange.of(database).last() - rows + 1;
       }
       int queue = DispatchOptions.defaults().queueCapacity();
       int claimBatch = ObservedRelayer.claimBatch(context.options());
@@ -237,7 +244,7 @@ public final class ObservedPairScenario implements RowsScenario {
       try {
         DirectFeeder[] feeders = new DirectFeeder[2];
         for (Side side : Side.values()) {
-          int i = side.ordinal();
+          int i = side.index;
           ObservedRelayer relayer =
               start(side, side == observed, context.options().raceMaintenance(), probes[i]);
           open.add(relayer);
@@ -289,7 +296,7 @@ public final class ObservedPairScenario implements RowsScenario {
                 delivered[1] / seconds,
                 backendNanos[1] / 1e3 / Math.max(1, delivered[1]),
                 (double) commits[1] / Math.max(1, delivered[1])));
-        int o = observed == null ? 1 : observed.ordinal();
+        int o = observed == null ? 1 : observed.index;
         return new Race(
             new SideRun(delivered[0], backendNanos[0]),
             new SideRun(delivered[1], backendNanos[1]),
@@ -350,7 +357,7 @@ public final class ObservedPairScenario implements RowsScenario {
         List<CompletableFuture<Void>> levels = new ArrayList<>();
         List<SteadyStateDriver> drivers = new ArrayList<>();
         for (Side side : Side.values()) {
-          int i = side.ordinal();
+          int i = side.index;
           String key =
               observed == null
                   ? CONTROL + "." + side.name().toLowerCase(Locale.ROOT)
@@ -388,7 +395,7 @@ public final class ObservedPairScenario implements RowsScenario {
     /** The server processes serving {@code side}'s database: its pool's connections. */
     private List<Long> backends(Side side) throws Exception {
       List<Long> pids = new ArrayList<>();
-      databases[side.ordinal()].forEachRow(
+      databases[side.index].forEachRow(
           "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
               + " AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
           row -> pids.add(row.getLong(1)));
@@ -485,7 +492,8 @@ public final class ObservedPairScenario implements RowsScenario {
             "µs",
             observerNanos / 1e3 / observed.delivered());
       }
-      context.record("direct.gc", "the two observed races: JVM time in GC", "ms", gcMillis);
+      context.record(
+          "direct.gc", "the two observed races: JVM time in GC", "ms", (double) gcMillis);
     }
 
     private void machine(ScenarioContext context, String key, String label) {

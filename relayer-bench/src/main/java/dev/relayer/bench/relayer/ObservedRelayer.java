@@ -37,10 +37,13 @@ final class ObservedRelayer implements ProducingSystem, DirectFeeder.Target, Aut
 
   private final Relayer relayer;
   private final Optional<RelayerMetrics> metrics;
-  private final DeliveryProbe probe;
   private final Tracer tracer;
   private final DSLContext app;
+
+  // One per instance on purpose: its CommitProbe reads what this instance's producers set.
+  @SuppressWarnings("ThreadLocalUsage")
   private final ThreadLocal<long[]> committing = new ThreadLocal<>();
+
   private final Map<String, String> headers;
 
   private ObservedRelayer(
@@ -50,7 +53,6 @@ final class ObservedRelayer implements ProducingSystem, DirectFeeder.Target, Aut
       boolean maintenance,
       OpenTelemetry openTelemetry,
       Optional<MeterRegistry> registry) {
-    this.probe = probe;
     this.tracer = openTelemetry.getTracer("relayer-bench");
     // The payload's headers carry a fixed traceparent of the same size as a real one; traced, the
     // message goes without it, so that the enqueue writes the current span's.
@@ -114,6 +116,8 @@ final class ObservedRelayer implements ProducingSystem, DirectFeeder.Target, Aut
   }
 
   @Override
+  // The scope is held for its effect: the span is current while the transaction runs.
+  @SuppressWarnings("try")
   public void produce(long seq) {
     Span span = tracer.spanBuilder("place order").startSpan();
     try (Scope scope = span.makeCurrent()) {

@@ -160,7 +160,10 @@ public final class ObserversScenario implements Scenario {
       registry.close();
     }
     context.record(
-        "spans.exported", "spans exported (all variants, dropped)", "spans", exported.get());
+        "spans.exported",
+        "spans exported (all variants, dropped)",
+        "spans",
+        (double) exported.get());
   }
 
   /** Runs {@code variant} for {@code window}; returns {messages, JVM CPU nanoseconds}. */

@@ -113,17 +113,17 @@ final class PinSamples implements AutoCloseable {
         key + ".vacuum.s",
         label + ": seconds sampled with a vacuum of the outbox running",
         "s",
-        sample.vacuumSeconds());
+        (double) sample.vacuumSeconds());
     context.record(
         key + ".autovacuums",
         label + ": autovacuums of the outbox ended",
         "runs",
-        sample.autovacuums());
+        (double) sample.autovacuums());
     context.record(
         key + ".autoanalyzes",
         label + ": autoanalyzes of the outbox ended",
         "runs",
-        sample.autoanalyzes());
+        (double) sample.autoanalyzes());
     sample
         .statements()
         .ifPresent(
@@ -230,9 +230,13 @@ final class PinSamples implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     stopped = true;
     sampler.interrupt();
-    sampler.join(5000);
+    try {
+      sampler.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

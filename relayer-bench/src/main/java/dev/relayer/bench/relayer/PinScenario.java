@@ -50,6 +50,9 @@ public final class PinScenario implements Scenario {
   }
 
   @Override
+  // One string per Markdown paragraph, wrapped at spaces: as a text block every wrap would need
+  // a line-continuation escape.
+  @SuppressWarnings("StringConcatToTextBlock")
   public String description() {
     return String.join(
         "\n",
@@ -214,7 +217,7 @@ public final class PinScenario implements Scenario {
             key + ".dead",
             label + ": outbox n_dead_tup at its end",
             "tuples",
-            bloat.get(b.index()).deadTuples());
+            (double) bloat.get(b.index()).deadTuples());
         context.record(
             key + ".xmin",
             label + ": age(backend_xmin) of the pin at its end",
@@ -260,7 +263,7 @@ public final class PinScenario implements Scenario {
           "burndown.pinned.xmin",
           pinnedLabel + ": age(backend_xmin) of the pin at the end",
           "xids",
-          OutboxBloat.xminAge(db, pin.pid()));
+          (double) OutboxBloat.xminAge(db, pin.pid()));
       // The burn-down's backends report their deletes to the statistics within about a second
       // of going idle: wait (bounded) until the emptied table shows no live rows.
       OutboxBloat end = OutboxBloat.sample(db, pgstattuple);
@@ -280,7 +283,7 @@ public final class PinScenario implements Scenario {
           "burndown.pinned.dead",
           pinnedLabel + ": outbox n_dead_tup at the end",
           "tuples",
-          end.deadTuples());
+          (double) end.deadTuples());
       recordIndexes(context, "burndown.pinned", pinnedLabel + ", at the end", end);
     }
   }
@@ -290,7 +293,8 @@ public final class PinScenario implements Scenario {
     if (bloat == null) {
       return;
     }
-    context.record(key + ".live", label + ": outbox n_live_tup", "tuples", bloat.liveTuples());
+    context.record(
+        key + ".live", label + ": outbox n_live_tup", "tuples", (double) bloat.liveTuples());
     for (OutboxBloat.Index index : bloat.indexes()) {
       String k = key + "." + index.name();
       context.record(

@@ -30,10 +30,13 @@ final class RelayerRig implements AutoCloseable {
 
   private final RelayerStore store;
   private final DSLContext dsl;
-  private final DeliveryProbe probe;
   private final RelayerDispatcher dispatcher;
   private final DSLContext app;
+
+  // One per instance on purpose: its CommitProbe reads what this instance's producers set.
+  @SuppressWarnings("ThreadLocalUsage")
   private final ThreadLocal<long[]> committing = new ThreadLocal<>();
+
   private final String transportName;
   private RelayerMaintenance maintenance;
   private RelayerLanes lanes;
@@ -55,7 +58,6 @@ final class RelayerRig implements AutoCloseable {
       Transport transport) {
     this.store = RelayerStore.create(storeOptions);
     this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES);
-    this.probe = probe;
     this.transportName = transport.name();
     this.dispatcher =
         RelayerDispatcher.builder(store, dsl).transport(transport).options(options).build();

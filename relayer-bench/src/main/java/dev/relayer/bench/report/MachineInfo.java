@@ -108,7 +108,7 @@ public record MachineInfo(Map<String, String> rows) {
   /** The 1, 5 and 15 minute load averages, if the OS shows them. */
   public static Optional<String> loadAverage() {
     try {
-      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+", -1);
       return Optional.of(fields[0] + " " + fields[1] + " " + fields[2]);
     } catch (IOException | RuntimeException e) {
       return Optional.empty();

@@ -241,6 +241,8 @@ public final class Sender implements AutoCloseable {
   }
 
   /** Sends one native batch and sorts its rows into accepted and failed; true when it timed out. */
+  // The send gate is held for its effect alone (see SendGate).
+  @SuppressWarnings("try")
   private boolean callTransport(
       Transport transport,
       String destination,

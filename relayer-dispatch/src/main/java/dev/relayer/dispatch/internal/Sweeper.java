@@ -188,6 +188,8 @@ public final class Sweeper {
    * order, while the lease stays this owner's; returns the pass's result with the page's {@code
    * claimed} and {@code sent} rows.
    */
+  // The send gate is held for its effect alone (see SendGate).
+  @SuppressWarnings("try")
   private SweepResult sendSuspects(
       DSLContext dsl, int claimed, int sent, List<ClaimedMessage> suspects) {
     for (ClaimedMessage suspect : suspects) {

@@ -33,7 +33,10 @@ class CompletionPlanTest {
   private static final RetryPolicy POLICY =
       new RetryPolicy(new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60)), MAX_ATTEMPTS);
 
-  private static final Function<String, Duration> NOTHING_FAILING = transport -> Duration.ZERO;
+  /** How long each transport has been failing: none is. */
+  private static Duration nothingFailing(String transport) {
+    return Duration.ZERO;
+  }
 
   private static ClaimedMessage row(long id, String transport, int attempts) {
     return row(id, transport, attempts, null);
@@ -71,7 +74,7 @@ class CompletionPlanTest {
   }
 
   private static CompletionPlan plan(SendOutcome outcome) {
-    return CompletionPlan.of(outcome, NOW, POLICY, NOTHING_FAILING);
+    return CompletionPlan.of(outcome, NOW, POLICY, CompletionPlanTest::nothingFailing);
   }
 
   @Test

@@ -329,7 +329,7 @@ final class ChaosRun {
   }
 
   private static void awaitFirstDelivery(DeliveryLog deliveries) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     while (deliveries.size() == 0) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("no delivery within 120 s of starting the processes");

@@ -176,7 +176,7 @@ final class Fleet implements AutoCloseable {
       if (exitCode != SIGKILL_EXIT) {
         killsNotBySigkill.add(member.name + " exited with " + exitCode);
       }
-      pauseMillis = 500 + random.nextInt(2_000);
+      pauseMillis = 500L + random.nextInt(2_000);
     } else if (exitCode == PoisonTransport.EXIT_CODE) {
       poisonHalts.merge(member.role, 1, Integer::sum);
       pauseMillis = 300;

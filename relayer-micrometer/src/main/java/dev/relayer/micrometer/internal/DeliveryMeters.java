@@ -178,7 +178,7 @@ public final class DeliveryMeters implements RelayerEventListener {
   public void cleanedUp(String table, long rows) {
     Counter counter = cleaned.get(table);
     if (counter != null) {
-      counter.increment(rows);
+      counter.increment((double) rows);
     }
   }
 

@@ -49,7 +49,8 @@ public final class HeaderMaps {
     List<String> fields = new ArrayList<>(4);
     propagator.inject(context, fields, PAIRS);
     int written = fields.size() / 2;
-    Map.Entry<String, String>[] entries = new Map.Entry[headers.size() + written];
+    Map.Entry<String, String>[] entries =
+        (Map.Entry<String, String>[]) new Map.Entry<?, ?>[headers.size() + written];
     int n = 0;
     for (int i = 0; i < fields.size(); i += 2) {
       entries[n++] = Map.entry(fields.get(i), fields.get(i + 1));

@@ -167,7 +167,10 @@ public final class CreateRelayerTables implements CustomSqlChange {
     return Optional.empty();
   }
 
+  // RawSqlStatement is deprecated for RawParameterizedSqlStatement, which Liquibase runs as a JDBC
+  // prepared statement: the DDL here has no parameters and runs as a plain statement.
   @Override
+  @SuppressWarnings("deprecation")
   public SqlStatement[] generateStatements(Database database) {
     return PostgreSqlOutboxSchema.stepStatements(options(), step()).stream()
         .map(RawSqlStatement::new)

@@ -22,6 +22,7 @@ class CreateRelayerTablesTest {
     return change;
   }
 
+  @SuppressWarnings("deprecation") // the statements CreateRelayerTables makes (see there)
   private static String[] sql(SqlStatement[] statements) {
     return Arrays.stream(statements)
         .map(s -> ((RawSqlStatement) s).getSql())

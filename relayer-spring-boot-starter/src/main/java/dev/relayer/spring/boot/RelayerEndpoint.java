@@ -92,6 +92,8 @@ public class RelayerEndpoint {
    * @param limit most groups or rows, 1 to 10,000
    * @return the view, as JSON
    */
+  // {@code destinations} above is a field of the JSON answer, not a misspelt parameter.
+  @SuppressWarnings("InvalidParam")
   @ReadOperation
   public Map<String, Object> view(
       @Selector String view,

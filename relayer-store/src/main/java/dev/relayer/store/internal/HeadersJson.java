@@ -111,7 +111,8 @@ public final class HeadersJson {
   /** The map of {@code count} strings given as name, value, name, value…; last value wins. */
   @SuppressWarnings("unchecked")
   private static Map<String, String> immutable(String[] fields, int count) {
-    Map.Entry<String, String>[] entries = new Map.Entry[count / 2];
+    Map.Entry<String, String>[] entries =
+        (Map.Entry<String, String>[]) new Map.Entry<?, ?>[count / 2];
     for (int i = 0; i < count; i += 2) {
       entries[i / 2] = Map.entry(fields[i], fields[i + 1]);
     }

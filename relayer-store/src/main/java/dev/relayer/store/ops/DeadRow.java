@@ -36,6 +36,8 @@ import org.jspecify.annotations.Nullable;
  * @param fingerprint {@link dev.relayer.store.internal.ErrorFingerprint} of the error, or {@code
  *     null}
  */
+// The body as the database returned it: a copy per access would cost on every row.
+@SuppressWarnings("ArrayRecordComponent")
 public record DeadRow(
     long id,
     UUID messageId,

@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * @param lastError the previous failure, or {@code null}
  * @param deliverAt when the row was scheduled to become due, or {@code null} (due when written)
  */
+// The body as the database returned it: a copy per access would cost on every row.
+@SuppressWarnings("ArrayRecordComponent")
 public record ClaimedMessage(
     long id,
     UUID messageId,

@@ -170,7 +170,7 @@ public final class LeaseTable {
 
   /**
    * Restarts the expiry of the leases named in {@code :names} that {@code :owner} holds; bound by
-   * {@link #values}.
+   * {@link #binds}.
    */
   static UpdateConditionStep<RelayerLeasesRecord> renewal() {
     return update(L).set(L.EXPIRES_AT, EXPIRY).where(L.NAME.eq(any(NAMES))).and(L.OWNER.eq(OWNER));

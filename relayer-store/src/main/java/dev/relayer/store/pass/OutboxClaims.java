@@ -217,16 +217,16 @@ public final class OutboxClaims {
   }
 
   /**
-   * Locks up to {@link #LIMIT} eligible rows matching {@code which} in id order, skipping rows
-   * another transaction holds, and stamps them.
+   * Locks up to {@link OutboxSql#LIMIT} eligible rows matching {@code which} in id order, skipping
+   * rows another transaction holds, and stamps them.
    */
   private static Query claim(Condition which) {
     return stamp(name("claimable").fields("id").as(lockEligible(select(O.ID), which)));
   }
 
   /**
-   * {@code select} of up to {@link #LIMIT} eligible rows matching {@code which}, in id order,
-   * locked, skipping rows another transaction holds.
+   * {@code select} of up to {@link OutboxSql#LIMIT} eligible rows matching {@code which}, in id
+   * order, locked, skipping rows another transaction holds.
    */
   private static <R extends Record> ResultQuery<R> lockEligible(
       SelectSelectStep<R> select, Condition which) {
@@ -234,8 +234,8 @@ public final class OutboxClaims {
   }
 
   /**
-   * {@code select} of up to {@link #LIMIT} rows matching {@code which}, in id order, locked,
-   * skipping rows another transaction holds.
+   * {@code select} of up to {@link OutboxSql#LIMIT} rows matching {@code which}, in id order,
+   * locked, skipping rows another transaction holds.
    */
   private static <R extends Record> ResultQuery<R> lock(
       SelectSelectStep<R> select, Condition which) {
@@ -243,9 +243,9 @@ public final class OutboxClaims {
   }
 
   /**
-   * The claim by ids: {@link #claim} with {@link #eligibleById}, marking the rows in flight with
-   * {@link #IN_FLIGHT}, one more attempt each except a row marked {@link #REFUNDED_MARK}; the rows
-   * come back with the {@code last_error} they had before.
+   * The claim by ids: {@link #claim} with {@link OutboxSql#eligibleById}, marking the rows in
+   * flight with {@link #IN_FLIGHT}, one more attempt each except a row marked {@link
+   * #REFUNDED_MARK}; the rows come back with the {@code last_error} they had before.
    */
   private static Query claimInFlight(Condition which) {
     CommonTableExpression<Record2<Long, String>> claimable =

@@ -13,6 +13,8 @@ import java.util.Objects;
  *     ones Relayer sent
  * @param body the payload
  */
+// The payload as the consumer got it; tests compare it with what they sent.
+@SuppressWarnings("ArrayRecordComponent")
 public record ConsumedMessage(
     String messageId, String messageType, Map<String, String> headers, byte[] body) {
 

@@ -6,6 +6,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -241,7 +242,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             "the Kafka broker exited with " + exit + "; see " + dir.resolve("broker.log"));
       }
       try (Socket socket = new Socket()) {
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+        socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
         return;
       } catch (IOException e) {
         Thread.sleep(100);

@@ -88,6 +88,10 @@ public final class InMemoryTransport implements Transport {
     return maxBatchSize;
   }
 
+  /** Nothing to release; keeps what it recorded. */
+  @Override
+  public void close() {}
+
   @Override
   public boolean preservesBatchOrder() {
     return preservesBatchOrder;

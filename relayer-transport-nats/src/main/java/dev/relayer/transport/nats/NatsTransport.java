@@ -48,6 +48,9 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Connects lazily on the first batch, so an application starts while its server is
  * down; once connected, the client reconnects on its own after a network failure.
  */
+// close() throws InterruptedException on purpose: the flush to the server blocks, and an
+// interrupted close must not pass for a finished one.
+@SuppressWarnings("try")
 public final class NatsTransport implements Transport {
 
   /** The default {@link #name()}: {@value}. */
@@ -622,7 +625,10 @@ public final class NatsTransport implements Transport {
     /** Until the first connect, a failed attempt is the transport's error to report, not a loss. */
     private final AtomicBoolean down = new AtomicBoolean(true);
 
+    // The listener's one abstract method, deprecated in jnats 2.x; its replacement, the overload
+    // with a time and the server's URI, is a default method that calls this one.
     @Override
+    @SuppressWarnings("deprecation")
     public void connectionEvent(Connection connection, Events event) {
       String connectionName = connection.getOptions().getConnectionName();
       switch (event) {

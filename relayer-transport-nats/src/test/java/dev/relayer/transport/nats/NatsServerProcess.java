@@ -3,6 +3,7 @@ package dev.relayer.transport.nats;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -88,7 +89,7 @@ final class NatsServerProcess implements AutoCloseable {
                 + storeDir.resolve("server.log"));
       }
       try (Socket socket = new Socket()) {
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+        socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
         return;
       } catch (IOException e) {
         Thread.sleep(50);
@@ -114,7 +115,7 @@ final class NatsServerProcess implements AutoCloseable {
       return Paths.get(configured.trim());
     }
     String path = System.getenv().getOrDefault("PATH", "");
-    for (String dir : path.split(File.pathSeparator)) {
+    for (String dir : path.split(File.pathSeparator, -1)) {
       if (dir.isEmpty()) {
         continue;
       }

@@ -204,6 +204,8 @@ public final class LaneScheduler {
    * The next pass to run, waiting up to {@code timeout} for one; {@code null} on timeout or once
    * stopped. The lane counts as running until {@link #done}.
    */
+  // passes holds one counter per Reason, at its ordinal.
+  @SuppressWarnings("EnumOrdinal")
   public synchronized @Nullable Task take(Duration timeout) throws InterruptedException {
     long deadline = nanoTime.getAsLong() + timeout.toNanos();
     while (!stopped) {
@@ -356,6 +358,8 @@ public final class LaneScheduler {
   }
 
   /** Passes started so far for {@code reason}. */
+  // passes holds one counter per Reason, at its ordinal.
+  @SuppressWarnings("EnumOrdinal")
   public long passes(Reason reason) {
     return passes.get(reason.ordinal());
   }

@@ -496,6 +496,8 @@ public final class LaneWorker {
    * group step leaves its rows suspect and costs none of them an attempt; a crash while a head is
    * sent alone costs that head one; a head out of attempts is parked unsent.
    */
+  // The send gate is held for its effect alone (see SendGate).
+  @SuppressWarnings("try")
   private void carefulSteps(
       DSLContext dsl, int lane, LaneTally tally, List<Consumer<RelayerEventListener>> collected) {
     // At most the careful lane's group steps plus one step per head a claim can hold; heads still
