@@ -44,6 +44,9 @@ final class BrokerLogTransport implements Transport {
   }
 
   /** Creates the log table. */
+  // identity(boolean) is deprecated for removal in jOOQ 3.21; its replacement there,
+  // generatedByDefaultAsIdentity(), is not in jOOQ 3.19.
+  @SuppressWarnings("removal")
   static void create(DSLContext dsl) {
     dsl.createTable(LOG)
         .column("seq", org.jooq.impl.SQLDataType.BIGINT.identity(true))

@@ -38,7 +38,6 @@ class BackgroundWorkTest {
     }
   }
 
-  /** Records the thread that runs it, then runs {@code body}. */
   /**
    * Starts one work thread that takes no notice of the stop signal and waits until it runs; returns
    * what becomes true when it is interrupted.
