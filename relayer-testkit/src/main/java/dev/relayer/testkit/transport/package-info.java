@@ -43,4 +43,7 @@
  * dev.relayer.testkit.transport.SelfSignedCertificate}, which only a client given that certificate
  * trusts.
  */
+@NullMarked
 package dev.relayer.testkit.transport;
+
+import org.jspecify.annotations.NullMarked;
