@@ -129,23 +129,19 @@ public final class RelayerStore {
   public StoreAttachment attach(StoreHook hook) {
     Objects.requireNonNull(hook, "hook");
     List<List<? extends StoreHook>> attachedTo = new ArrayList<>(4);
-    if (hook instanceof HeaderContributor contributor) {
-      contributors.add(contributor);
-      attachedTo.add(contributors);
-    }
-    if (hook instanceof EnqueueCheck check) {
-      checks.add(check);
-      attachedTo.add(checks);
-    }
-    if (hook instanceof EnqueueListener listener) {
-      listeners.add(listener);
-      attachedTo.add(listeners);
-    }
-    if (hook instanceof StoreEventListener listener) {
-      eventListeners.add(listener);
-      attachedTo.add(eventListeners);
-    }
+    attachAs(hook, HeaderContributor.class, contributors, attachedTo);
+    attachAs(hook, EnqueueCheck.class, checks, attachedTo);
+    attachAs(hook, EnqueueListener.class, listeners, attachedTo);
+    attachAs(hook, StoreEventListener.class, eventListeners, attachedTo);
     return () -> attachedTo.forEach(hooks -> hooks.remove(hook));
+  }
+
+  private static <T extends StoreHook> void attachAs(
+      StoreHook hook, Class<T> kind, List<T> hooks, List<List<? extends StoreHook>> attachedTo) {
+    if (kind.isInstance(hook)) {
+      hooks.add(kind.cast(hook));
+      attachedTo.add(hooks);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
