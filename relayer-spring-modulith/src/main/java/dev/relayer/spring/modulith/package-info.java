@@ -34,8 +34,8 @@
  *       dev.relayer.api.message.RelayerMessage} type (or a {@code MessageTypes} registration) and
  *       the Relayer a serializer. Routes in {@code @RelayerMessage} are not used: the routing
  *       target is the route.
- *   <li>Not carried: headers set with the configuration's {@code headers(..)}, and no
- *       {@code EventExternalized} event is published (the message is written, not yet sent).
+ *   <li>Not carried: headers set with the configuration's {@code headers(..)}, and no {@code
+ *       EventExternalized} event is published (the message is written, not yet sent).
  * </ul>
  *
  * Do not also add a Modulith broker externalizer ({@code spring-modulith-events-amqp}, ...): it
