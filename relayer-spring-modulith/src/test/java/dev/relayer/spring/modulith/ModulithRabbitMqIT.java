@@ -250,6 +250,24 @@ class ModulithRabbitMqIT {
   }
 
   @Test
+  void eitherSwitchLeavesEventsToModulithAndWritesNothing() {
+    for (String off :
+        List.of(
+            "relayer.modulith.enabled=false",
+            "spring.modulith.events.externalization.enabled=false")) {
+      runner()
+          .withPropertyValues(off)
+          .run(
+              context -> {
+                assertThat(context).as(off).doesNotHaveBean(RelayerEventExternalizer.class);
+                context.getBean(Orders.class).place("o-6", new OrderPlaced("o-6", 6), () -> {});
+                assertThat(outboxRows()).as(off).isZero();
+              });
+      dsl.execute("truncate orders");
+    }
+  }
+
+  @Test
   void withSeveralTransportsAndNoTransportPropertyTheContextFailsNamingTheProperty() {
     runner()
         .withBean(
