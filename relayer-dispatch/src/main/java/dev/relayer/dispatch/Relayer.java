@@ -317,9 +317,11 @@ public final class Relayer implements AutoCloseable {
    * @param event the object to send; its class needs a message type and a route
    * @return the outbox id
    * @throws InvalidInputException naming the class and what is missing (type, route, serializer) or
-   *     why it cannot be serialized; nothing is written and the transaction stays usable
+   *     why it cannot be serialized, or a null {@code dsl} or {@code event}; nothing is written and
+   *     the transaction stays usable
    */
   public long publish(DSLContext dsl, Object event) {
+    Builder.present(dsl, "dsl");
     return store.enqueue(dsl, typed.message(event, null));
   }
 
@@ -335,9 +337,8 @@ public final class Relayer implements AutoCloseable {
    * @throws InvalidInputException as {@link #publish}, or when {@code route} is null
    */
   public long enqueue(DSLContext dsl, Object event, MessageRoute route) {
-    if (route == null) {
-      throw new InvalidInputException("route must not be null");
-    }
+    Builder.present(dsl, "dsl");
+    Builder.present(route, "route");
     return store.enqueue(dsl, typed.message(event, route));
   }
 

@@ -273,6 +273,23 @@ class TypedEnqueueIT {
   }
 
   @Test
+  void aNullContextEventOrRouteIsRefusedNamingIt() {
+    OrderPlaced event = new OrderPlaced("o-1", "acme", BigDecimal.ONE);
+    try (Relayer relayer = relayer().build()) {
+      assertThatThrownBy(() -> relayer.publish(null, event))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessage("dsl must not be null");
+      assertThatThrownBy(() -> relayer.publish(dsl, null))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessage("event must not be null");
+      assertThatThrownBy(() -> relayer.enqueue(dsl, event, null))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessage("route must not be null");
+    }
+    assertThat(outboxRows(dsl)).isZero();
+  }
+
+  @Test
   void aMessageTypesRegistrationWithProblemsListsEveryOne() {
     assertThatThrownBy(
             () ->
