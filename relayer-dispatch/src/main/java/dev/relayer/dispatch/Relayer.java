@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *   relayer.start();
  *   relayer.dsl().transaction(tx -> {
  *     // business writes ...
- *     relayer.store().enqueue(tx.dsl(), message);
+ *     relayer.store().enqueue(tx.dsl(), message); // or relayer.publish(tx.dsl(), event)
  *   }); // after the commit, a worker claims, sends and deletes the row
  * }
  * }</pre>
