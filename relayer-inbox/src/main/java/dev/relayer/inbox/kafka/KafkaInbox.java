@@ -71,11 +71,13 @@ public final class KafkaInbox {
   /**
    * Relayer's fields of a record: the headers {@value RelayerHeaders#MESSAGE_ID}, {@value
    * RelayerHeaders#MESSAGE_TYPE} and {@value RelayerHeaders#TENANT_ID} (UTF-8), every other header
-   * as UTF-8 text (the last of repeated names), and the value (empty for a tombstone).
+   * as UTF-8 text (the last of repeated names), and the value as the body: as it is when it is a
+   * {@code byte[]}, UTF-8 when it is a {@code String}, empty for a tombstone or any other type (the
+   * handler still has the record for a deserialized value).
    *
    * @throws InvalidInputException when {@value RelayerHeaders#MESSAGE_ID} is missing or not a UUID
    */
-  public static IncomingMessage read(ConsumerRecord<?, byte[]> record) {
+  public static IncomingMessage read(ConsumerRecord<?, ?> record) {
     Map<String, String> headers = new HashMap<>();
     String id = null;
     String type = "";
@@ -91,9 +93,12 @@ public final class KafkaInbox {
     }
     UUID messageId =
         IncomingMessage.parseMessageId(id, "Kafka header " + RelayerHeaders.MESSAGE_ID);
-    byte[] value = record.value();
-    return new IncomingMessage(
-        messageId, type, tenantId, headers, value == null ? new byte[0] : value);
+    Object value = record.value();
+    byte[] body =
+        value instanceof byte[] bytes
+            ? bytes
+            : value instanceof String text ? text.getBytes(UTF_8) : new byte[0];
+    return new IncomingMessage(messageId, type, tenantId, headers, body);
   }
 
   /**
@@ -102,8 +107,8 @@ public final class KafkaInbox {
    * from the same poll (the consumer was moved back to the failed one); {@link #handleAll} takes
    * care of that.
    */
-  public <K> InboxResult handle(
-      Consumer<K, byte[]> consumer, ConsumerRecord<K, byte[]> record, InboxHandler handler) {
+  public <K, V> InboxResult handle(
+      Consumer<K, V> consumer, ConsumerRecord<K, V> record, InboxHandler handler) {
     TopicPartition partition = new TopicPartition(record.topic(), record.partition());
     IncomingMessage message;
     try {
@@ -143,12 +148,12 @@ public final class KafkaInbox {
    *
    * @return how many records failed (their partitions were moved back)
    */
-  public <K> int handleAll(
-      Consumer<K, byte[]> consumer, ConsumerRecords<K, byte[]> records, InboxHandler handler) {
+  public <K, V> int handleAll(
+      Consumer<K, V> consumer, ConsumerRecords<K, V> records, InboxHandler handler) {
     int failed = 0;
     for (TopicPartition partition : records.partitions()) {
-      List<ConsumerRecord<K, byte[]>> ofPartition = records.records(partition);
-      for (ConsumerRecord<K, byte[]> record : ofPartition) {
+      List<ConsumerRecord<K, V>> ofPartition = records.records(partition);
+      for (ConsumerRecord<K, V> record : ofPartition) {
         if (handle(consumer, record, handler) instanceof InboxResult.Failed) {
           failed++;
           break;
