@@ -285,7 +285,7 @@ class InboxGuardedRabbitListenerIT {
         DSL.table(DSL.name("billed")), DSL.field(DSL.name("message_id"), UUID.class).eq(messageId));
   }
 
-  static int inboxRows(String consumer, UUID messageId) {
+  private static int inboxRows(String consumer, UUID messageId) {
     return fixture.dsl.fetchCount(
         DSL.table(DSL.name("public", "relayer_inbox")),
         DSL.field(DSL.name("consumer"), String.class)
