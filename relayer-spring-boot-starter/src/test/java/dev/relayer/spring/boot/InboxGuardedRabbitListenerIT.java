@@ -2,9 +2,11 @@ package dev.relayer.spring.boot;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.Channel;
+import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.RelayerHeaders;
 import dev.relayer.api.spi.OutgoingMessage;
 import dev.relayer.api.spi.SendResult;
@@ -160,7 +162,45 @@ class InboxGuardedRabbitListenerIT {
     assertThat(ready(queue)).as("the redelivered copy was acknowledged").isZero();
   }
 
+  @Test
+  void aGuardedMethodWithoutTheBrokersMessageFailsNamingTheMethodAndRunsNothing() throws Exception {
+    String queue = rabbit.declareQueue(Map.of());
+    runner(queue)
+        .withUserConfiguration(MisusedConfig.class)
+        .run(
+            context -> {
+              Misused misused = context.getBean(Misused.class);
+              assertThatThrownBy(() -> misused.handle("{\"orderId\":42}"))
+                  .isInstanceOf(InvalidInputException.class)
+                  .hasMessageContaining("@InboxGuarded method Misused.handle has no argument");
+              assertThat(misused.calls()).isZero();
+            });
+  }
+
   // ---------------------------------------------------------------------------------------------
+
+  /** A guarded method that takes only the payload: nothing to read a message id from. */
+  static class Misused {
+    private final AtomicInteger calls = new AtomicInteger();
+
+    /** Through the proxy, so read by a method: a proxy's own fields are not the bean's. */
+    public int calls() {
+      return calls.get();
+    }
+
+    @InboxGuarded("misused")
+    public void handle(String payload) {
+      calls.incrementAndGet();
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class MisusedConfig {
+    @Bean
+    Misused misused() {
+      return new Misused();
+    }
+  }
 
   /** What the listener saw; a bean of its own, since the listener itself is proxied. */
   static final class Ledger {
