@@ -151,7 +151,7 @@ public final class Relayer implements AutoCloseable {
     if (!builder.acceptAnyTransport) {
       Set<String> registered = new TreeSet<>();
       builder.transports.forEach(t -> registered.add(t.name()));
-      store.addEnqueueCheck(new KnownTransports(registered, builder.externalTransports));
+      store.attach(new KnownTransports(registered, builder.externalTransports));
     }
   }
 

@@ -109,52 +109,39 @@ public final class RelayerStore {
     return options.schema().schema() + "." + options.schema().tablePrefix();
   }
 
-  /** Registers a listener told about every enqueue, inside the writing transaction. */
-  public void addEnqueueListener(EnqueueListener listener) {
-    listeners.add(Objects.requireNonNull(listener, "listener"));
-  }
-
-  /** Unregisters a listener added with {@link #addEnqueueListener}. */
-  public void removeEnqueueListener(EnqueueListener listener) {
-    listeners.remove(listener);
-  }
-
   /**
-   * Registers a check run on every message {@link #enqueue} is given, before any SQL: when a check
-   * reports problems, the enqueue throws {@link InvalidInputException} listing them (prefixed with
-   * {@code messages[i]} when several messages were given) and writes nothing.
+   * Attaches a hook to every write of this store until the returned attachment is closed:
+   *
+   * <ul>
+   *   <li>a {@link HeaderContributor} adds headers to every message {@link #enqueue} is given (for
+   *       example the writer's trace context), before the checks and the insert, in attachment
+   *       order; a header the message already has keeps its value;
+   *   <li>an {@link EnqueueCheck} runs on every message before any SQL: when a check reports
+   *       problems, the enqueue throws {@link InvalidInputException} listing them (prefixed with
+   *       {@code messages[i]} when several messages were given) and writes nothing;
+   *   <li>an {@link EnqueueListener} is told about every enqueue, inside the writing transaction;
+   *   <li>a {@link StoreEventListener} is told about enqueues and inbox records, for metrics.
+   * </ul>
+   *
+   * An object that implements several of these is attached as each of them, and detached from all
+   * of them by one {@link StoreAttachment#close()}.
    */
-  public void addEnqueueCheck(EnqueueCheck check) {
-    checks.add(Objects.requireNonNull(check, "check"));
+  public StoreAttachment attach(StoreHook hook) {
+    Objects.requireNonNull(hook, "hook");
+    List<List<? extends StoreHook>> attachedTo = new ArrayList<>(4);
+    attachAs(hook, HeaderContributor.class, contributors, attachedTo);
+    attachAs(hook, EnqueueCheck.class, checks, attachedTo);
+    attachAs(hook, EnqueueListener.class, listeners, attachedTo);
+    attachAs(hook, StoreEventListener.class, eventListeners, attachedTo);
+    return () -> attachedTo.forEach(hooks -> hooks.remove(hook));
   }
 
-  /** Unregisters a check added with {@link #addEnqueueCheck}. */
-  public void removeEnqueueCheck(EnqueueCheck check) {
-    checks.remove(check);
-  }
-
-  /** Registers a listener told about enqueues and inbox records, for metrics. */
-  public void addEventListener(StoreEventListener listener) {
-    eventListeners.add(Objects.requireNonNull(listener, "listener"));
-  }
-
-  /** Unregisters a listener added with {@link #addEventListener}. */
-  public void removeEventListener(StoreEventListener listener) {
-    eventListeners.remove(listener);
-  }
-
-  /**
-   * Registers a contributor of headers for every message {@link #enqueue} is given (for example the
-   * writer's trace context), asked before the checks and the insert, in registration order. A
-   * header the message already has keeps its value. See {@link HeaderContributor}.
-   */
-  public void addHeaderContributor(HeaderContributor contributor) {
-    contributors.add(Objects.requireNonNull(contributor, "contributor"));
-  }
-
-  /** Unregisters a contributor added with {@link #addHeaderContributor}. */
-  public void removeHeaderContributor(HeaderContributor contributor) {
-    contributors.remove(contributor);
+  private static <T extends StoreHook> void attachAs(
+      StoreHook hook, Class<T> kind, List<T> hooks, List<List<? extends StoreHook>> attachedTo) {
+    if (kind.isInstance(hook)) {
+      hooks.add(kind.cast(hook));
+      attachedTo.add(hooks);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -148,7 +148,7 @@ public class RelayerAutoConfiguration {
       throw new InvalidInputException(
           e.problems().stream().map(RelayerProperties::rename).toList());
     }
-    headerContributors.orderedStream().forEach(relayer.store()::addHeaderContributor);
+    headerContributors.orderedStream().forEach(relayer.store()::attach);
     return relayer;
   }
 

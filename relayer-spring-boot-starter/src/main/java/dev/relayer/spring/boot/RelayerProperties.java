@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -282,7 +283,8 @@ public record RelayerProperties(
     throw new InvalidInputException(problems);
   }
 
-  private static Retention retention(String option, String text, List<String> problems) {
+  private static @Nullable Retention retention(
+      String option, @Nullable String text, List<String> problems) {
     if (text == null) {
       return null;
     }
@@ -382,7 +384,7 @@ public record RelayerProperties(
     }
   }
 
-  private static <T> void set(T value, java.util.function.Consumer<T> setter) {
+  private static <T> void set(@Nullable T value, java.util.function.Consumer<T> setter) {
     if (value != null) {
       setter.accept(value);
     }

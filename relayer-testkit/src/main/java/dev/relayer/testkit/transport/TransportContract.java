@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -491,7 +492,8 @@ public abstract class TransportContract {
       return new Outcome(
           messages.size(), results, null, Duration.ofNanos(System.nanoTime() - start));
     } catch (Exception e) {
-      return new Outcome(messages.size(), null, e, Duration.ofNanos(System.nanoTime() - start));
+      return new Outcome(
+          messages.size(), List.of(), e, Duration.ofNanos(System.nanoTime() - start));
     }
   }
 
@@ -499,7 +501,8 @@ public abstract class TransportContract {
    * What one {@code send} did: the results it returned or the exception it threw (which fails every
    * message), and how long it took.
    */
-  protected record Outcome(int size, List<SendResult> results, Exception thrown, Duration elapsed) {
+  protected record Outcome(
+      int size, List<SendResult> results, @Nullable Exception thrown, Duration elapsed) {
 
     /** One error text per failed message; the exception's description for each when it threw. */
     public List<String> errors() {

@@ -46,4 +46,7 @@
  * dev.relayer.testkit.transport.SelfSignedCertificate}, which only a client given that certificate
  * trusts.
  */
+@NullMarked
 package dev.relayer.testkit.transport;
+
+import org.jspecify.annotations.NullMarked;
