@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.RelayerHeaders;
 import dev.relayer.api.spi.OutgoingMessage;
 import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
@@ -204,6 +205,52 @@ public abstract class TransportContract {
     assertThat(received.headers().get("traceparent")).isEqualTo(headers.get("traceparent"));
     assertThat(received.headers().get("tracestate")).isEqualTo(headers.get("tracestate"));
     assertThat(received.body()).isEqualTo(body);
+  }
+
+  @Test
+  void carriesTheTenantInItsHeaderToARealConsumer() throws Exception {
+    Transport transport = open(broker().openTransport());
+    String destination = broker().createDestination();
+    OutgoingMessage message =
+        new OutgoingMessage(
+            UUID.randomUUID(),
+            "order.created.v1",
+            Map.of("x-seq", "1"),
+            "tenant".getBytes(UTF_8),
+            null,
+            "acme-eu");
+
+    send(transport, destination, List.of(message), batchTimeout()).assertResults(1, Set.of());
+
+    List<ConsumedMessage> consumed = broker().consume(destination, 1, batchTimeout());
+    assertThat(consumed).hasSize(1);
+    assertThat(consumed.get(0).headers())
+        .containsEntry(RelayerHeaders.TENANT_ID, "acme-eu")
+        .containsEntry("x-seq", "1");
+  }
+
+  @Test
+  void aMessageWithoutATenantArrivesWithoutTheTenantHeader() throws Exception {
+    Transport transport = open(broker().openTransport());
+    String destination = broker().createDestination();
+    // An application header of the same name does not pass for the tenant.
+    OutgoingMessage message =
+        new OutgoingMessage(
+            UUID.randomUUID(),
+            "order.created.v1",
+            Map.of("x-seq", "1", RelayerHeaders.TENANT_ID, "forged"),
+            "no tenant".getBytes(UTF_8),
+            null,
+            null);
+
+    send(transport, destination, List.of(message), batchTimeout()).assertResults(1, Set.of());
+
+    List<ConsumedMessage> consumed = broker().consume(destination, 1, batchTimeout());
+    assertThat(consumed).hasSize(1);
+    assertThat(consumed.get(0).messageId()).isEqualTo(message.messageId().toString());
+    assertThat(consumed.get(0).headers())
+        .containsEntry("x-seq", "1")
+        .doesNotContainKey(RelayerHeaders.TENANT_ID);
   }
 
   @Test
