@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * relayer.schema} and {@code relayer.prefix}, and {@code version} from the changeset: changeset
  * {@code relayer-1-create-tables} gives none (step 1, the four tables, as it always did, so its
  * checksum is unchanged), {@code relayer-2-operations} gives {@code 2}, {@code
- * relayer-3-lane-key-index} gives {@code 3}.
+ * relayer-3-lane-key-index} gives {@code 3}, {@code relayer-4-idempotency-keys} gives {@code 4}.
  */
 public final class CreateRelayerTables implements CustomSqlChange {
 
