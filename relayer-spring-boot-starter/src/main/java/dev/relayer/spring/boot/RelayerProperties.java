@@ -119,6 +119,9 @@ public record RelayerProperties(
    *     d
    * @param inboxRetention inbox records older than this are deleted; a duration or {@code
    *     infinite}; default 7 d
+   * @param idempotencyKeyRetention idempotency keys older than this are deleted, after which an
+   *     enqueue with the same key writes the message again; a duration or {@code infinite}; default
+   *     7 d
    * @param shutdownTimeout how long close waits for a running pass; default 10 s
    */
   public record Maintenance(
@@ -135,6 +138,7 @@ public record RelayerProperties(
       Double cleanupPauseFactor,
       String deadRetention,
       String inboxRetention,
+      String idempotencyKeyRetention,
       Duration shutdownTimeout) {}
 
   /**
@@ -271,6 +275,9 @@ public record RelayerProperties(
     set(m.cleanupPauseFactor(), b::cleanupPauseFactor);
     set(retention("deadRetention", m.deadRetention(), problems), b::deadRetention);
     set(retention("inboxRetention", m.inboxRetention(), problems), b::inboxRetention);
+    set(
+        retention("idempotencyKeyRetention", m.idempotencyKeyRetention(), problems),
+        b::idempotencyKeyRetention);
     set(m.shutdownTimeout(), b::shutdownTimeout);
     try {
       MaintenanceOptions options = b.build();

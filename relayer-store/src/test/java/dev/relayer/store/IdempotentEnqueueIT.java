@@ -1,0 +1,392 @@
+package dev.relayer.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.relayer.api.InvalidInputException;
+import dev.relayer.schema.SchemaNames;
+import dev.relayer.schema.SchemaOptions;
+import dev.relayer.store.EnqueueOutcome.Duplicate;
+import dev.relayer.store.EnqueueOutcome.Enqueued;
+import dev.relayer.store.pass.CleanupPass;
+import dev.relayer.store.pass.LeaseRequest;
+import dev.relayer.store.pass.Passes;
+import dev.relayer.store.pass.PurgeBatch;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.jooq.DSLContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link RelayerStore#enqueueOnce} on a real PostgreSQL, with an odd schema and prefix: a key
+ * enqueues its message once, whether the second enqueue comes in the same call, a later one, or a
+ * concurrent transaction on another connection.
+ */
+class IdempotentEnqueueIT {
+
+  static StoreFixture fx;
+  static RelayerStore store;
+  static DSLContext dsl;
+
+  private final ExecutorService threads = Executors.newCachedThreadPool();
+
+  @BeforeAll
+  static void setUp() {
+    fx = new StoreFixture(SchemaOptions.of("my\"Schema X", "Ü-x_"));
+    store = fx.store;
+    dsl = fx.dsl;
+  }
+
+  @AfterAll
+  static void tearDown() {
+    fx.close();
+  }
+
+  @AfterEach
+  void clean() throws InterruptedException {
+    threads.shutdownNow();
+    assertThat(threads.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    fx.execute("delete from %s", SchemaNames.OUTBOX);
+    fx.execute("delete from %s", SchemaNames.IDEMPOTENCY_KEYS);
+  }
+
+  private static NewMessage keyed(String key) {
+    return StoreFixture.message().idempotencyKey(key).build();
+  }
+
+  private static List<UUID> outboxMessageIds() {
+    return dsl.fetch(
+            "select message_id from "
+                + store.names().qualified(SchemaNames.OUTBOX)
+                + " order by id")
+        .getValues(0, UUID.class);
+  }
+
+  private static int keys() {
+    return ((Number)
+            dsl.fetchValue(
+                "select count(*) from " + store.names().qualified(SchemaNames.IDEMPOTENCY_KEYS)))
+        .intValue();
+  }
+
+  @Test
+  void aSecondEnqueueOfAKeyIsADuplicateNamingTheFirstMessageAndWritesNothing() {
+    NewMessage first = keyed("order-42");
+    NewMessage retry = keyed("order-42");
+
+    EnqueueOutcome written = store.enqueueOnce(dsl, first);
+    EnqueueOutcome again = store.enqueueOnce(dsl, retry);
+
+    assertThat(written).isInstanceOf(Enqueued.class);
+    assertThat(written.duplicate()).isFalse();
+    assertThat(written.messageId()).isEqualTo(first.messageId());
+    assertThat(((Enqueued) written).id()).isPositive();
+    assertThat(again)
+        .isInstanceOfSatisfying(
+            Duplicate.class,
+            d -> {
+              assertThat(d.idempotencyKey()).isEqualTo("order-42");
+              assertThat(d.messageId()).isEqualTo(first.messageId());
+              assertThat(d.firstEnqueuedAt()).isBefore(Instant.now().plusSeconds(60));
+            });
+    assertThat(outboxMessageIds()).containsExactly(first.messageId());
+    assertThat(keys()).isOne();
+  }
+
+  @Test
+  void theSameKeyTwiceInOneCallWritesTheFirstAndReportsTheSecondAsItsDuplicate() {
+    NewMessage a = keyed("k1");
+    NewMessage plain = StoreFixture.unordered();
+    NewMessage c = keyed("k1");
+    NewMessage d = keyed("k2");
+    NewMessage ordered =
+        StoreFixture.message().orderingKey("customer-7").idempotencyKey("k3").build();
+
+    List<EnqueueOutcome> outcomes = store.enqueueOnce(dsl, List.of(a, plain, c, d, ordered));
+
+    assertThat(outcomes)
+        .extracting(EnqueueOutcome::duplicate)
+        .containsExactly(false, false, true, false, false);
+    assertThat(outcomes)
+        .extracting(EnqueueOutcome::messageId)
+        .containsExactly(
+            a.messageId(), plain.messageId(), a.messageId(), d.messageId(), ordered.messageId());
+    assertThat(outboxMessageIds())
+        .containsExactly(a.messageId(), plain.messageId(), d.messageId(), ordered.messageId());
+    assertThat(outcomes.stream().filter(o -> o instanceof Enqueued).map(o -> ((Enqueued) o).id()))
+        .isSorted()
+        .doesNotHaveDuplicates();
+    assertThat(keys()).isEqualTo(3);
+  }
+
+  @Test
+  void messagesWithoutAKeyAreAlwaysWrittenAndEnqueueRefusesAKeyedMessageWritingNothing() {
+    NewMessage plain = StoreFixture.unordered();
+
+    assertThat(store.enqueueOnce(dsl, List.of(plain, plain)))
+        .extracting(EnqueueOutcome::duplicate)
+        .containsExactly(false, false);
+    assertThatThrownBy(() -> store.enqueue(dsl, List.of(StoreFixture.unordered(), keyed("k"))))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("messages[1]: a message with an idempotencyKey must be enqueued")
+        .hasMessageContaining("enqueueOnce");
+    assertThatThrownBy(() -> store.enqueue(dsl, keyed("k")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageStartingWith("a message with an idempotencyKey must be enqueued with");
+
+    assertThat(outboxMessageIds()).containsExactly(plain.messageId(), plain.messageId());
+    assertThat(keys()).isZero();
+  }
+
+  @Test
+  void badKeysAreRejectedNamingTheProblemBeforeAnythingIsWritten() {
+    assertThatThrownBy(() -> keyed(""))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("idempotencyKey must be null (none) or not blank");
+    assertThatThrownBy(() -> keyed(" \t"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("idempotencyKey must be null (none) or not blank");
+    assertThatThrownBy(() -> keyed("x".repeat(256)))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("idempotencyKey is 256 characters long; at most 255 are allowed");
+    assertThatThrownBy(() -> keyed("a\0b"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("idempotencyKey must not contain a NUL character (at index 1)");
+    assertThatThrownBy(() -> keyed("a\uD800"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("idempotencyKey must not contain an unpaired UTF-16 surrogate");
+    assertThatThrownBy(() -> StoreFixture.unordered().withIdempotencyKey(" "))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("idempotencyKey must be null (none) or not blank");
+    // A check of the application that refuses one message of a call: nothing of the call is
+    // written, neither keys nor rows.
+    EnqueueCheck noRefunds =
+        m -> m.messageType().equals("Refund") ? List.of("no refunds") : List.of();
+    store.addEnqueueCheck(noRefunds);
+    try {
+      NewMessage refund =
+          StoreFixture.message().messageType("Refund").idempotencyKey("refund-1").build();
+      assertThatThrownBy(() -> store.enqueueOnce(dsl, List.of(keyed("order-1"), refund)))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("messages[1]: no refunds");
+    } finally {
+      store.removeEnqueueCheck(noRefunds);
+    }
+    assertThat(outboxMessageIds()).isEmpty();
+    assertThat(keys()).isZero();
+
+    // The longest key, counted in characters (code points), not bytes or UTF-16 units.
+    String longest = "\uD83D\uDCE6".repeat(255);
+    assertThat(store.enqueueOnce(dsl, keyed(longest)).duplicate()).isFalse();
+    assertThat(store.enqueueOnce(dsl, keyed(longest)).duplicate()).isTrue();
+    assertThat(keys()).isOne();
+  }
+
+  @Test
+  void anOutboxInsertThatFailsOnAnAutoCommitConnectionTakesItsKeyBackWithIt() {
+    String outbox = store.names().qualified(SchemaNames.OUTBOX);
+    dsl.execute(
+        "alter table " + outbox + " add constraint test_refuses check (destination <> 'refused')");
+    try {
+      NewMessage refused =
+          StoreFixture.message().destination("refused").idempotencyKey("order-9").build();
+      assertThatThrownBy(() -> store.enqueueOnce(dsl, refused))
+          .hasMessageContaining("test_refuses");
+    } finally {
+      dsl.execute("alter table " + outbox + " drop constraint test_refuses");
+    }
+
+    assertThat(keys()).as("the key went with the failed insert").isZero();
+    NewMessage retry = keyed("order-9");
+    assertThat(store.enqueueOnce(dsl, retry).duplicate()).isFalse();
+    assertThat(outboxMessageIds()).containsExactly(retry.messageId());
+  }
+
+  @Test
+  void aRolledBackEnqueueLeavesNoKeySoTheRetriedRequestIsWritten() {
+    NewMessage first = keyed("order-5");
+    assertThatThrownBy(
+            () ->
+                dsl.transaction(
+                    tx -> {
+                      assertThat(store.enqueueOnce(tx.dsl(), first).duplicate()).isFalse();
+                      throw new IllegalStateException("the business write failed");
+                    }))
+        .hasMessageContaining("the business write failed");
+    assertThat(keys()).isZero();
+
+    NewMessage retry = keyed("order-5");
+    assertThat(dsl.transactionResult(tx -> store.enqueueOnce(tx.dsl(), retry)).duplicate())
+        .isFalse();
+    assertThat(outboxMessageIds()).containsExactly(retry.messageId());
+  }
+
+  /**
+   * Two transactions on two connections enqueue one key: the second's insert waits on the key's
+   * unique index for the first, which is still open, and sees the duplicate once it commits.
+   */
+  @Test
+  void aConcurrentEnqueueOfTheSameKeyWaitsForTheFirstTransactionAndIsADuplicateWhenItCommits()
+      throws Exception {
+    NewMessage first = keyed("order-77");
+    NewMessage second = keyed("order-77");
+    try (Connection one = fx.connect();
+        Connection two = fx.connect()) {
+      one.setAutoCommit(false);
+      two.setAutoCommit(false);
+      assertThat(store.enqueueOnce(fx.open(one), first).duplicate()).isFalse();
+
+      int waiter = backendPid(two);
+      Future<EnqueueOutcome> racing = threads.submit(() -> store.enqueueOnce(fx.open(two), second));
+      awaitWaitingOnALock(waiter);
+      assertThat(racing).isNotDone();
+
+      one.commit();
+      EnqueueOutcome outcome = racing.get(30, TimeUnit.SECONDS);
+      two.commit();
+
+      assertThat(outcome)
+          .isInstanceOfSatisfying(
+              Duplicate.class, d -> assertThat(d.messageId()).isEqualTo(first.messageId()));
+    }
+    assertThat(outboxMessageIds()).containsExactly(first.messageId());
+    assertThat(keys()).isOne();
+  }
+
+  @Test
+  void whenTheFirstTransactionRollsBackTheWaitingEnqueueOfItsKeyWins() throws Exception {
+    NewMessage first = keyed("order-78");
+    NewMessage second = keyed("order-78");
+    try (Connection one = fx.connect();
+        Connection two = fx.connect()) {
+      one.setAutoCommit(false);
+      two.setAutoCommit(false);
+      assertThat(store.enqueueOnce(fx.open(one), first).duplicate()).isFalse();
+
+      int waiter = backendPid(two);
+      Future<EnqueueOutcome> racing = threads.submit(() -> store.enqueueOnce(fx.open(two), second));
+      awaitWaitingOnALock(waiter);
+      assertThat(racing).isNotDone();
+
+      one.rollback();
+      EnqueueOutcome outcome = racing.get(30, TimeUnit.SECONDS);
+      two.commit();
+
+      assertThat(outcome)
+          .isInstanceOfSatisfying(
+              Enqueued.class, e -> assertThat(e.messageId()).isEqualTo(second.messageId()));
+    }
+    assertThat(outboxMessageIds()).containsExactly(second.messageId());
+    assertThat(keys()).isOne();
+  }
+
+  @Test
+  void manyThreadsEnqueuingOneKeyAtOnceWriteExactlyOneMessage() throws Exception {
+    int writers = 8;
+    CountDownLatch start = new CountDownLatch(1);
+    List<NewMessage> messages = new ArrayList<>();
+    List<Future<EnqueueOutcome>> outcomes = new ArrayList<>();
+    for (int i = 0; i < writers; i++) {
+      NewMessage message = keyed("order-1000");
+      messages.add(message);
+      outcomes.add(
+          threads.submit(
+              () -> {
+                start.await();
+                // Each in its own transaction on its own connection; a key is also claimed
+                // together with other keys, in one statement, so that claims overlap.
+                return dsl.transactionResult(
+                        tx ->
+                            store.enqueueOnce(
+                                tx.dsl(),
+                                List.of(
+                                    keyed("other-" + UUID.randomUUID()),
+                                    message,
+                                    keyed("order-1001"))))
+                    .get(1);
+              }));
+    }
+    start.countDown();
+    List<EnqueueOutcome> results = new ArrayList<>();
+    for (Future<EnqueueOutcome> outcome : outcomes) {
+      results.add(outcome.get(60, TimeUnit.SECONDS));
+    }
+
+    List<EnqueueOutcome> winners = results.stream().filter(o -> !o.duplicate()).toList();
+    assertThat(winners).hasSize(1);
+    UUID winner = winners.get(0).messageId();
+    assertThat(messages).extracting(NewMessage::messageId).contains(winner);
+    assertThat(results).extracting(EnqueueOutcome::messageId).containsOnly(winner);
+    // One row for order-1000, one for order-1001, and each writer's own key.
+    assertThat(outboxMessageIds()).contains(winner).hasSize(2 + writers);
+    assertThat(keys()).isEqualTo(2 + writers);
+  }
+
+  @Test
+  void theRetentionBatchDeletesKeysOlderThanItsCutoffAndTheKeyThenEnqueuesAgain() {
+    NewMessage old = keyed("order-old");
+    NewMessage recent = keyed("order-recent");
+    store.enqueueOnce(dsl, List.of(old, recent));
+    fx.execute(
+        "update %s set created_at = now() - interval '8 days'"
+            + " where idempotency_key = 'order-old'",
+        SchemaNames.IDEMPOTENCY_KEYS);
+    fx.execute("delete from %s", SchemaNames.OUTBOX);
+    Passes passes = Passes.of(store);
+
+    int deleted =
+        dsl.transactionResult(
+            tx -> {
+              CleanupPass pass =
+                  passes.cleanup(
+                      tx.dsl(), new LeaseRequest("cleanup", "test", Duration.ofMinutes(1)));
+              return pass.purgeIdempotencyKeys(
+                      PurgeBatch.first(Instant.now().minus(Duration.ofDays(7)), 100))
+                  .deleted();
+            });
+
+    assertThat(deleted).isOne();
+    assertThat(keys()).isOne();
+    assertThat(store.enqueueOnce(dsl, keyed("order-recent")).messageId())
+        .as("the recent key outlived its deleted row")
+        .isEqualTo(recent.messageId());
+    NewMessage again = keyed("order-old");
+    assertThat(store.enqueueOnce(dsl, again))
+        .as("the expired key no longer makes a duplicate")
+        .isInstanceOf(Enqueued.class);
+    assertThat(outboxMessageIds()).containsExactly(again.messageId());
+  }
+
+  private static int backendPid(Connection connection) throws Exception {
+    try (var statement = connection.createStatement();
+        var result = statement.executeQuery("select pg_backend_pid()")) {
+      result.next();
+      return result.getInt(1);
+    }
+  }
+
+  /** Waits until the backend {@code pid} waits on a lock (another transaction's row). */
+  private static void awaitWaitingOnALock(int pid) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                "Lock"
+                    .equals(
+                        dsl.fetchValue(
+                            "select wait_event_type from pg_stat_activity where pid = ?", pid)));
+  }
+}
