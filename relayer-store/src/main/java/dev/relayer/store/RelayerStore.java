@@ -205,13 +205,13 @@ public final class RelayerStore {
    *
    * <p>A key is unique per install (schema and prefix), across transports, destinations and
    * tenants, for the key retention ({@code idempotencyKeyRetention} of the maintenance, 7 days by
-   * default) from the commit of its first enqueue, whatever happens to that message's row — sent
-   * and deleted, moved to the dead table, purged or replayed. "Before" means: by a transaction that
-   * committed, or earlier in the same list (the first message of a key is written, later ones are
-   * its duplicates). When another transaction enqueued the key and has not ended yet, this call
-   * waits for it: if it commits, this message is a duplicate; if it rolls back, this message is
-   * written. The key is written in the caller's transaction, with the message: a rollback removes
-   * both, and a retry of the request can enqueue it again.
+   * default) from its first enqueue (the start of that transaction), whatever happens to that
+   * message's row — sent and deleted, moved to the dead table, purged or replayed. "Before" means:
+   * by a transaction that committed, or earlier in the same list (the first message of a key is
+   * written, later ones are its duplicates). When another transaction enqueued the key and has not
+   * ended yet, this call waits for it: if it commits, this message is a duplicate; if it rolls
+   * back, this message is written. The key is written in the caller's transaction, with the
+   * message: a rollback removes both, and a retry of the request can enqueue it again.
    *
    * <p>Bad input throws {@link InvalidInputException} and writes nothing, as for {@code enqueue}.
    * Under {@code REPEATABLE READ} or {@code SERIALIZABLE}, a key committed by a transaction that

@@ -86,9 +86,28 @@ class IdempotentEnqueueIT {
   void aSecondEnqueueOfAKeyIsADuplicateNamingTheFirstMessageAndWritesNothing() {
     NewMessage first = keyed("order-42");
     NewMessage retry = keyed("order-42");
-
-    EnqueueOutcome written = store.enqueueOnce(dsl, first);
-    EnqueueOutcome again = store.enqueueOnce(dsl, retry);
+    List<Long> handedOver = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger counted =
+        new java.util.concurrent.atomic.AtomicInteger();
+    EnqueueListener handOff = (transaction, unordered, lanes) -> handedOver.addAll(unordered);
+    StoreEventListener meter =
+        new StoreEventListener() {
+          @Override
+          public void enqueued(int count, Duration took) {
+            counted.addAndGet(count);
+          }
+        };
+    store.addEnqueueListener(handOff);
+    store.addEventListener(meter);
+    EnqueueOutcome written;
+    EnqueueOutcome again;
+    try {
+      written = store.enqueueOnce(dsl, first);
+      again = store.enqueueOnce(dsl, retry);
+    } finally {
+      store.removeEnqueueListener(handOff);
+      store.removeEventListener(meter);
+    }
 
     assertThat(written).isInstanceOf(Enqueued.class);
     assertThat(written.duplicate()).isFalse();
@@ -104,6 +123,10 @@ class IdempotentEnqueueIT {
             });
     assertThat(outboxMessageIds()).containsExactly(first.messageId());
     assertThat(keys()).isOne();
+    assertThat(handedOver)
+        .as("only the written row is handed over")
+        .containsExactly(((Enqueued) written).id());
+    assertThat(counted).as("only the written message is counted").hasValue(1);
   }
 
   @Test
@@ -294,6 +317,38 @@ class IdempotentEnqueueIT {
   }
 
   @Test
+  void underRepeatableReadAKeyCommittedAfterTheSnapshotFailsWithASerializationFailure()
+      throws Exception {
+    NewMessage first = keyed("order-79");
+    try (Connection reader = fx.connect()) {
+      reader.setAutoCommit(false);
+      DSLContext snapshot = fx.open(reader);
+      snapshot.execute("set transaction isolation level repeatable read");
+      snapshot.fetch("select 1");
+      assertThat(store.enqueueOnce(dsl, first).duplicate()).isFalse();
+
+      assertThatThrownBy(() -> store.enqueueOnce(snapshot, keyed("order-79")))
+          .satisfies(
+              e -> {
+                Throwable cause = e;
+                while (cause != null && !(cause instanceof java.sql.SQLException)) {
+                  cause = cause.getCause();
+                }
+                assertThat(cause).isInstanceOf(java.sql.SQLException.class);
+                assertThat(((java.sql.SQLException) cause).getSQLState()).isEqualTo("40001");
+              });
+      reader.rollback();
+      // The retried transaction sees the first enqueue.
+      snapshot.execute("set transaction isolation level repeatable read");
+      EnqueueOutcome retried = store.enqueueOnce(snapshot, keyed("order-79"));
+      reader.commit();
+      assertThat(retried.duplicate()).isTrue();
+      assertThat(retried.messageId()).isEqualTo(first.messageId());
+    }
+    assertThat(outboxMessageIds()).containsExactly(first.messageId());
+  }
+
+  @Test
   void manyThreadsEnqueuingOneKeyAtOnceWriteExactlyOneMessage() throws Exception {
     int writers = 8;
     CountDownLatch start = new CountDownLatch(1);
@@ -302,21 +357,20 @@ class IdempotentEnqueueIT {
     for (int i = 0; i < writers; i++) {
       NewMessage message = keyed("order-1000");
       messages.add(message);
+      // Each in its own transaction on its own connection, with two shared keys given in
+      // opposite orders by every other writer: claims that took keys in the given order would
+      // deadlock; in key order they wait for each other.
+      List<NewMessage> call = new ArrayList<>(List.of(message, keyed("order-1001")));
+      if (i % 2 == 1) {
+        java.util.Collections.reverse(call);
+      }
+      call.add(keyed("own-" + UUID.randomUUID()));
+      int index = call.indexOf(message);
       outcomes.add(
           threads.submit(
               () -> {
                 start.await();
-                // Each in its own transaction on its own connection; a key is also claimed
-                // together with other keys, in one statement, so that claims overlap.
-                return dsl.transactionResult(
-                        tx ->
-                            store.enqueueOnce(
-                                tx.dsl(),
-                                List.of(
-                                    keyed("other-" + UUID.randomUUID()),
-                                    message,
-                                    keyed("order-1001"))))
-                    .get(1);
+                return dsl.transactionResult(tx -> store.enqueueOnce(tx.dsl(), call)).get(index);
               }));
     }
     start.countDown();
@@ -330,7 +384,7 @@ class IdempotentEnqueueIT {
     UUID winner = winners.get(0).messageId();
     assertThat(messages).extracting(NewMessage::messageId).contains(winner);
     assertThat(results).extracting(EnqueueOutcome::messageId).containsOnly(winner);
-    // One row for order-1000, one for order-1001, and each writer's own key.
+    // One row for order-1000, one for order-1001, and one for each writer's own key.
     assertThat(outboxMessageIds()).contains(winner).hasSize(2 + writers);
     assertThat(keys()).isEqualTo(2 + writers);
   }
