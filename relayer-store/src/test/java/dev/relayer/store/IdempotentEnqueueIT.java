@@ -357,9 +357,8 @@ class IdempotentEnqueueIT {
     for (int i = 0; i < writers; i++) {
       NewMessage message = keyed("order-1000");
       messages.add(message);
-      // Each in its own transaction on its own connection, with two shared keys given in
-      // opposite orders by every other writer: claims that took keys in the given order would
-      // deadlock; in key order they wait for each other.
+      // Each in its own transaction on its own connection, with two shared keys, given in
+      // opposite orders by every other writer, and one of its own.
       List<NewMessage> call = new ArrayList<>(List.of(message, keyed("order-1001")));
       if (i % 2 == 1) {
         java.util.Collections.reverse(call);
@@ -387,6 +386,56 @@ class IdempotentEnqueueIT {
     // One row for order-1000, one for order-1001, and one for each writer's own key.
     assertThat(outboxMessageIds()).contains(winner).hasSize(2 + writers);
     assertThat(keys()).isEqualTo(2 + writers);
+  }
+
+  /**
+   * Two calls give two keys in opposite orders. A trigger makes the first call's insert of {@code
+   * slow-a} sleep, so that the second starts while the first holds neither key: had each claimed
+   * its keys in the order given, the second would take {@code slow-b} and wait for {@code slow-a}
+   * while the first waited for {@code slow-b}, a deadlock; both claim in key order instead.
+   */
+  @Test
+  void twoCallsGivingTheSameKeysInOppositeOrdersWaitForEachOtherInsteadOfDeadlocking()
+      throws Exception {
+    String keys = store.names().qualified(SchemaNames.IDEMPOTENCY_KEYS);
+    dsl.execute(
+        "create function public.slow_key() returns trigger language plpgsql as $$ begin"
+            + " if new.idempotency_key = 'slow-a' then perform pg_sleep(0.5); end if;"
+            + " return new; end $$");
+    dsl.execute(
+        "create trigger slow_key before insert on "
+            + keys
+            + " for each row execute function public.slow_key()");
+    try (Connection one = fx.connect();
+        Connection two = fx.connect()) {
+      one.setAutoCommit(false);
+      two.setAutoCommit(false);
+      List<NewMessage> firstCall = List.of(keyed("slow-a"), keyed("slow-b"));
+      Future<List<EnqueueOutcome>> first =
+          threads.submit(() -> store.enqueueOnce(fx.open(one), firstCall));
+      awaitSleeping(backendPid(one));
+      int waiter = backendPid(two);
+      Future<List<EnqueueOutcome>> second =
+          threads.submit(
+              () -> store.enqueueOnce(fx.open(two), List.of(keyed("slow-b"), keyed("slow-a"))));
+
+      assertThat(first.get(30, TimeUnit.SECONDS))
+          .extracting(EnqueueOutcome::duplicate)
+          .containsExactly(false, false);
+      awaitWaitingOnALock(waiter);
+      one.commit();
+      List<EnqueueOutcome> outcomes = second.get(30, TimeUnit.SECONDS);
+      two.commit();
+
+      assertThat(outcomes)
+          .extracting(EnqueueOutcome::messageId)
+          .containsExactly(firstCall.get(1).messageId(), firstCall.get(0).messageId());
+      assertThat(outcomes).allMatch(EnqueueOutcome::duplicate);
+    } finally {
+      dsl.execute("drop trigger slow_key on " + keys);
+      dsl.execute("drop function public.slow_key()");
+    }
+    assertThat(keys()).isEqualTo(2);
   }
 
   @Test
@@ -430,6 +479,18 @@ class IdempotentEnqueueIT {
       result.next();
       return result.getInt(1);
     }
+  }
+
+  /** Waits until the backend {@code pid} runs {@code pg_sleep}. */
+  private static void awaitSleeping(int pid) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                "PgSleep"
+                    .equals(
+                        dsl.fetchValue(
+                            "select wait_event from pg_stat_activity where pid = ?", pid)));
   }
 
   /** Waits until the backend {@code pid} waits on a lock (another transaction's row). */
