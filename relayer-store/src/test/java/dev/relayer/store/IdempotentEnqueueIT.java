@@ -97,16 +97,16 @@ class IdempotentEnqueueIT {
             counted.addAndGet(count);
           }
         };
-    store.addEnqueueListener(handOff);
-    store.addEventListener(meter);
     EnqueueOutcome written;
     EnqueueOutcome again;
+    StoreAttachment handingOff = store.attach(handOff);
+    StoreAttachment metering = store.attach(meter);
     try {
       written = store.enqueueOnce(dsl, first);
       again = store.enqueueOnce(dsl, retry);
     } finally {
-      store.removeEnqueueListener(handOff);
-      store.removeEventListener(meter);
+      handingOff.close();
+      metering.close();
     }
 
     assertThat(written).isInstanceOf(Enqueued.class);
@@ -198,7 +198,7 @@ class IdempotentEnqueueIT {
     // written, neither keys nor rows.
     EnqueueCheck noRefunds =
         m -> m.messageType().equals("Refund") ? List.of("no refunds") : List.of();
-    store.addEnqueueCheck(noRefunds);
+    StoreAttachment attached = store.attach(noRefunds);
     try {
       NewMessage refund =
           StoreFixture.message().messageType("Refund").idempotencyKey("refund-1").build();
@@ -206,7 +206,7 @@ class IdempotentEnqueueIT {
           .isInstanceOf(InvalidInputException.class)
           .hasMessageContaining("messages[1]: no refunds");
     } finally {
-      store.removeEnqueueCheck(noRefunds);
+      attached.close();
     }
     assertThat(outboxMessageIds()).isEmpty();
     assertThat(keys()).isZero();
