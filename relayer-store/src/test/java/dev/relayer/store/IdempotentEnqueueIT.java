@@ -257,15 +257,20 @@ class IdempotentEnqueueIT {
     assertThat(outboxMessageIds()).containsExactly(retry.messageId());
   }
 
+  /** How a test ends the first of two transactions: commit or rollback. */
+  @FunctionalInterface
+  private interface TransactionEnd {
+    void end(Connection connection) throws java.sql.SQLException;
+  }
+
   /**
-   * Two transactions on two connections enqueue one key: the second's insert waits on the key's
-   * unique index for the first, which is still open, and sees the duplicate once it commits.
+   * Two transactions on two connections enqueue one key: {@code first} in a transaction left open,
+   * then {@code second} in a thread, whose insert waits on the key's unique index for the first;
+   * once it waits, {@code endFirst} ends the first transaction. Returns the second's outcome, whose
+   * transaction is then committed.
    */
-  @Test
-  void aConcurrentEnqueueOfTheSameKeyWaitsForTheFirstTransactionAndIsADuplicateWhenItCommits()
-      throws Exception {
-    NewMessage first = keyed("order-77");
-    NewMessage second = keyed("order-77");
+  private EnqueueOutcome enqueueWhileTheFirstIsOpen(
+      NewMessage first, NewMessage second, TransactionEnd endFirst) throws Exception {
     try (Connection one = fx.connect();
         Connection two = fx.connect()) {
       one.setAutoCommit(false);
@@ -277,41 +282,38 @@ class IdempotentEnqueueIT {
       awaitWaitingOnALock(waiter);
       assertThat(racing).isNotDone();
 
-      one.commit();
+      endFirst.end(one);
       EnqueueOutcome outcome = racing.get(30, TimeUnit.SECONDS);
       two.commit();
-
-      assertThat(outcome)
-          .isInstanceOfSatisfying(
-              Duplicate.class, d -> assertThat(d.messageId()).isEqualTo(first.messageId()));
+      return outcome;
     }
+  }
+
+  @Test
+  void aConcurrentEnqueueOfTheSameKeyWaitsForTheFirstTransactionAndIsADuplicateWhenItCommits()
+      throws Exception {
+    NewMessage first = keyed("order-77");
+
+    EnqueueOutcome outcome =
+        enqueueWhileTheFirstIsOpen(first, keyed("order-77"), Connection::commit);
+
+    assertThat(outcome)
+        .isInstanceOfSatisfying(
+            Duplicate.class, d -> assertThat(d.messageId()).isEqualTo(first.messageId()));
     assertThat(outboxMessageIds()).containsExactly(first.messageId());
     assertThat(keys()).isOne();
   }
 
   @Test
   void whenTheFirstTransactionRollsBackTheWaitingEnqueueOfItsKeyWins() throws Exception {
-    NewMessage first = keyed("order-78");
     NewMessage second = keyed("order-78");
-    try (Connection one = fx.connect();
-        Connection two = fx.connect()) {
-      one.setAutoCommit(false);
-      two.setAutoCommit(false);
-      assertThat(store.enqueueOnce(fx.open(one), first).duplicate()).isFalse();
 
-      int waiter = backendPid(two);
-      Future<EnqueueOutcome> racing = threads.submit(() -> store.enqueueOnce(fx.open(two), second));
-      awaitWaitingOnALock(waiter);
-      assertThat(racing).isNotDone();
+    EnqueueOutcome outcome =
+        enqueueWhileTheFirstIsOpen(keyed("order-78"), second, Connection::rollback);
 
-      one.rollback();
-      EnqueueOutcome outcome = racing.get(30, TimeUnit.SECONDS);
-      two.commit();
-
-      assertThat(outcome)
-          .isInstanceOfSatisfying(
-              Enqueued.class, e -> assertThat(e.messageId()).isEqualTo(second.messageId()));
-    }
+    assertThat(outcome)
+        .isInstanceOfSatisfying(
+            Enqueued.class, e -> assertThat(e.messageId()).isEqualTo(second.messageId()));
     assertThat(outboxMessageIds()).containsExactly(second.messageId());
     assertThat(keys()).isOne();
   }
