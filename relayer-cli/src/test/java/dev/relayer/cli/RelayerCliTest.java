@@ -64,7 +64,8 @@ class RelayerCliTest {
             "--from",
             "1");
     Run fromTwo = run("db", "script", "--provider", "postgres", "--from", "2");
-    Run current = run("db", "script", "--provider", "postgres", "--from", "3");
+    Run fromThree = run("db", "script", "--provider", "postgres", "--from", "3");
+    Run current = run("db", "script", "--provider", "postgres", "--from", "4");
 
     assertThat(run.exitCode()).isZero();
     assertThat(run.err()).isEmpty();
@@ -73,23 +74,31 @@ class RelayerCliTest {
             PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.of("messaging", "orders_"), 1))
         .contains("CREATE TABLE IF NOT EXISTS \"messaging\".\"orders_operations\"")
         .contains("CREATE INDEX IF NOT EXISTS \"orders_outbox_lane_key_idx\"")
+        .contains("CREATE TABLE IF NOT EXISTS \"messaging\".\"orders_idempotency_keys\"")
         .doesNotContain("CREATE TABLE IF NOT EXISTS \"messaging\".\"orders_outbox\"");
     assertThat(fromTwo.exitCode()).isZero();
     assertThat(fromTwo.out())
         .isEqualTo(PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 2))
         .contains("CREATE INDEX IF NOT EXISTS \"relayer_outbox_lane_key_idx\"")
-        .doesNotContain("CREATE TABLE");
+        .contains("CREATE TABLE IF NOT EXISTS \"public\".\"relayer_idempotency_keys\"")
+        .doesNotContain("CREATE TABLE IF NOT EXISTS \"public\".\"relayer_operations\"");
+    assertThat(fromThree.exitCode()).isZero();
+    assertThat(fromThree.out())
+        .isEqualTo(PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 3))
+        .contains("CREATE TABLE IF NOT EXISTS \"public\".\"relayer_idempotency_keys\"")
+        .contains("CREATE INDEX IF NOT EXISTS \"relayer_idempotency_keys_at_idx\"")
+        .doesNotContain("lane_key_idx");
     assertThat(current.exitCode()).isZero();
     assertThat(current.out()).contains("Nothing to do").doesNotContain("CREATE");
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"0", "-1", "4", "two", "", "1.5"})
+  @ValueSource(strings = {"0", "-1", "5", "two", "", "1.5"})
   void fromThatIsNotAVersionFromOneToTheCurrentIsAUsageError(String from) {
     String error = usageError("db", "script", "--provider", "postgres", "--from=" + from);
 
     assertThat(error)
-        .startsWith("relayer db script: --from must be a schema version from 1 to 3")
+        .startsWith("relayer db script: --from must be a schema version from 1 to 4")
         .contains(from.matches("-?\\d+") ? "was " + from : "not '" + from + "'");
   }
 
@@ -320,7 +329,7 @@ class RelayerCliTest {
     assertThat(error)
         .startsWith("relayer db script: identifier \"pppp")
         .contains("… (100028 characters) is 100028 bytes in UTF-8; PostgreSQL allows at most 63")
-        .contains("(and 38 more identifiers with this prefix)")
+        .contains("(and 43 more identifiers with this prefix)")
         .endsWith("(see 'relayer db script --help')");
     String provider = "x".repeat(50_000) + "\n";
     String providerError = usageError("db", "script", "--provider", provider);

@@ -205,10 +205,12 @@ class SchemaCommandsIT {
     RelayerSchemaInstaller.applyChangelog(db.dataSource(), SCHEMA);
 
     assertThat(old.exitCode()).isEqualTo(RelayerCli.EXIT_DRIFT);
-    assertThat(applied).hasSize(3);
+    assertThat(applied).hasSize(4);
     assertThat(applied.get(1)).startsWith("relayer-2-operations schema=messaging prefix=orders_ ");
     assertThat(applied.get(2))
         .startsWith("relayer-3-lane-key-index schema=messaging prefix=orders_ ");
+    assertThat(applied.get(3))
+        .startsWith("relayer-4-idempotency-keys schema=messaging prefix=orders_ ");
     assertThat(changelogRows()).isEqualTo(applied);
     assertThat(versionOneRows()).isEqualTo(before);
     assertThat(before.values()).allSatisfy(rows -> assertThat(rows).isNotEmpty());
@@ -234,8 +236,8 @@ class SchemaCommandsIT {
     assertThat(report)
         .containsEntry("schema", "messaging")
         .containsEntry("prefix", "orders_")
-        .containsEntry("expected_version", 3L)
-        .containsEntry("installed_version", 3L)
+        .containsEntry("expected_version", 4L)
+        .containsEntry("installed_version", 4L)
         .containsEntry("compatible", true)
         .containsEntry("findings", List.of());
     replayTheDeadRowAs("script-check");
@@ -273,9 +275,11 @@ class SchemaCommandsIT {
 
     assertThat(old.exitCode()).isEqualTo(RelayerCli.EXIT_DRIFT);
     assertThat(JsonReader.object(old.out())).containsEntry("installed_version", 2L);
-    assertThat(applied).hasSize(3);
+    assertThat(applied).hasSize(4);
     assertThat(applied.get(2))
         .startsWith("relayer-3-lane-key-index schema=messaging prefix=orders_ ");
+    assertThat(applied.get(3))
+        .startsWith("relayer-4-idempotency-keys schema=messaging prefix=orders_ ");
     assertThat(changelogRows()).isEqualTo(applied);
     assertThat(versionTwoRows()).isEqualTo(before);
     assertThat(before.values()).allSatisfy(rows -> assertThat(rows).isNotEmpty());
@@ -298,8 +302,8 @@ class SchemaCommandsIT {
     Run verify = relayer("db", "verify", "--json");
     assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
     assertThat(JsonReader.object(verify.out()))
-        .containsEntry("expected_version", 3L)
-        .containsEntry("installed_version", 3L)
+        .containsEntry("expected_version", 4L)
+        .containsEntry("installed_version", 4L)
         .containsEntry("compatible", true);
     store.verifySchema(dsl);
   }
@@ -327,7 +331,7 @@ class SchemaCommandsIT {
 
     RelayerSchemaInstaller.applyChangelog(db.dataSource(), SCHEMA);
 
-    assertThat(changelogRows()).hasSize(3);
+    assertThat(changelogRows()).hasSize(4);
     assertThat(
             dsl.fetchOne("select 'messaging.orders_outbox_lane_key_idx'::regclass::oid::bigint")
                 .get(0, Long.class))
@@ -335,6 +339,68 @@ class SchemaCommandsIT {
         .isEqualTo(oid);
     Run verify = relayer("db", "verify");
     assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+  }
+
+  private long idempotencyKeyTables() {
+    return dsl.fetchOne(
+            "select count(*) from pg_tables where schemaname = 'messaging'"
+                + " and tablename = 'orders_idempotency_keys'")
+        .get(0, Long.class);
+  }
+
+  @Test
+  void aVersionThreeInstallUpgradedByLiquibaseKeepsEveryRowAndRunningTheChangelogAgainIsANoOp()
+      throws Exception {
+    RelayerSchemaInstaller.applyChangelog(db.dataSource(), SCHEMA, 3);
+    List<String> three = changelogRows();
+    assertThat(three).hasSize(3);
+    fillVersionTwoTables();
+    Map<String, List<String>> before = versionTwoRows();
+    Run old = relayer("db", "verify");
+    Run oldJson = relayer("db", "verify", "--json");
+
+    RelayerSchemaInstaller.applyChangelog(db.dataSource(), SCHEMA);
+    List<String> applied = changelogRows();
+    RelayerSchemaInstaller.applyChangelog(db.dataSource(), SCHEMA);
+
+    assertThat(old.exitCode()).isEqualTo(RelayerCli.EXIT_DRIFT);
+    assertThat(old.out().lines())
+        .containsExactly(
+            "table orders_idempotency_keys missing: the install is at schema version 3;"
+                + " upgrade it to version 4 with Relayer's changelog (changeset"
+                + " relayer-4-idempotency-keys) or with"
+                + " 'relayer db script --provider postgres --from 3'");
+    assertThat(JsonReader.object(oldJson.out())).containsEntry("installed_version", 3L);
+    assertThat(applied).hasSize(4);
+    assertThat(applied.subList(0, 3)).as("changesets 1 to 3 not run again").isEqualTo(three);
+    assertThat(applied.get(3))
+        .startsWith("relayer-4-idempotency-keys schema=messaging prefix=orders_ ");
+    assertThat(changelogRows()).isEqualTo(applied);
+    assertThat(versionTwoRows()).isEqualTo(before);
+    assertThat(before.values()).allSatisfy(rows -> assertThat(rows).isNotEmpty());
+    assertThat(idempotencyKeyTables()).isEqualTo(1);
+    store.verifySchema(dsl);
+    Run verify = relayer("db", "verify");
+    assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+  }
+
+  @Test
+  void aVersionThreeInstallUpgradedByTheScriptFromThreeKeepsEveryRow() throws Exception {
+    RelayerSchemaInstaller.applyVersion(db.dataSource(), SCHEMA, 3);
+    fillVersionTwoTables();
+    Map<String, List<String>> before = versionTwoRows();
+
+    applyUpgradeScriptTwice(3);
+
+    assertThat(versionTwoRows()).isEqualTo(before);
+    assertThat(idempotencyKeyTables()).isEqualTo(1);
+    Run verify = relayer("db", "verify", "--json");
+    assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+    assertThat(JsonReader.object(verify.out()))
+        .containsEntry("expected_version", 4L)
+        .containsEntry("installed_version", 4L)
+        .containsEntry("compatible", true);
+    store.verifySchema(dsl);
   }
 
   @Test
@@ -347,19 +413,24 @@ class SchemaCommandsIT {
     assertThat(run.exitCode()).isEqualTo(RelayerCli.EXIT_DRIFT);
     assertThat(run.out().lines())
         .containsExactly(
+            "table orders_idempotency_keys missing: the install is at schema version 2;"
+                + " upgrade it to version 4 with Relayer's changelog (changesets"
+                + " relayer-3-lane-key-index and relayer-4-idempotency-keys) or with"
+                + " 'relayer db script --provider postgres --from 2'",
             "index orders_outbox_lane_key_idx missing: the install is at schema version 2;"
-                + " upgrade it to version 3 with Relayer's changelog (changeset"
-                + " relayer-3-lane-key-index) or with"
+                + " upgrade it to version 4 with Relayer's changelog (changesets"
+                + " relayer-3-lane-key-index and relayer-4-idempotency-keys) or with"
                 + " 'relayer db script --provider postgres --from 2'");
     Map<String, Object> report = JsonReader.object(json.out());
     assertThat(report)
-        .containsEntry("expected_version", 3L)
+        .containsEntry("expected_version", 4L)
         .containsEntry("installed_version", 2L)
         .containsEntry("compatible", false);
     @SuppressWarnings("unchecked")
     List<Map<String, Object>> findings = (List<Map<String, Object>>) report.get("findings");
     assertThat(findings)
-        .singleElement()
+        .hasSize(2)
+        .last()
         .satisfies(
             f ->
                 assertThat(f)
@@ -378,7 +449,7 @@ class SchemaCommandsIT {
     assertThat(run.err()).isEmpty();
     assertThat(run.out().strip())
         .isEqualTo(
-            "messaging.orders_: schema version 3, every table, column, constraint and index"
+            "messaging.orders_: schema version 4, every table, column, constraint and index"
                 + " present and compatible");
   }
 
@@ -392,7 +463,7 @@ class SchemaCommandsIT {
     assertThat(verify.exitCode()).as(verify.err()).isZero();
     assertThat(verify.out().strip())
         .isEqualTo(
-            "--.--: schema version 3, every table, column, constraint and index present and"
+            "--.--: schema version 4, every table, column, constraint and index present and"
                 + " compatible");
     assertThat(status.exitCode()).as(status.err()).isZero();
     assertThat(status.out()).contains("store:            --.--");
@@ -449,7 +520,7 @@ class SchemaCommandsIT {
                 + " expected CHECK ((lane >= 0))");
     assertThat(json.exitCode()).isEqualTo(RelayerCli.EXIT_DRIFT);
     Map<String, Object> report = JsonReader.object(json.out());
-    assertThat(report).containsEntry("compatible", false).containsEntry("installed_version", 3L);
+    assertThat(report).containsEntry("compatible", false).containsEntry("installed_version", 4L);
     @SuppressWarnings("unchecked")
     List<Map<String, Object>> findings = (List<Map<String, Object>>) report.get("findings");
     assertThat(findings).hasSize(6);
@@ -475,13 +546,17 @@ class SchemaCommandsIT {
     assertThat(run.out().lines())
         .containsExactly(
             "table orders_operations missing: the install is at schema version 1; upgrade it to"
-                + " version 3 with Relayer's changelog (changesets relayer-2-operations and"
-                + " relayer-3-lane-key-index) or with"
+                + " version 4 with Relayer's changelog (changesets relayer-2-operations,"
+                + " relayer-3-lane-key-index and relayer-4-idempotency-keys) or with"
+                + " 'relayer db script --provider postgres --from 1'",
+            "table orders_idempotency_keys missing: the install is at schema version 1; upgrade"
+                + " it to version 4 with Relayer's changelog (changesets relayer-2-operations,"
+                + " relayer-3-lane-key-index and relayer-4-idempotency-keys) or with"
                 + " 'relayer db script --provider postgres --from 1'",
             "index orders_outbox_lane_key_idx missing: the install is at schema version 1;"
-                + " upgrade it to version 3 with Relayer's changelog (changesets"
-                + " relayer-2-operations and relayer-3-lane-key-index) or with"
-                + " 'relayer db script --provider postgres --from 1'");
+                + " upgrade it to version 4 with Relayer's changelog (changesets"
+                + " relayer-2-operations, relayer-3-lane-key-index and relayer-4-idempotency-keys)"
+                + " or with 'relayer db script --provider postgres --from 1'");
     assertThat(JsonReader.object(json.out()))
         .containsEntry("installed_version", 1L)
         .containsEntry("compatible", false);
@@ -499,7 +574,7 @@ class SchemaCommandsIT {
     assertThat(noTables.exitCode()).isEqualTo(RelayerCli.EXIT_DRIFT);
     Map<String, Object> report = JsonReader.object(noTables.out());
     assertThat(report.get("installed_version")).isSameAs(JsonReader.NULL);
-    assertThat((List<?>) report.get("findings")).hasSize(5);
+    assertThat((List<?>) report.get("findings")).hasSize(6);
   }
 
   @Test

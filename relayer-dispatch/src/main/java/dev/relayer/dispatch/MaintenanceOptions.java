@@ -42,6 +42,10 @@ import java.util.function.Consumer;
  * @param deadRetention dead rows older than this (by {@code failed_at}) are deleted; default 30 d
  * @param inboxRetention inbox records older than this (by {@code processed_at}) are deleted;
  *     default 7 d. It bounds deduplication: a redelivery older than this is processed again
+ * @param idempotencyKeyRetention idempotency keys older than this (by {@code created_at}, the
+ *     commit of their first enqueue) are deleted; default 7 d. It bounds enqueue-side
+ *     deduplication: {@code RelayerStore.enqueueOnce} with a key older than this writes the message
+ *     again. Set it longer than the longest time a client may retry a request
  * @param shutdownTimeout how long {@code close()} waits for a running pass; ≥ 0, default 10 s
  */
 public record MaintenanceOptions(
@@ -57,6 +61,7 @@ public record MaintenanceOptions(
     double cleanupPauseFactor,
     Retention deadRetention,
     Retention inboxRetention,
+    Retention idempotencyKeyRetention,
     Duration shutdownTimeout) {
 
   public MaintenanceOptions {
@@ -75,6 +80,7 @@ public record MaintenanceOptions(
         .notNegative("shutdownTimeout", shutdownTimeout);
     checkRetention(checks, "deadRetention", deadRetention);
     checkRetention(checks, "inboxRetention", inboxRetention);
+    checkRetention(checks, "idempotencyKeyRetention", idempotencyKeyRetention);
     checks.throwIfAny();
   }
 
@@ -115,6 +121,8 @@ public record MaintenanceOptions(
     setters.put("cleanupPauseFactor", v -> builder.cleanupPauseFactor(OptionChecks.parseDouble(v)));
     setters.put("deadRetention", v -> builder.deadRetention(Retention.parse(v)));
     setters.put("inboxRetention", v -> builder.inboxRetention(Retention.parse(v)));
+    setters.put(
+        "idempotencyKeyRetention", v -> builder.idempotencyKeyRetention(Retention.parse(v)));
     setters.put("shutdownTimeout", v -> builder.shutdownTimeout(Durations.parse(v)));
     OptionChecks.bind("maintenance", values, setters);
     return builder.build();
@@ -151,6 +159,8 @@ public record MaintenanceOptions(
         + deadRetention
         + " inboxRetention="
         + inboxRetention
+        + " idempotencyKeyRetention="
+        + idempotencyKeyRetention
         + " shutdownTimeout="
         + Durations.format(shutdownTimeout);
   }
@@ -169,6 +179,7 @@ public record MaintenanceOptions(
     private double cleanupPauseFactor = 0;
     private Retention deadRetention = Retention.of(Duration.ofDays(30));
     private Retention inboxRetention = Retention.of(Duration.ofDays(7));
+    private Retention idempotencyKeyRetention = Retention.of(Duration.ofDays(7));
     private Duration shutdownTimeout = Duration.ofSeconds(10);
 
     private Builder() {}
@@ -233,6 +244,12 @@ public record MaintenanceOptions(
       return this;
     }
 
+    /** How long an idempotency key keeps a later enqueue with it a duplicate; default 7 d. */
+    public Builder idempotencyKeyRetention(Retention idempotencyKeyRetention) {
+      this.idempotencyKeyRetention = idempotencyKeyRetention;
+      return this;
+    }
+
     public Builder shutdownTimeout(Duration shutdownTimeout) {
       this.shutdownTimeout = shutdownTimeout;
       return this;
@@ -253,6 +270,7 @@ public record MaintenanceOptions(
           cleanupPauseFactor,
           deadRetention,
           inboxRetention,
+          idempotencyKeyRetention,
           shutdownTimeout);
     }
   }

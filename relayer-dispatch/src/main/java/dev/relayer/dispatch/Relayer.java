@@ -1,10 +1,14 @@
 package dev.relayer.dispatch;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.message.MessageRoute;
+import dev.relayer.api.spi.MessageSerializer;
 import dev.relayer.api.spi.Transport;
 import dev.relayer.dispatch.internal.Durations;
 import dev.relayer.dispatch.internal.KnownTransports;
 import dev.relayer.dispatch.internal.PoolSize;
+import dev.relayer.dispatch.internal.TypedMessages;
+import dev.relayer.dispatch.message.MessageTypes;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.schema.SchemaOptions;
 import dev.relayer.store.RelayerStore;
@@ -36,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *   relayer.start();
  *   relayer.dsl().transaction(tx -> {
  *     // business writes ...
- *     relayer.store().enqueue(tx.dsl(), message);
+ *     relayer.store().enqueue(tx.dsl(), message); // or relayer.publish(tx.dsl(), event)
  *   }); // after the commit, a worker claims, sends and deletes the row
  * }
  * }</pre>
@@ -125,6 +129,7 @@ public final class Relayer implements AutoCloseable {
   private final RelayerHealth health;
   private final TransactionListener listener;
   private final List<Transport> owned;
+  private final TypedMessages typed;
   private final Object lifecycle = new Object();
   private volatile State state = State.NEW;
   private @Nullable RuntimeException failedStart;
@@ -148,10 +153,11 @@ public final class Relayer implements AutoCloseable {
         dispatcher != null ? dispatcher.transactionListener() : new TransactionListener() {};
     this.appDsl = DSL.using(dsl.configuration().deriveAppending(listener));
     this.owned = List.copyOf(builder.owned);
+    this.typed = new TypedMessages(builder.serializer, builder.messageTypes);
     if (!builder.acceptAnyTransport) {
       Set<String> registered = new TreeSet<>();
       builder.transports.forEach(t -> registered.add(t.name()));
-      store.addEnqueueCheck(new KnownTransports(registered, builder.externalTransports));
+      store.attach(new KnownTransports(registered, builder.externalTransports));
     }
   }
 
@@ -287,6 +293,49 @@ public final class Relayer implements AutoCloseable {
       log.warn("store={} could not close {}", store.displayName(), part, e);
       failures.add(e);
     }
+  }
+
+  /**
+   * Enqueues {@code event} in the caller's transaction as a typed message: its message type and
+   * route from its {@link dev.relayer.api.message.RelayerMessage} annotation or its {@link
+   * MessageTypes} registration, its body and {@code content-type} header from the {@link
+   * Builder#serializer serializer} (see the {@code dev.relayer.dispatch.message} package). Every
+   * state, as {@link #store()}.
+   *
+   * <pre>{@code
+   * relayer.dsl().transaction(tx -> {
+   *   orders.insert(tx.dsl(), order);
+   *   relayer.publish(tx.dsl(), new OrderPlaced(order.id(), order.total()));
+   * });
+   * }</pre>
+   *
+   * @param dsl the caller's transaction
+   * @param event the object to send; its class needs a message type and a route
+   * @return the outbox id
+   * @throws InvalidInputException naming the class and what is missing (type, route, serializer) or
+   *     why it cannot be serialized, or a null {@code dsl} or {@code event}; nothing is written and
+   *     the transaction stays usable
+   */
+  public long publish(DSLContext dsl, Object event) {
+    Builder.present(dsl, "dsl");
+    return store.enqueue(dsl, typed.message(event, null));
+  }
+
+  /**
+   * Enqueues {@code event} as {@link #publish} does, to {@code route} instead of the route its
+   * annotation or registration gives: the route given is the whole route (its ordering key and
+   * tenant included). The message type still comes from the annotation or the registration.
+   *
+   * @param dsl the caller's transaction
+   * @param event the object to send; its class needs a message type
+   * @param route where it goes
+   * @return the outbox id
+   * @throws InvalidInputException as {@link #publish}, or when {@code route} is null
+   */
+  public long enqueue(DSLContext dsl, Object event, MessageRoute route) {
+    Builder.present(dsl, "dsl");
+    Builder.present(route, "route");
+    return store.enqueue(dsl, typed.message(event, route));
   }
 
   /**
@@ -473,6 +522,8 @@ public final class Relayer implements AutoCloseable {
     private @Nullable DataSource listenConnections;
     private String owner = RelayerMaintenance.defaultOwner();
     private Clock clock = Clock.systemUTC();
+    private @Nullable MessageSerializer serializer;
+    private MessageTypes messageTypes = MessageTypes.none();
     private boolean used;
 
     private Builder(DSLContext dsl) {
@@ -629,6 +680,25 @@ public final class Relayer implements AutoCloseable {
      */
     public Builder clock(Clock clock) {
       this.clock = present(clock, "clock");
+      return this;
+    }
+
+    /**
+     * The serializer of typed messages ({@link Relayer#publish}, {@link Relayer#enqueue(DSLContext,
+     * Object, MessageRoute)}), for example {@code JacksonMessageSerializer.create()} from {@code
+     * relayer-jackson}; default none: typed enqueues are refused, naming this method.
+     */
+    public Builder serializer(MessageSerializer serializer) {
+      this.serializer = present(serializer, "serializer");
+      return this;
+    }
+
+    /**
+     * Message types and routes registered in code, beside the {@link
+     * dev.relayer.api.message.RelayerMessage} annotation; default {@link MessageTypes#none()}.
+     */
+    public Builder messageTypes(MessageTypes types) {
+      this.messageTypes = present(types, "message types");
       return this;
     }
 

@@ -16,6 +16,7 @@ import dev.relayer.dispatch.internal.Sender;
 import dev.relayer.dispatch.internal.lane.LaneNotifier;
 import dev.relayer.dispatch.spi.RelayerEventListener;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.StoreAttachment;
 import dev.relayer.store.pass.Passes;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -91,6 +92,8 @@ public final class RelayerDispatcher implements AutoCloseable {
   private final DirectDispatcher direct;
   private final AfterCommitHandoff handoff;
   private final SendabilityCheck sendability;
+  private final StoreAttachment handoffAttachment;
+  private final StoreAttachment sendabilityAttachment;
   private final List<Consumer<Set<Integer>>> laneWakeups = new CopyOnWriteArrayList<>();
   private final List<Supplier<Set<Integer>>> localLanes = new CopyOnWriteArrayList<>();
   private final LaneNotifier notifier;
@@ -121,8 +124,8 @@ public final class RelayerDispatcher implements AutoCloseable {
             this::lanesServedHere);
     this.handoff = new AfterCommitHandoff(this::handOver);
     this.sendability = new SendabilityCheck(builder.transports);
-    store.addEnqueueListener(handoff);
-    store.addEnqueueCheck(sendability);
+    this.handoffAttachment = store.attach(handoff);
+    this.sendabilityAttachment = store.attach(sendability);
   }
 
   /**
@@ -336,8 +339,8 @@ public final class RelayerDispatcher implements AutoCloseable {
       }
       closed = true;
     }
-    store.removeEnqueueListener(handoff);
-    store.removeEnqueueCheck(sendability);
+    handoffAttachment.close();
+    sendabilityAttachment.close();
     notifier.close(options.shutdownTimeout());
     direct.stop(options.shutdownTimeout());
     delivery.sender().close();

@@ -88,7 +88,8 @@ public final class RelayerMaintenance implements AutoCloseable {
                 options.cleanupPauseFactor(),
                 options.leaseDuration(),
                 options.deadRetention().duration(),
-                options.inboxRetention().duration()),
+                options.inboxRetention().duration(),
+                options.idempotencyKeyRetention().duration()),
             leases);
   }
 

@@ -148,12 +148,13 @@
  * <h2>Cleanup</h2>
  *
  * Cleanup runs after a sweep pass when {@code cleanupInterval} has passed, under its own lease
- * {@code cleanup}. A run deletes dead rows older than {@code deadRetention} (by {@code failed_at})
- * and inbox records older than {@code inboxRetention} (by {@code processed_at}) in batches of
- * {@code cleanupBatchSize}, each its own short transaction that locks the lease row and restarts
- * its expiry, deletes and commits; the two tables take turns. A table is done when a batch comes
- * back short. The run stops when both are done, when {@code cleanupBudget} has passed, on shutdown,
- * or when another owner holds the lease. A run that drained waits {@code cleanupInterval}; one that
+ * {@code cleanup}. A run deletes dead rows older than {@code deadRetention} (by {@code failed_at}),
+ * inbox records older than {@code inboxRetention} (by {@code processed_at}) and idempotency keys
+ * older than {@code idempotencyKeyRetention} (by {@code created_at}) in batches of {@code
+ * cleanupBatchSize}, each its own short transaction that locks the lease row and restarts its
+ * expiry, deletes and commits; the tables take turns. A table is done when a batch comes back
+ * short. The run stops when all are done, when {@code cleanupBudget} has passed, on shutdown, or
+ * when another owner holds the lease. A run that drained waits {@code cleanupInterval}; one that
  * ended on its budget with rows left runs again right after the next sweep pass, so cleanup keeps
  * up with any steady rate and a sweep pass runs at least every {@code cleanupBudget} (plus one
  * batch). Within a run, each table's batches go by keyset on the timestamp, so no batch walks the

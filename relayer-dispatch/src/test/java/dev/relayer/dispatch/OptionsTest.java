@@ -22,6 +22,7 @@ class OptionsTest {
     assertThat(o.cleanupInterval()).isEqualTo(Duration.ofMinutes(1));
     assertThat(o.deadRetention()).isEqualTo(Retention.of(Duration.ofDays(30)));
     assertThat(o.inboxRetention()).isEqualTo(Retention.of(Duration.ofDays(7)));
+    assertThat(o.idempotencyKeyRetention()).isEqualTo(Retention.of(Duration.ofDays(7)));
   }
 
   @Test
@@ -112,6 +113,12 @@ class OptionsTest {
     assertRejected(
         MaintenanceOptions.builder().inboxRetention(Retention.of(Duration.ofDays(-1))),
         "maintenance.inboxRetention must be positive");
+    assertRejected(
+        MaintenanceOptions.builder().idempotencyKeyRetention(Retention.of(Duration.ZERO)),
+        "maintenance.idempotencyKeyRetention must be positive");
+    assertRejected(
+        MaintenanceOptions.builder().idempotencyKeyRetention(null),
+        "maintenance: idempotencyKeyRetention must be set");
   }
 
   @Test
@@ -152,6 +159,15 @@ class OptionsTest {
     assertThat(o.cleanupInterval()).isEqualTo(Duration.ofHours(1));
     assertThat(o.deadRetention().isInfinite()).isTrue();
     assertThat(o.inboxRetention()).isEqualTo(Retention.of(Duration.ofDays(14)));
+    assertThat(
+            MaintenanceOptions.fromMap(Map.of("idempotencyKeyRetention", "36h"))
+                .idempotencyKeyRetention())
+        .isEqualTo(Retention.of(Duration.ofHours(36)));
+    assertThat(
+            MaintenanceOptions.fromMap(Map.of("idempotencyKeyRetention", "infinite"))
+                .idempotencyKeyRetention()
+                .isInfinite())
+        .isTrue();
 
     Properties properties = new Properties();
     properties.setProperty("claimDuration", "30s");

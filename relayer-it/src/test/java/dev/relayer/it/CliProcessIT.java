@@ -178,6 +178,7 @@ class CliProcessIT {
 
     assertThat(tables("messaging"))
         .containsExactly(
+            "orders_idempotency_keys",
             "orders_inbox",
             "orders_leases",
             "orders_operations",
@@ -212,11 +213,17 @@ class CliProcessIT {
 
     assertThat(tables("my\"Schema X"))
         .containsExactly(
-            "Ü-x_inbox", "Ü-x_leases", "Ü-x_operations", "Ü-x_outbox", "Ü-x_outbox_dead");
+            "Ü-x_idempotency_keys",
+            "Ü-x_inbox",
+            "Ü-x_leases",
+            "Ü-x_operations",
+            "Ü-x_outbox",
+            "Ü-x_outbox_dead");
     assertThat(tables("public"))
         .contains("relayer_inbox", "relayer_leases", "relayer_outbox", "relayer_outbox_dead");
     assertThat(tables("bare"))
-        .containsExactly("inbox", "leases", "operations", "outbox", "outbox_dead");
+        .containsExactly(
+            "idempotency_keys", "inbox", "leases", "operations", "outbox", "outbox_dead");
   }
 
   @Test
@@ -232,6 +239,7 @@ class CliProcessIT {
     assertThat(tables("public")).contains("victim");
     assertThat(tables(schema))
         .containsExactly(
+            "relayer_idempotency_keys",
             "relayer_inbox",
             "relayer_leases",
             "relayer_operations",

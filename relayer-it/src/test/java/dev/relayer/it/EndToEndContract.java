@@ -6,6 +6,7 @@ import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.table;
 
+import dev.relayer.api.RelayerHeaders;
 import dev.relayer.api.spi.Transport;
 import dev.relayer.dispatch.LaneOptions;
 import dev.relayer.dispatch.MaintenanceOptions;
@@ -138,7 +139,14 @@ abstract class EndToEndContract {
         DSL.using(dsl.configuration().deriveAppending(dispatcher.transactionListener()));
     List<NewMessage> placed = new ArrayList<>();
     for (int order = 1; order <= 3; order++) {
-      placed.add(OrderPlaced.message(transportName(), destination, UUID.randomUUID(), order));
+      // The first order's tenant travels to the consumer; the others have none.
+      placed.add(
+          OrderPlaced.message(
+              transportName(),
+              destination,
+              UUID.randomUUID(),
+              order,
+              order == 1 ? "acme-eu" : null));
     }
 
     app.transaction(
@@ -330,6 +338,11 @@ abstract class EndToEndContract {
     assertThat(received.messageId()).isEqualTo(sent.messageId().toString());
     assertThat(received.messageType()).isEqualTo(sent.messageType());
     assertThat(received.headers()).containsAllEntriesOf(sent.headers());
+    if (sent.tenantId() == null) {
+      assertThat(received.headers()).doesNotContainKey(RelayerHeaders.TENANT_ID);
+    } else {
+      assertThat(received.headers()).containsEntry(RelayerHeaders.TENANT_ID, sent.tenantId());
+    }
     assertThat(received.body()).isEqualTo(sent.body());
   }
 

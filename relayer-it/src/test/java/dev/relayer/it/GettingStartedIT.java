@@ -132,8 +132,11 @@ class GettingStartedIT {
 
         GetResponse copy = channel.basicGet(watch, true);
         assertThat(copy).as("a copy of the message in our queue on exchange orders").isNotNull();
-        assertThat(copy.getProps().getType()).isEqualTo("OrderPlaced");
+        assertThat(copy.getProps().getType()).isEqualTo("order.placed");
         assertThat(new String(copy.getBody(), UTF_8)).isEqualTo("{\"orderId\":42}");
+        assertThat(String.valueOf(copy.getProps().getHeaders().get("content-type")))
+            .as("the serializer's content type, a header (an AMQP LongString)")
+            .isEqualTo("application/json");
         UUID messageId = UUID.fromString(copy.getProps().getMessageId());
         assertThat(channel.basicGet(watch, true)).as("one message, once").isNull();
         assertThat(channel.messageCount(QUEUE))

@@ -37,7 +37,11 @@ class LiquibaseInstallsIT {
 
   /** The changesets of Relayer's changelog, in order: one per schema version. */
   private static final List<String> CHANGESETS =
-      List.of("relayer-1-create-tables", "relayer-2-operations", "relayer-3-lane-key-index");
+      List.of(
+          "relayer-1-create-tables",
+          "relayer-2-operations",
+          "relayer-3-lane-key-index",
+          "relayer-4-idempotency-keys");
 
   /**
    * The DATABASECHANGELOG rows of the given installs ({@code schema=… prefix=…}), each install's
@@ -89,16 +93,19 @@ class LiquibaseInstallsIT {
                 "schema=billing prefix="));
     assertThat(relayerTables())
         .containsExactly(
+            "billing.idempotency_keys",
             "billing.inbox",
             "billing.leases",
             "billing.operations",
             "billing.outbox",
             "billing.outbox_dead",
+            "my\"Schema X.Ü-x_idempotency_keys",
             "my\"Schema X.Ü-x_inbox",
             "my\"Schema X.Ü-x_leases",
             "my\"Schema X.Ü-x_operations",
             "my\"Schema X.Ü-x_outbox",
             "my\"Schema X.Ü-x_outbox_dead",
+            "public.relayer_idempotency_keys",
             "public.relayer_inbox",
             "public.relayer_leases",
             "public.relayer_operations",
@@ -110,7 +117,7 @@ class LiquibaseInstallsIT {
 
     assertThat(changelogRows()).isEqualTo(applied);
     assertThat(changelogChecksumsAndTimes()).isEqualTo(checksumsAndTimes);
-    assertThat(relayerTables()).hasSize(15);
+    assertThat(relayerTables()).hasSize(18);
   }
 
   /**
@@ -185,6 +192,7 @@ class LiquibaseInstallsIT {
     assertThat(changelogRows()).containsExactly(executed("schema=app_messaging prefix=app_"));
     assertThat(relayerTables())
         .containsExactly(
+            "app_messaging.app_idempotency_keys",
             "app_messaging.app_inbox",
             "app_messaging.app_leases",
             "app_messaging.app_operations",
@@ -235,11 +243,13 @@ class LiquibaseInstallsIT {
             executed("schema=messaging prefix=orders_", "schema=my\"Schema X prefix="));
     assertThat(relayerTables())
         .containsExactly(
+            "messaging.orders_idempotency_keys",
             "messaging.orders_inbox",
             "messaging.orders_leases",
             "messaging.orders_operations",
             "messaging.orders_outbox",
             "messaging.orders_outbox_dead",
+            "my\"Schema X.idempotency_keys",
             "my\"Schema X.inbox",
             "my\"Schema X.leases",
             "my\"Schema X.operations",

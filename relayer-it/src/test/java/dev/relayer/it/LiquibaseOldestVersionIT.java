@@ -54,14 +54,15 @@ class LiquibaseOldestVersionIT {
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = 'messaging'"
                     + " ORDER BY table_name"))
         .containsExactly(
+            "orders_idempotency_keys",
             "orders_inbox",
             "orders_leases",
             "orders_operations",
             "orders_outbox",
             "orders_outbox_dead");
     assertThat(Jdbc.rows(db.dataSource(), "SELECT id, liquibase FROM databasechangelog"))
-        .as("three changesets, each applied once, by Liquibase " + OLDEST)
-        .hasSize(3)
+        .as("four changesets, each applied once, by Liquibase " + OLDEST)
+        .hasSize(4)
         .allSatisfy(row -> assertThat(row).contains("schema=messaging prefix=orders_", OLDEST));
   }
 

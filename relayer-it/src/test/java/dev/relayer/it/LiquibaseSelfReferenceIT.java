@@ -106,6 +106,7 @@ class LiquibaseSelfReferenceIT {
 
     assertThat(relayerTables())
         .containsExactly(
+            "messaging.x_idempotency_keys",
             "messaging.x_inbox",
             "messaging.x_leases",
             "messaging.x_operations",
@@ -115,7 +116,8 @@ class LiquibaseSelfReferenceIT {
         .containsExactly(
             "relayer-1-create-tables schema=messaging prefix=x_",
             "relayer-2-operations schema=messaging prefix=x_",
-            "relayer-3-lane-key-index schema=messaging prefix=x_");
+            "relayer-3-lane-key-index schema=messaging prefix=x_",
+            "relayer-4-idempotency-keys schema=messaging prefix=x_");
   }
 
   /**

@@ -18,7 +18,17 @@ final class OrderPlaced {
   private OrderPlaced() {}
 
   static NewMessage message(String transport, String destination, UUID messageId, int orderId) {
-    return NewMessage.builder()
+    return message(transport, destination, messageId, orderId, null);
+  }
+
+  /** The same, for {@code tenantId} (none when {@code null}). */
+  static NewMessage message(
+      String transport, String destination, UUID messageId, int orderId, String tenantId) {
+    NewMessage.Builder builder = NewMessage.builder();
+    if (tenantId != null) {
+      builder.tenantId(tenantId);
+    }
+    return builder
         .messageId(messageId)
         .transport(transport)
         .destination(destination)

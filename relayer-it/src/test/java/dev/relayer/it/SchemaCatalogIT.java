@@ -77,6 +77,9 @@ class SchemaCatalogIT {
 
     assertThat(catalog.relations())
         .containsExactlyInAnyOrder(
+            p + "idempotency_keys | r | p",
+            p + "idempotency_keys_at_idx | i | p",
+            p + "idempotency_keys_pkey | i | p",
             p + "inbox | r | p",
             p + "inbox_pkey | i | p",
             p + "inbox_processed_at_idx | i | p",
@@ -118,16 +121,22 @@ class SchemaCatalogIT {
             p + "operations | 3 | operator | text | t |  |  | null",
             p + "operations | 4 | operation | text | t |  |  | null",
             p + "operations | 5 | filter | jsonb | t |  |  | '{}'::jsonb",
-            p + "operations | 6 | rows | bigint | t |  |  | null");
+            p + "operations | 6 | rows | bigint | t |  |  | null",
+            p + "idempotency_keys | 1 | idempotency_key | text | t |  |  | null",
+            p + "idempotency_keys | 2 | message_id | uuid | t |  |  | null",
+            p + "idempotency_keys | 3 | created_at | timestamp with time zone | t |  |  | now()");
     assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "outbox | ")).hasSize(18);
     assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "outbox_dead | ")).hasSize(17);
     assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "inbox | ")).hasSize(3);
     assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "leases | ")).hasSize(3);
     assertThat(catalog.columns()).filteredOn(c -> c.startsWith(p + "operations | ")).hasSize(6);
+    assertThat(catalog.columns())
+        .filteredOn(c -> c.startsWith(p + "idempotency_keys | "))
+        .hasSize(3);
 
     List<String> checks =
         catalog.constraints().stream().filter(c -> c.contains(" | c | ")).toList();
-    assertThat(checks).hasSize(12 + 5 + 1 + 4);
+    assertThat(checks).hasSize(12 + 5 + 1 + 4 + 2);
     assertThat(catalog.constraints())
         .contains(
             p
@@ -146,7 +155,17 @@ class SchemaCatalogIT {
                 + "outbox_message_id_check | c | t | f"
                 + " | CHECK ((message_id <> '00000000-0000-0000-0000-000000000000'::uuid))",
             p + "inbox | " + p + "inbox_pkey | p | t | f | PRIMARY KEY (consumer, message_id)",
-            p + "leases | " + p + "leases_pkey | p | t | f | PRIMARY KEY (name)");
+            p + "leases | " + p + "leases_pkey | p | t | f | PRIMARY KEY (name)",
+            p
+                + "idempotency_keys | "
+                + p
+                + "idempotency_keys_pkey | p | t | f | PRIMARY KEY (idempotency_key)",
+            p
+                + "idempotency_keys | "
+                + p
+                + "idempotency_keys_key_check | c | t | f"
+                + " | CHECK (((idempotency_key <> ''::text)"
+                + " AND (char_length(idempotency_key) <= 255)))");
 
     String table = "<schema>." + quoteIdent(p + "outbox");
     assertThat(catalog.indexes())
@@ -183,7 +202,15 @@ class SchemaCatalogIT {
                 + " ON "
                 + table
                 + " USING btree (lane, ordering_key, id)"
-                + " WHERE ((status = 'pending'::text) AND (ordering_key IS NOT NULL))");
+                + " WHERE ((status = 'pending'::text) AND (ordering_key IS NOT NULL))",
+            p
+                + "idempotency_keys_at_idx | "
+                + p
+                + "idempotency_keys | f | f | CREATE INDEX "
+                + quoteIdent(p + "idempotency_keys_at_idx")
+                + " ON <schema>."
+                + quoteIdent(p + "idempotency_keys")
+                + " USING btree (created_at)");
     assertThat(catalog.sequences())
         .containsExactly(
             p + "operations_id_seq | bigint | 1 | 1 | 1 | 9223372036854775807 | f",

@@ -7,6 +7,7 @@ import dev.relayer.micrometer.internal.HealthGauges;
 import dev.relayer.micrometer.internal.Meters;
 import dev.relayer.micrometer.internal.StoreMeters;
 import dev.relayer.micrometer.internal.TagValues;
+import dev.relayer.store.StoreAttachment;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,6 +83,7 @@ public final class RelayerMetrics implements AutoCloseable {
   private final Meters meters;
   private final DeliveryMeters delivery;
   private final StoreMeters storeMeters;
+  private final StoreAttachment storeAttachment;
   private final HealthGauges gauges;
   private final Object lifecycle = new Object();
   private @Nullable ScheduledExecutorService refresher;
@@ -103,7 +105,7 @@ public final class RelayerMetrics implements AutoCloseable {
         new StoreMeters(meters, new TagValues("consumer", MAX_CONSUMERS, Function.identity()));
     this.gauges = new HealthGauges(meters, store, relayer::health, relayer.owner());
     relayer.addEventListener(delivery);
-    relayer.store().addEventListener(storeMeters);
+    this.storeAttachment = relayer.store().attach(storeMeters);
   }
 
   /** A builder binding {@code relayer}'s meters to {@code registry}. */
@@ -222,7 +224,7 @@ public final class RelayerMetrics implements AutoCloseable {
       }
     }
     relayer.removeEventListener(delivery);
-    relayer.store().removeEventListener(storeMeters);
+    storeAttachment.close();
     meters.removeAll();
   }
 

@@ -6,6 +6,7 @@ import dev.relayer.opentelemetry.internal.HeaderMaps;
 import dev.relayer.opentelemetry.internal.TraceContextHeaders;
 import dev.relayer.store.HeaderContributor;
 import dev.relayer.store.RelayerStore;
+import dev.relayer.store.StoreAttachment;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.baggage.propagation.W3CBaggagePropagator;
 import io.opentelemetry.api.trace.Tracer;
@@ -75,14 +76,12 @@ public final class RelayerTracing {
     return contributor;
   }
 
-  /** Registers {@link #headerContributor()} on {@code store}; undo with {@link #uninstall}. */
-  public void install(RelayerStore store) {
-    Objects.requireNonNull(store, "store").addHeaderContributor(contributor);
-  }
-
-  /** Unregisters what {@link #install} registered on {@code store}. */
-  public void uninstall(RelayerStore store) {
-    Objects.requireNonNull(store, "store").removeHeaderContributor(contributor);
+  /**
+   * Attaches {@link #headerContributor()} to {@code store}; closing the returned attachment
+   * detaches it.
+   */
+  public StoreAttachment install(RelayerStore store) {
+    return Objects.requireNonNull(store, "store").attach(contributor);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.relayer.opentelemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relayer.store.StoreAttachment;
 import io.opentelemetry.api.baggage.Baggage;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
@@ -33,7 +34,7 @@ class EnqueueTraceContextIT {
   }
 
   private long enqueueUnder(RelayerTracing tracing, Context context, boolean ownTraceparent) {
-    tracing.install(db.store);
+    StoreAttachment installed = tracing.install(db.store);
     try (Scope ignored = context.makeCurrent()) {
       var message = OutboxDatabase.message("memory");
       if (ownTraceparent) {
@@ -42,7 +43,7 @@ class EnqueueTraceContextIT {
       var built = message.build();
       return db.dsl.transactionResult(tx -> db.store.enqueue(tx.dsl(), built));
     } finally {
-      tracing.uninstall(db.store);
+      installed.close();
     }
   }
 

@@ -3,6 +3,7 @@ package dev.relayer.schema;
 import dev.relayer.api.TextChecks;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * PostgreSQL identifier rules. Every identifier Relayer renders is quoted, so punctuation, spaces,
@@ -57,7 +58,7 @@ public final class Identifiers {
    *
    * @param role what the identifier names, for the message ("schema", "outbox table", ...)
    */
-  public static Optional<String> problem(String role, String identifier) {
+  public static Optional<String> problem(String role, @Nullable String identifier) {
     if (identifier == null) {
       return Optional.of(role + " must not be null");
     }

@@ -1,5 +1,6 @@
 package dev.relayer.schema;
 
+import static dev.relayer.schema.SchemaNames.IDEMPOTENCY_KEYS;
 import static dev.relayer.schema.SchemaNames.INBOX;
 import static dev.relayer.schema.SchemaNames.LEASES;
 import static dev.relayer.schema.SchemaNames.OPERATIONS;
@@ -27,15 +28,17 @@ import java.util.Objects;
  *   <li>the audit trail of operator actions, {@code <prefix>operations} (changeset {@code
  *       relayer-2-operations});
  *   <li>the index of pending ordered rows by lane, key and id, {@code <prefix>outbox_lane_key_idx},
- *       which the ordered-lane claim walks key by key (changeset {@code relayer-3-lane-key-index}).
+ *       which the ordered-lane claim walks key by key (changeset {@code relayer-3-lane-key-index});
+ *   <li>the idempotency keys of enqueued messages, {@code <prefix>idempotency_keys}, with their
+ *       retention index (changeset {@code relayer-4-idempotency-keys}).
  * </ol>
  *
  * {@link #createStatements} is every step, for a new install; {@link #upgradeStatements} the steps
  * after a given version, for an existing one; {@link #stepStatements} one step. An install has no
  * version marker: its version is the last step whose objects all exist (step 2's is the operations
- * table, step 3's the lane key index), which {@code relayer db verify} and the store's start check
- * read from the catalog. A marker could claim a step whose objects are missing; the objects
- * themselves cannot.
+ * table, step 3's the lane key index, step 4's the idempotency keys table), which {@code relayer db
+ * verify} and the store's start check read from the catalog. A marker could claim a step whose
+ * objects are missing; the objects themselves cannot.
  *
  * <p>Every statement uses {@code IF NOT EXISTS}, so running a script again keeps existing tables
  * and rows. It does not repair a table that exists with another shape: such a table is left as it
@@ -46,7 +49,10 @@ import java.util.Objects;
 public final class PostgreSqlOutboxSchema {
 
   /** The version of the schema this release creates and needs: {@value}. */
-  public static final int CURRENT_VERSION = 3;
+  public static final int CURRENT_VERSION = 4;
+
+  /** The longest idempotency key the table accepts, in characters (code points): {@value}. */
+  public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
   /** The nil UUID, which Relayer never uses as a message id or claim token. */
   static final String NIL_UUID = "'00000000-0000-0000-0000-000000000000'::uuid";
@@ -149,7 +155,7 @@ public final class PostgreSqlOutboxSchema {
   /**
    * The statements of one step, without {@code ;}: step 1 creates the schema and the four tables of
    * version 1 (exactly what version 1 of Relayer created), step 2 the operations table, step 3 the
-   * lane key index on the outbox.
+   * lane key index on the outbox, step 4 the idempotency keys table.
    *
    * @throws InvalidInputException when {@code version} is not between 1 and {@link
    *     #CURRENT_VERSION}
@@ -160,7 +166,8 @@ public final class PostgreSqlOutboxSchema {
     return switch (version) {
       case 1 -> versionOne(n);
       case 2 -> versionTwo(n);
-      default -> versionThree(n);
+      case 3 -> versionThree(n);
+      default -> versionFour(n);
     };
   }
 
@@ -191,6 +198,33 @@ public final class PostgreSqlOutboxSchema {
             OUTBOX_LANE_KEY_INDEX,
             OUTBOX,
             "(lane, ordering_key, id) WHERE status = 'pending' AND ordering_key IS NOT NULL"));
+  }
+
+  /**
+   * The idempotency keys: one row per key, written by the enqueue in the application's transaction
+   * (so a rolled-back enqueue leaves no key), unique by the primary key, and deleted by the cleanup
+   * pass once older than the key retention ({@code created_at} index). The key does not point at
+   * the outbox row: that row is deleted when sent, moved when dead, and the key outlives both.
+   */
+  private static List<String> versionFour(SchemaNames n) {
+    return List.of(
+        "CREATE TABLE IF NOT EXISTS "
+            + n.qualified(IDEMPOTENCY_KEYS)
+            + " (\n"
+            + "  idempotency_key text NOT NULL,\n"
+            + "  message_id uuid NOT NULL,\n"
+            + "  created_at timestamptz NOT NULL DEFAULT now(),\n"
+            + constraint(n, "idempotency_keys_pkey", "PRIMARY KEY (idempotency_key)")
+            + constraint(
+                n,
+                "idempotency_keys_key_check",
+                "CHECK (idempotency_key <> '' AND char_length(idempotency_key) <= "
+                    + MAX_IDEMPOTENCY_KEY_LENGTH
+                    + ")")
+            + lastConstraint(
+                n, "idempotency_keys_id_check", "CHECK (message_id <> " + NIL_UUID + ")")
+            + ")",
+        index(n, "idempotency_keys_at_idx", IDEMPOTENCY_KEYS, "(created_at)"));
   }
 
   private static String operations(SchemaNames n) {

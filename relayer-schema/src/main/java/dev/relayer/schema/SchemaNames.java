@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Every identifier Relayer creates, derived from a {@link SchemaOptions}: five tables and their
+ * Every identifier Relayer creates, derived from a {@link SchemaOptions}: six tables and their
  * indexes and constraints, all named {@code <prefix><base>}. The base names are fixed; they are
  * listed here once, and both the SQL script and the validation read them from here.
  */
@@ -30,6 +30,12 @@ public final class SchemaNames {
    * the ordered-lane claim walks.
    */
   public static final String OUTBOX_LANE_KEY_INDEX = "outbox_lane_key_idx";
+
+  /**
+   * Base name of the table of idempotency keys (schema version 4): one row per key an enqueue was
+   * given, kept for the key retention whatever happens to the message's row.
+   */
+  public static final String IDEMPOTENCY_KEYS = "idempotency_keys";
 
   /** Every base name, in creation order: tables, then their indexes and constraints. */
   static final List<String> BASE_NAMES =
@@ -72,7 +78,12 @@ public final class SchemaNames {
           "operations_filter_check",
           "operations_rows_check",
           "operations_at_idx",
-          OUTBOX_LANE_KEY_INDEX);
+          OUTBOX_LANE_KEY_INDEX,
+          IDEMPOTENCY_KEYS,
+          "idempotency_keys_pkey",
+          "idempotency_keys_key_check",
+          "idempotency_keys_id_check",
+          "idempotency_keys_at_idx");
 
   private final String schema;
   private final String prefix;

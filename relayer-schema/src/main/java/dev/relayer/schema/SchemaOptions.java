@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where Relayer's tables live: a PostgreSQL schema and a table-name prefix. Tables are named {@code
@@ -89,7 +90,8 @@ public record SchemaOptions(String schema, String tablePrefix) {
   }
 
   /** The given schema and prefix. */
-  public static SchemaOptions of(String schema, String tablePrefix) {
+  @SuppressWarnings("NullAway") // a null value is invalid input, which the constructor reports
+  public static SchemaOptions of(@Nullable String schema, @Nullable String tablePrefix) {
     return new SchemaOptions(schema, tablePrefix);
   }
 

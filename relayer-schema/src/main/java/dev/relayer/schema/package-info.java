@@ -20,4 +20,7 @@
  * <p>The script uses {@code IF NOT EXISTS} throughout: running it again keeps existing rows, and it
  * never alters a table that already exists, even one of an older or foreign shape.
  */
+@NullMarked
 package dev.relayer.schema;
+
+import org.jspecify.annotations.NullMarked;

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class PostgreSqlOutboxSchemaTest {
 
   private static final List<String> TABLES =
-      List.of("outbox", "outbox_dead", "inbox", "leases", "operations");
+      List.of("outbox", "outbox_dead", "inbox", "leases", "operations", "idempotency_keys");
 
   private static final List<String> INDEXES =
       List.of(
@@ -22,7 +22,8 @@ class PostgreSqlOutboxSchemaTest {
           "outbox_dead_failed_at_idx",
           "inbox_processed_at_idx",
           "operations_at_idx",
-          "outbox_lane_key_idx");
+          "outbox_lane_key_idx",
+          "idempotency_keys_at_idx");
 
   private static final List<String> CONSTRAINTS =
       List.of(
@@ -52,7 +53,10 @@ class PostgreSqlOutboxSchemaTest {
           "operations_operator_check",
           "operations_operation_check",
           "operations_filter_check",
-          "operations_rows_check");
+          "operations_rows_check",
+          "idempotency_keys_pkey",
+          "idempotency_keys_key_check",
+          "idempotency_keys_id_check");
 
   @Test
   void scriptCreatesEveryTableIndexAndConstraintWithDefaultNames() {
@@ -166,7 +170,7 @@ class PostgreSqlOutboxSchemaTest {
             "-- Relayer schema for PostgreSQL: schema \"x\\nDROP TABLE important;--\","
                 + " table prefix \"a\\rb_\"");
     // The header stays three comment lines; the first statement follows them.
-    assertThat(lines.get(1)).isEqualTo("-- schema version 3.");
+    assertThat(lines.get(1)).isEqualTo("-- schema version 4.");
     assertThat(lines.get(2)).isEqualTo("-- Safe to run again: every statement uses IF NOT EXISTS.");
     assertThat(lines.get(3)).isEmpty();
     assertThat(lines.get(4)).isEqualTo("CREATE SCHEMA IF NOT EXISTS \"x");
@@ -192,16 +196,17 @@ class PostgreSqlOutboxSchemaTest {
 
     List<String> two = PostgreSqlOutboxSchema.stepStatements(options, 2);
     List<String> three = PostgreSqlOutboxSchema.stepStatements(options, 3);
+    List<String> four = PostgreSqlOutboxSchema.stepStatements(options, 4);
 
-    assertThat(PostgreSqlOutboxSchema.CURRENT_VERSION).isEqualTo(3);
+    assertThat(PostgreSqlOutboxSchema.CURRENT_VERSION).isEqualTo(4);
     assertThat(PostgreSqlOutboxSchema.createStatements(options))
         .startsWith(one.toArray(String[]::new))
         .endsWith(upgrade.toArray(String[]::new))
         .hasSize(one.size() + upgrade.size());
     assertThat(upgrade)
         .startsWith(two.toArray(String[]::new))
-        .endsWith(three.toArray(String[]::new));
-    assertThat(upgrade).hasSize(two.size() + three.size());
+        .endsWith(four.toArray(String[]::new));
+    assertThat(upgrade).hasSize(two.size() + three.size() + four.size());
     assertThat(String.join("\n", one)).doesNotContain("operations").doesNotContain("lane_key");
     assertThat(two)
         .hasSize(2)
@@ -213,25 +218,49 @@ class PostgreSqlOutboxSchemaTest {
             "CREATE INDEX IF NOT EXISTS \"orders_outbox_lane_key_idx\""
                 + " ON \"messaging\".\"orders_outbox\""
                 + " (lane, ordering_key, id) WHERE status = 'pending' AND ordering_key IS NOT NULL");
-    assertThat(PostgreSqlOutboxSchema.upgradeStatements(options, 2)).isEqualTo(three);
-    assertThat(PostgreSqlOutboxSchema.upgradeStatements(options, 3)).isEmpty();
+    assertThat(four)
+        .containsExactly(
+            "CREATE TABLE IF NOT EXISTS \"messaging\".\"orders_idempotency_keys\" (\n"
+                + "  idempotency_key text NOT NULL,\n"
+                + "  message_id uuid NOT NULL,\n"
+                + "  created_at timestamptz NOT NULL DEFAULT now(),\n"
+                + "  CONSTRAINT \"orders_idempotency_keys_pkey\" PRIMARY KEY (idempotency_key),\n"
+                + "  CONSTRAINT \"orders_idempotency_keys_key_check\""
+                + " CHECK (idempotency_key <> '' AND char_length(idempotency_key) <= 255),\n"
+                + "  CONSTRAINT \"orders_idempotency_keys_id_check\""
+                + " CHECK (message_id <> '00000000-0000-0000-0000-000000000000'::uuid)\n"
+                + ")",
+            "CREATE INDEX IF NOT EXISTS \"orders_idempotency_keys_at_idx\""
+                + " ON \"messaging\".\"orders_idempotency_keys\" (created_at)");
+    List<String> threeAndFour = new java.util.ArrayList<>(three);
+    threeAndFour.addAll(four);
+    assertThat(PostgreSqlOutboxSchema.upgradeStatements(options, 2)).isEqualTo(threeAndFour);
+    assertThat(PostgreSqlOutboxSchema.upgradeStatements(options, 3)).isEqualTo(four);
+    assertThat(PostgreSqlOutboxSchema.upgradeStatements(options, 4)).isEmpty();
   }
 
   @Test
   void theUpgradeScriptSaysWhatItUpgradesAndFromTheCurrentVersionHasNothingToRun() {
     String upgrade = PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 1);
     String fromTwo = PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 2);
-    String none = PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 3);
+    String fromThree = PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 3);
+    String none = PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), 4);
 
-    assertThat(upgrade.lines().toList().get(1)).isEqualTo("-- upgrade from schema version 1 to 3.");
-    assertThat(count(upgrade, "CREATE TABLE ")).isEqualTo(1);
-    assertThat(count(upgrade, "CREATE INDEX ")).isEqualTo(2);
+    assertThat(upgrade.lines().toList().get(1)).isEqualTo("-- upgrade from schema version 1 to 4.");
+    assertThat(count(upgrade, "CREATE TABLE ")).isEqualTo(2);
+    assertThat(count(upgrade, "CREATE INDEX ")).isEqualTo(3);
     assertThat(upgrade)
         .doesNotContain("CREATE SCHEMA")
         .doesNotContain("CREATE TABLE IF NOT EXISTS \"public\".\"relayer_outbox\"");
-    assertThat(fromTwo.lines().toList().get(1)).isEqualTo("-- upgrade from schema version 2 to 3.");
-    assertThat(count(fromTwo, "CREATE ")).isEqualTo(1);
+    assertThat(fromTwo.lines().toList().get(1)).isEqualTo("-- upgrade from schema version 2 to 4.");
+    assertThat(count(fromTwo, "CREATE ")).isEqualTo(3);
     assertThat(fromTwo).contains("CREATE INDEX IF NOT EXISTS \"relayer_outbox_lane_key_idx\" ON ");
+    assertThat(fromThree.lines().toList().get(1))
+        .isEqualTo("-- upgrade from schema version 3 to 4.");
+    assertThat(count(fromThree, "CREATE ")).isEqualTo(2);
+    assertThat(fromThree)
+        .contains("CREATE TABLE IF NOT EXISTS \"public\".\"relayer_idempotency_keys\" (")
+        .doesNotContain("outbox");
     assertThat(none.lines().filter(line -> !line.isEmpty()))
         .allSatisfy(line -> assertThat(line).startsWith("--"));
     assertThat(none).contains("Nothing to do");
@@ -239,14 +268,14 @@ class PostgreSqlOutboxSchemaTest {
 
   @Test
   void versionsOutsideOneToTheCurrentAreRefusedNamingTheRange() {
-    for (int bad : new int[] {0, -1, 4}) {
+    for (int bad : new int[] {0, -1, 5}) {
       assertThatThrownBy(() -> PostgreSqlOutboxSchema.upgradeScript(SchemaOptions.defaults(), bad))
           .isInstanceOf(InvalidInputException.class)
-          .hasMessageContaining("fromVersion must be a schema version from 1 to 3")
+          .hasMessageContaining("fromVersion must be a schema version from 1 to 4")
           .hasMessageContaining("was " + bad);
       assertThatThrownBy(() -> PostgreSqlOutboxSchema.stepStatements(SchemaOptions.defaults(), bad))
           .isInstanceOf(InvalidInputException.class)
-          .hasMessageContaining("version must be a schema version from 1 to 3");
+          .hasMessageContaining("version must be a schema version from 1 to 4");
     }
   }
 

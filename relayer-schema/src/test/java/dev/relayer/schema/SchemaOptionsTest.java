@@ -133,13 +133,13 @@ class SchemaOptionsTest {
             InvalidInputException.class,
             e -> {
               assertThat(e.problems()).first().isEqualTo("schema must not be empty");
-              // A 40-byte prefix leaves 23 bytes: the 10 base names longer than that fail, and the
+              // A 40-byte prefix leaves 23 bytes: the 12 base names longer than that fail, and the
               // prefix's problem names the longest of them and counts the others.
               assertThat(e.problems()).hasSize(2);
               assertThat(e.problems().get(1))
                   .contains("x".repeat(40) + LONGEST_BASE)
                   .contains("68 bytes")
-                  .endsWith("(and 9 more identifiers with this prefix)");
+                  .endsWith("(and 11 more identifiers with this prefix)");
             });
   }
 }

@@ -6,10 +6,10 @@ import java.util.List;
  * Looks at every message before {@link RelayerStore#enqueue} writes it, so that a message that can
  * never be sent is refused in the writer's transaction instead of failing later. A dispatcher
  * installs one that asks its transports ({@code Transport.problems}); see {@link
- * RelayerStore#addEnqueueCheck}.
+ * RelayerStore#attach}.
  */
 @FunctionalInterface
-public interface EnqueueCheck {
+public non-sealed interface EnqueueCheck extends StoreHook {
 
   /**
    * What makes {@code message} impossible to send, one sentence per problem naming the field

@@ -9,7 +9,7 @@ import org.jooq.Configuration;
  * over once that transaction commits. Implementations must be fast and must not throw.
  */
 @FunctionalInterface
-public interface EnqueueListener {
+public non-sealed interface EnqueueListener extends StoreHook {
 
   /**
    * Rows were inserted on {@code transaction}'s connection (not yet committed).

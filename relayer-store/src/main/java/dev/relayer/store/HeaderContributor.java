@@ -5,8 +5,8 @@ import java.util.Map;
 /**
  * Adds headers to every message {@link RelayerStore#enqueue} is given, before the checks and the
  * insert: the writer's creation context, for example the W3C {@code traceparent} of the span that
- * is current on the writing thread. Register one with {@link RelayerStore#addHeaderContributor};
- * with none registered an enqueue does no extra work.
+ * is current on the writing thread. Register one with {@link RelayerStore#attach}; with none
+ * registered an enqueue does no extra work.
  *
  * <p>A contributor only adds: a header the message already has keeps its value, whatever the
  * contributor returns for that name, so an application that sets a header itself always wins. The
@@ -15,7 +15,7 @@ import java.util.Map;
  * dev.relayer.api.InvalidInputException} naming the header.
  */
 @FunctionalInterface
-public interface HeaderContributor {
+public non-sealed interface HeaderContributor extends StoreHook {
 
   /**
    * The headers to add to {@code message}; empty (the usual case, cheap to return) for none. Runs

@@ -2,12 +2,14 @@ package dev.relayer.store;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.TextChecks;
+import dev.relayer.schema.PostgreSqlOutboxSchema;
 import dev.relayer.store.internal.StoreChecks;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.jspecify.annotations.NullUnmarked;
 import org.jspecify.annotations.Nullable;
@@ -15,8 +17,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A message to enqueue. Build one with {@link #builder()}; {@code build()} rejects bad input,
  * listing every problem, before anything touches the database. No text field (transport,
- * destination, type, header names and values, ordering key, tenant) may contain a NUL character or
- * an unpaired UTF-16 surrogate ({@link TextChecks}).
+ * destination, type, header names and values, ordering key, tenant, idempotency key) may contain a
+ * NUL character or an unpaired UTF-16 surrogate ({@link TextChecks}).
  *
  * @param messageId the message's identity, kept on every send and replay; never the nil UUID
  * @param transport name of a registered transport; not blank
@@ -29,6 +31,12 @@ import org.jspecify.annotations.Nullable;
  * @param deliverAt not delivered before this instant; {@code null} for as soon as possible; from
  *     0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z
  * @param tenantId carried through to the transport; {@code null} if unused
+ * @param idempotencyKey the business request this message carries out, unique per install (schema
+ *     and prefix) for the key retention: {@link RelayerStore#enqueueOnce} writes the message only
+ *     if no message with this key was enqueued before, and reports a {@link
+ *     EnqueueOutcome.Duplicate} otherwise; {@code null} (the default) for none. Not blank, at most
+ *     {@value #MAX_IDEMPOTENCY_KEY_LENGTH} characters (code points). See {@code
+ *     docs/idempotent-enqueue.md}.
  */
 // The body goes to the database as it is: a copy per access would cost on every enqueue.
 @SuppressWarnings("ArrayRecordComponent")
@@ -41,9 +49,38 @@ public record NewMessage(
     byte[] body,
     @Nullable String orderingKey,
     @Nullable Instant deliverAt,
-    @Nullable String tenantId) {
+    @Nullable String tenantId,
+    @Nullable String idempotencyKey) {
 
   static final UUID NIL = new UUID(0, 0);
+
+  /** The longest idempotency key, in characters (code points): {@value}. */
+  public static final int MAX_IDEMPOTENCY_KEY_LENGTH =
+      PostgreSqlOutboxSchema.MAX_IDEMPOTENCY_KEY_LENGTH;
+
+  /** A message without an idempotency key, as before keys existed. */
+  public NewMessage(
+      UUID messageId,
+      String transport,
+      String destination,
+      String messageType,
+      Map<String, String> headers,
+      byte[] body,
+      @Nullable String orderingKey,
+      @Nullable Instant deliverAt,
+      @Nullable String tenantId) {
+    this(
+        messageId,
+        transport,
+        destination,
+        messageType,
+        headers,
+        body,
+        orderingKey,
+        deliverAt,
+        tenantId,
+        null);
+  }
 
   public NewMessage {
     List<String> problems = new ArrayList<>();
@@ -80,6 +117,7 @@ public record NewMessage(
     }
     TextChecks.problem("orderingKey", orderingKey).ifPresent(problems::add);
     TextChecks.problem("tenantId", tenantId).ifPresent(problems::add);
+    idempotencyKeyProblem(idempotencyKey).ifPresent(problems::add);
     if (deliverAt != null) {
       StoreChecks.instantProblem("deliverAt", deliverAt).ifPresent(problems::add);
     }
@@ -87,6 +125,25 @@ public record NewMessage(
       throw new InvalidInputException(problems);
     }
     headers = Map.copyOf(headers);
+  }
+
+  private static Optional<String> idempotencyKeyProblem(@Nullable String key) {
+    if (key == null) {
+      return Optional.empty();
+    }
+    if (key.isBlank()) {
+      return Optional.of("idempotencyKey must be null (none) or not blank");
+    }
+    int length = key.codePointCount(0, key.length());
+    if (length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+      return Optional.of(
+          "idempotencyKey is "
+              + length
+              + " characters long; at most "
+              + MAX_IDEMPOTENCY_KEY_LENGTH
+              + " are allowed");
+    }
+    return TextChecks.problem("idempotencyKey", key);
   }
 
   private static void requireText(List<String> problems, String field, String value) {
@@ -128,7 +185,27 @@ public record NewMessage(
         body,
         orderingKey,
         deliverAt,
-        tenantId);
+        tenantId,
+        idempotencyKey);
+  }
+
+  /**
+   * This message with the idempotency key {@code key} (replacing any it had); {@code null} for
+   * none. Throws {@link InvalidInputException} when the key is blank, longer than {@value
+   * #MAX_IDEMPOTENCY_KEY_LENGTH} characters or not writable.
+   */
+  public NewMessage withIdempotencyKey(@Nullable String key) {
+    return new NewMessage(
+        messageId,
+        transport,
+        destination,
+        messageType,
+        headers,
+        body,
+        orderingKey,
+        deliverAt,
+        tenantId,
+        key);
   }
 
   /** Whether this message has an ordering key. */
@@ -155,6 +232,7 @@ public record NewMessage(
     private String orderingKey;
     private Instant deliverAt;
     private String tenantId;
+    private String idempotencyKey;
 
     private Builder() {}
 
@@ -211,6 +289,15 @@ public record NewMessage(
       return this;
     }
 
+    /**
+     * The idempotency key: {@link RelayerStore#enqueueOnce} writes the message only if no message
+     * with this key was enqueued within the key retention. Default none.
+     */
+    public Builder idempotencyKey(String idempotencyKey) {
+      this.idempotencyKey = idempotencyKey;
+      return this;
+    }
+
     /** Validates and builds; throws {@link InvalidInputException} listing every problem. */
     public NewMessage build() {
       return new NewMessage(
@@ -222,7 +309,8 @@ public record NewMessage(
           body,
           orderingKey,
           deliverAt,
-          tenantId);
+          tenantId,
+          idempotencyKey);
     }
   }
 }

@@ -9,7 +9,7 @@ import java.time.Duration;
  * exception thrown here reaches the caller). Every method defaults to doing nothing. While no
  * listener is registered the store reads no clock for them.
  */
-public interface StoreEventListener {
+public non-sealed interface StoreEventListener extends StoreHook {
 
   /**
    * An {@link RelayerStore#enqueue} call wrote {@code messages} rows (at least 1) in {@code

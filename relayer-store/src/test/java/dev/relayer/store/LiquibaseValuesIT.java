@@ -87,7 +87,8 @@ class LiquibaseValuesIT {
         .containsExactly(
             "relayer-1-create-tables schema=lb_a prefix=b prefix=c_",
             "relayer-2-operations schema=lb_a prefix=b prefix=c_",
-            "relayer-3-lane-key-index schema=lb_a prefix=b prefix=c_");
+            "relayer-3-lane-key-index schema=lb_a prefix=b prefix=c_",
+            "relayer-4-idempotency-keys schema=lb_a prefix=b prefix=c_");
   }
 
   @Test

@@ -274,7 +274,56 @@ class MissingTablesIT {
         dsl.execute(statement);
       }
       store.verifySchema(dsl);
+      assertThat(store.findDrift(dsl).installedVersion()).contains(4);
+      assertThat(
+              dsl.fetchValue(
+                  "select count(*) from \"my\"\"Schema X\".\"Ü-x_outbox\" where id = ?", id))
+          .isEqualTo(1L);
+    }
+  }
+
+  @Test
+  void verifySchemaOnAVersionThreeInstallFailsNamingTheKeysTableAndTheUpgradeKeepsEveryRow() {
+    try (TestDatabase db = TestDatabase.create()) {
+      SchemaOptions schema = SchemaOptions.of("my\"Schema X", "Ü-x_");
+      RelayerSchemaInstaller.applyVersion(db.dataSource(), schema, 3);
+      DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+      RelayerStore store = RelayerStore.create(StoreOptions.of(schema));
+      long id = store.enqueue(dsl, StoreFixture.ordered("k"));
+      NewMessage keyed = StoreFixture.message().idempotencyKey("order-1").build();
+
+      assertThatThrownBy(() -> store.verifySchema(dsl))
+          .isInstanceOf(SchemaMismatchException.class)
+          .hasMessageContaining(
+              "Relayer table \"my\"\"Schema X\".\"Ü-x_idempotency_keys\" does not exist")
+          .hasMessageContaining("the install is at schema version 3")
+          .hasMessageContaining("relayer-4-idempotency-keys")
+          .hasMessageContaining("relayer db script --provider postgres --from 3")
+          .satisfies(
+              e ->
+                  assertThat(((SchemaMismatchException) e).objectName())
+                      .isEqualTo("\"my\"\"Schema X\".\"Ü-x_idempotency_keys\""));
+      // An enqueue with a key checks the keys table first: nothing is written.
+      assertThatThrownBy(() -> store.enqueueOnce(dsl, keyed))
+          .isInstanceOf(SchemaMismatchException.class)
+          .hasMessageContaining("Ü-x_idempotency_keys\" does not exist");
+      assertThat(dsl.fetchValue("select count(*) from \"my\"\"Schema X\".\"Ü-x_outbox\""))
+          .isEqualTo(1L);
       assertThat(store.findDrift(dsl).installedVersion()).contains(3);
+      assertThat(store.findDrift(dsl).findings())
+          .extracting(SchemaFinding::problem)
+          .singleElement()
+          .asString()
+          .contains("table Ü-x_idempotency_keys missing: the install is at schema version 3");
+
+      for (String statement :
+          dev.relayer.schema.PostgreSqlOutboxSchema.upgradeStatements(schema, 3)) {
+        dsl.execute(statement);
+      }
+      store.verifySchema(dsl);
+      assertThat(store.findDrift(dsl).installedVersion()).contains(4);
+      assertThat(store.findDrift(dsl).compatible()).isTrue();
+      assertThat(store.enqueueOnce(dsl, keyed).duplicate()).isFalse();
       assertThat(
               dsl.fetchValue(
                   "select count(*) from \"my\"\"Schema X\".\"Ü-x_outbox\" where id = ?", id))
@@ -319,7 +368,7 @@ class MissingTablesIT {
           .hasMessageContaining("\"public\".\"relayer_outbox_lane_key_idx\" is not valid")
           .hasMessageContaining("drop the index and create it again");
       SchemaReport report = store.findDrift(dsl);
-      assertThat(report.installedVersion()).contains(3);
+      assertThat(report.installedVersion()).contains(4);
       assertThat(report.findings())
           .extracting(SchemaFinding::problem)
           .singleElement()
@@ -349,7 +398,7 @@ class MissingTablesIT {
                 long enqueued = store.enqueue(tx.dsl(), StoreFixture.unordered());
                 SchemaReport report = store.findDrift(tx.dsl());
                 assertThat(report.findings()).isEmpty();
-                assertThat(report.installedVersion()).contains(3);
+                assertThat(report.installedVersion()).contains(4);
                 // The caller's statement before the check is still there, in its transaction.
                 assertThat(tx.dsl().fetchCount(DSL.table("public.relayer_outbox"))).isEqualTo(1);
                 return enqueued;

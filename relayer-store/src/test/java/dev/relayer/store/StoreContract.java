@@ -179,7 +179,7 @@ abstract class StoreContract {
           seen.add(unorderedIds);
           lanes.add(orderedLanes);
         };
-    store.addEnqueueListener(listener);
+    StoreAttachment attached = store.attach(listener);
     try {
       List<Long> ids =
           dsl.transactionResult(
@@ -187,8 +187,37 @@ abstract class StoreContract {
       assertThat(seen).containsExactly(List.of(ids.get(0), ids.get(2)));
       assertThat(lanes).containsExactly(Set.of(Lanes.laneOf("k1", StoreOptions.DEFAULT_LANES)));
     } finally {
-      store.removeEnqueueListener(listener);
+      attached.close();
     }
+  }
+
+  /** A hook of several kinds is attached as each of them and detached from all by one close. */
+  private static final class HeaderAndEvents implements HeaderContributor, StoreEventListener {
+    final List<Integer> enqueued = new ArrayList<>();
+
+    @Override
+    public Map<String, String> headers(NewMessage message) {
+      return Map.of("x-both", "yes");
+    }
+
+    @Override
+    public void enqueued(int messages, Duration duration) {
+      enqueued.add(messages);
+    }
+  }
+
+  @Test
+  void aHookOfTwoKindsIsAttachedAsBothAndOneCloseDetachesBoth() {
+    HeaderAndEvents hook = new HeaderAndEvents();
+    StoreAttachment attached = store.attach(hook);
+    long first = store.enqueue(dsl, unordered());
+    attached.close();
+    attached.close();
+    long second = store.enqueue(dsl, unordered());
+
+    assertThat(hook.enqueued).as("enqueues the listener heard").containsExactly(1);
+    assertThat(HeadersJson.read(row(first).getHeaders())).containsEntry("x-both", "yes");
+    assertThat(HeadersJson.read(row(second).getHeaders())).doesNotContainKey("x-both");
   }
 
   @Test
@@ -198,7 +227,7 @@ abstract class StoreContract {
             message.destination().startsWith("bad")
                 ? List.of("destination '" + message.destination() + "' is refused")
                 : List.of();
-    store.addEnqueueCheck(check);
+    StoreAttachment attached = store.attach(check);
     try {
       NewMessage bad = StoreFixture.message().destination("bad.one").build();
       // dsl is on autocommit: a statement run before the check would stay.
@@ -218,7 +247,7 @@ abstract class StoreContract {
       store.enqueue(dsl, unordered());
       assertThat(outboxCount()).isEqualTo(1);
     } finally {
-      store.removeEnqueueCheck(check);
+      attached.close();
     }
     store.enqueue(dsl, StoreFixture.message().destination("bad.two").build());
     assertThat(outboxCount()).as("a removed check no longer runs").isEqualTo(2);
@@ -228,7 +257,7 @@ abstract class StoreContract {
   void headerContributorsAddHeadersBeforeTheInsertAndNeverReplaceTheMessagesOwn() {
     HeaderContributor context =
         message -> Map.of("traceparent", "00-contributed-01", "x-added", message.destination());
-    store.addHeaderContributor(context);
+    StoreAttachment attached = store.attach(context);
     try {
       NewMessage plain =
           NewMessage.builder()
@@ -249,7 +278,7 @@ abstract class StoreContract {
           .containsEntry("traceparent", "00-own-01")
           .containsEntry("x-added", own.destination());
     } finally {
-      store.removeHeaderContributor(context);
+      attached.close();
     }
     long id = store.enqueue(dsl, unordered());
     assertThat(HeadersJson.read(row(id).getHeaders()))
@@ -265,24 +294,24 @@ abstract class StoreContract {
             message.headers().containsKey("x-checked")
                 ? List.of("header 'x-checked' is refused")
                 : List.of();
-    store.addHeaderContributor(contributor);
+    StoreAttachment attached = store.attach(contributor);
     try {
       assertThatThrownBy(() -> store.enqueue(dsl, unordered()))
           .isInstanceOf(InvalidInputException.class)
           .hasMessageContaining("header 'x-bad' value");
     } finally {
-      store.removeHeaderContributor(contributor);
+      attached.close();
     }
     HeaderContributor checked = message -> Map.of("x-checked", "yes");
-    store.addHeaderContributor(checked);
-    store.addEnqueueCheck(check);
+    StoreAttachment contributed = store.attach(checked);
+    StoreAttachment checking = store.attach(check);
     try {
       assertThatThrownBy(() -> store.enqueue(dsl, unordered()))
           .isInstanceOf(InvalidInputException.class)
           .hasMessage("header 'x-checked' is refused");
     } finally {
-      store.removeEnqueueCheck(check);
-      store.removeHeaderContributor(checked);
+      checking.close();
+      contributed.close();
     }
     assertThat(outboxCount()).isZero();
   }

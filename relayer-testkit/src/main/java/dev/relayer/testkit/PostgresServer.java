@@ -3,6 +3,7 @@ package dev.relayer.testkit;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Properties;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -14,7 +15,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * @param user user name, a superuser or a role with CREATEDB
  * @param password password, or {@code null}
  */
-public record PostgresServer(String source, String adminUrl, String user, String password) {
+public record PostgresServer(
+    String source, String adminUrl, String user, @Nullable String password) {
 
   /** A data source for {@code database} on this server. */
   public PGSimpleDataSource dataSource(String database) {

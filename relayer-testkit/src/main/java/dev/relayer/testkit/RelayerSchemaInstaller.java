@@ -16,6 +16,7 @@ import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
 import liquibase.exception.LiquibaseException;
 import liquibase.resource.ClassLoaderResourceAccessor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Creates Relayer's tables in a test database, by the SQL script or by the Liquibase changelog —
@@ -74,7 +75,7 @@ public final class RelayerSchemaInstaller {
    * exist), or in the connection's default schema when {@code null}.
    */
   public static void applyChangelog(
-      DataSource dataSource, SchemaOptions options, String liquibaseSchema) {
+      DataSource dataSource, SchemaOptions options, @Nullable String liquibaseSchema) {
     applyChangelog(dataSource, options, liquibaseSchema, 0);
   }
 
@@ -88,7 +89,10 @@ public final class RelayerSchemaInstaller {
   }
 
   private static void applyChangelog(
-      DataSource dataSource, SchemaOptions options, String liquibaseSchema, int changesets) {
+      DataSource dataSource,
+      SchemaOptions options,
+      @Nullable String liquibaseSchema,
+      int changesets) {
     disableLiquibaseAnalytics();
     try (Connection connection = dataSource.getConnection()) {
       Database database =

@@ -6,6 +6,7 @@ import java.sql.Statement;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -68,7 +69,7 @@ public final class TestDatabase implements AutoCloseable {
   }
 
   /** The password, or {@code null}. */
-  public String password() {
+  public @Nullable String password() {
     return server.password();
   }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
@@ -35,9 +36,9 @@ public final class TestPostgres {
   public static final String URL_VARIABLE = "RELAYER_PG_URL";
 
   private static final Logger log = LoggerFactory.getLogger(TestPostgres.class);
-  private static PostgresServer server;
-  private static AutoCloseable owned;
-  private static Thread stopHook;
+  private static @Nullable PostgresServer server;
+  private static @Nullable AutoCloseable owned;
+  private static @Nullable Thread stopHook;
 
   private TestPostgres() {}
 

@@ -6,4 +6,7 @@
  * isolate themselves with {@link dev.relayer.testkit.TestDatabase} (a fresh database, dropped on
  * close) and create Relayer's tables with {@link dev.relayer.testkit.RelayerSchemaInstaller}.
  */
+@NullMarked
 package dev.relayer.testkit;
+
+import org.jspecify.annotations.NullMarked;

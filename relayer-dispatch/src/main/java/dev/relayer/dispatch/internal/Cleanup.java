@@ -11,6 +11,10 @@ import dev.relayer.store.pass.Purged;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -18,8 +22,9 @@ import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One cleanup run under the {@code cleanup} lease: drains dead rows older than the dead retention
- * and inbox records older than the inbox retention. Pending and parked outbox rows never expire.
+ * One cleanup run under the {@code cleanup} lease: drains dead rows older than the dead retention,
+ * inbox records older than the inbox retention and idempotency keys older than the key retention.
+ * Pending and parked outbox rows never expire.
  *
  * <p>A run is a sequence of batches, each at most {@code batchSize} rows of one table: the batch's
  * edge read and its delete in auto-commit, the delete committing without waiting for the WAL flush
@@ -29,9 +34,9 @@ import org.jspecify.annotations.Nullable;
  * passed since the lease was last taken. The batches in between (each in auto-commit where the
  * pool's connections auto-commit, else each its own transaction) rely on the lease this owner holds
  * ({@link Passes#cleanupBetweenTakes}), which no other owner can take before it expires (and two
- * owners deleting the same expired rows would delete each row once). The two tables take turns,
- * batch by batch, so that a huge backlog in one does not hold back the other. A table is done when
- * a batch of it reports nothing older left; the run ends when both are done ({@linkplain
+ * owners deleting the same expired rows would delete each row once). The tables take turns, batch
+ * by batch, so that a huge backlog in one does not hold back the others. A table is done when a
+ * batch of it reports nothing older left; the run ends when all are done ({@linkplain
  * CleanupResult#drained() drained}), when {@code budget} has passed (a batch that started in time
  * finishes), when the stop signal is raised, or when another owner holds the lease. Within a run
  * each table's batches go by keyset: a batch starts at the timestamp where the previous one ended,
@@ -45,10 +50,10 @@ import org.jspecify.annotations.Nullable;
  * database earns a longer pause. Pauses count towards the budget and end at once on the stop
  * signal, which then ends the run.
  *
- * <p>A run that ends before both tables are done (on its budget or the stop signal) leaves each
+ * <p>A run that ends before every table is done (on its budget or the stop signal) leaves each
  * table's keyset to the next run of this instance — a table already done there too — which goes on
  * from there with its own cutoffs instead of starting again at the oldest index entry and walking
- * every entry the runs before left behind. A run that drains both tables, a run that loses the
+ * every entry the runs before left behind. A run that drains every table, a run that loses the
  * lease and a run that fails leave nothing: the next starts at the oldest row of each, and so sees
  * a row that was written with a timestamp older than where an earlier drain had got to.
  *
@@ -68,7 +73,31 @@ public final class Cleanup {
       double pauseFactor,
       Duration leaseDuration,
       Optional<Duration> deadRetention,
-      Optional<Duration> inboxRetention) {}
+      Optional<Duration> inboxRetention,
+      Optional<Duration> keyRetention) {}
+
+  /** The tables a run drains, in the order they take turns. */
+  private enum Table {
+    DEAD,
+    INBOX,
+    KEYS;
+
+    Optional<Duration> retention(Settings settings) {
+      return switch (this) {
+        case DEAD -> settings.deadRetention();
+        case INBOX -> settings.inboxRetention();
+        case KEYS -> settings.keyRetention();
+      };
+    }
+
+    Purged purge(CleanupPass pass, PurgeBatch batch) {
+      return switch (this) {
+        case DEAD -> pass.purgeDead(batch);
+        case INBOX -> pass.purgeInbox(batch);
+        case KEYS -> pass.purgeIdempotencyKeys(batch);
+      };
+    }
+  }
 
   private final Passes passes;
   private final Settings settings;
@@ -101,18 +130,18 @@ public final class Cleanup {
 
   /** One table's drain within a run. */
   private static final class Drain {
-    final boolean dead;
+    final Table table;
     PurgeBatch next;
     long deleted;
     boolean done;
 
     Drain(
-        boolean dead,
+        Table table,
         Optional<Duration> retention,
         Instant now,
         int batchSize,
         @Nullable PurgeBatch resume) {
-      this.dead = dead;
+      this.table = table;
       this.done = retention.isEmpty();
       Instant cutoff = now.minus(retention.orElse(Duration.ZERO));
       this.next =
@@ -128,15 +157,13 @@ public final class Cleanup {
   }
 
   /**
-   * Where the last run's drains stopped, for the next run to go on from; {@code null} when the last
-   * run drained both tables or did not end normally.
+   * Where the last run's drains stopped, by table, for the next run to go on from; empty when the
+   * last run drained every table or did not end normally.
    */
-  private @Nullable PurgeBatch resumeDead;
-
-  private @Nullable PurgeBatch resumeInbox;
+  private final Map<Table, PurgeBatch> resume = new EnumMap<>(Table.class);
 
   /**
-   * Runs batches until both tables come back short, {@code budget} has passed or {@code stop} says
+   * Runs batches until every table comes back short, {@code budget} has passed or {@code stop} says
    * so; {@code now} fixes the cutoffs. {@code pause} waits between batches when the pause factor is
    * above zero, and ends the run when it returns {@code false}.
    */
@@ -144,23 +171,25 @@ public final class Cleanup {
       DSLContext dsl, Instant now, BooleanSupplier stop, Pause pause) {
     long clock = nanoTime.getAsLong();
     long deadline = clock + settings.budget().toNanos();
-    Drain dead = new Drain(true, settings.deadRetention(), now, settings.batchSize(), resumeDead);
-    Drain inbox =
-        new Drain(false, settings.inboxRetention(), now, settings.batchSize(), resumeInbox);
+    List<Drain> drains = new ArrayList<>();
+    for (Table table : Table.values()) {
+      drains.add(
+          new Drain(
+              table, table.retention(settings), now, settings.batchSize(), resume.get(table)));
+    }
     // A run that throws leaves nothing to go on from: the next starts at the oldest row.
-    resumeDead = null;
-    resumeInbox = null;
+    resume.clear();
     int batches = 0;
     boolean leader = true;
     boolean stopped = false;
     boolean first = true;
     Lease lease = new Lease();
-    while (!(dead.done && inbox.done) && !stopped) {
+    while (!allDone(drains) && !stopped) {
       if (!first && (stop.getAsBoolean() || clock - deadline >= 0)) {
         break;
       }
       first = false;
-      for (Drain drain : new Drain[] {dead, inbox}) {
+      for (Drain drain : drains) {
         if (drain.done) {
           continue;
         }
@@ -175,7 +204,7 @@ public final class Cleanup {
         drain.deleted += purged.get().deleted();
         drain.done = purged.get().drained();
         drain.next = drain.next.after(purged.get());
-        if (dead.done && inbox.done) {
+        if (allDone(drains)) {
           break;
         }
         long wait = Math.min(pauseAfter(clock - started), deadline - clock);
@@ -191,17 +220,32 @@ public final class Cleanup {
         break;
       }
     }
-    if (batches == 0 && dead.done && inbox.done) {
-      // Both retentions infinite: still take and renew the lease, so the report shows who cleans.
+    if (batches == 0 && allDone(drains)) {
+      // Every retention infinite: still take and renew the lease, so the report shows who cleans.
       leader = dsl.transactionResult(tx -> holdLease(tx.dsl()));
     }
-    if (leader && !(dead.done && inbox.done)) {
-      resumeDead = dead.position();
-      resumeInbox = inbox.position();
+    if (leader && !allDone(drains)) {
+      for (Drain drain : drains) {
+        resume.put(drain.table, drain.position());
+      }
     }
     leases.observe(LEASE, settings.owner(), leader);
     return new CleanupResult(
-        leader, dead.deleted, inbox.deleted, batches, leader && dead.done && inbox.done);
+        leader,
+        drains.get(Table.DEAD.ordinal()).deleted,
+        drains.get(Table.INBOX.ordinal()).deleted,
+        drains.get(Table.KEYS.ordinal()).deleted,
+        batches,
+        leader && allDone(drains));
+  }
+
+  private static boolean allDone(List<Drain> drains) {
+    for (Drain drain : drains) {
+      if (!drain.done) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The pause after a batch that took {@code batchNanos}. */
@@ -254,7 +298,7 @@ public final class Cleanup {
   }
 
   private static Purged purge(CleanupPass pass, Drain drain) {
-    return drain.dead ? pass.purgeDead(drain.next) : pass.purgeInbox(drain.next);
+    return drain.table.purge(pass, drain.next);
   }
 
   private boolean holdLease(DSLContext t) {

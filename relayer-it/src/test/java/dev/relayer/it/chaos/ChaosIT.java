@@ -2,7 +2,9 @@ package dev.relayer.it.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The chaos run of {@link ChaosRun}: real dispatcher and producer JVMs killed with SIGKILL and
@@ -13,7 +15,9 @@ import org.junit.jupiter.api.Test;
  */
 class ChaosIT {
 
+  /** Beyond the five-minute default: a long run lasts as long as its faults are set to. */
   @Test
+  @Timeout(value = 3, unit = TimeUnit.HOURS)
   void underKillsCrashesOutagesAndPoisonNothingCommittedIsLostOrReorderedAndOnlyPoisonIsDead()
       throws Exception {
     ChaosSettings settings = ChaosSettings.fromSystemProperties();

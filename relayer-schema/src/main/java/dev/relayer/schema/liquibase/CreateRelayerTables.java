@@ -17,6 +17,7 @@ import liquibase.exception.ValidationErrors;
 import liquibase.resource.ResourceAccessor;
 import liquibase.statement.SqlStatement;
 import liquibase.statement.core.RawSqlStatement;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Liquibase change behind Relayer's changelog: it runs exactly the statements of one step of
@@ -25,22 +26,22 @@ import liquibase.statement.core.RawSqlStatement;
  * relayer.schema} and {@code relayer.prefix}, and {@code version} from the changeset: changeset
  * {@code relayer-1-create-tables} gives none (step 1, the four tables, as it always did, so its
  * checksum is unchanged), {@code relayer-2-operations} gives {@code 2}, {@code
- * relayer-3-lane-key-index} gives {@code 3}.
+ * relayer-3-lane-key-index} gives {@code 3}, {@code relayer-4-idempotency-keys} gives {@code 4}.
  */
 public final class CreateRelayerTables implements CustomSqlChange {
 
   private static final Pattern UNSUBSTITUTED = Pattern.compile("\\$\\{[^}]*}");
 
-  private String schema;
-  private String prefix;
-  private String version;
+  private @Nullable String schema;
+  private @Nullable String prefix;
+  private @Nullable String version;
 
-  public String getVersion() {
+  public @Nullable String getVersion() {
     return version;
   }
 
   /** The schema step this change runs, from 1 to the current version; absent means 1. */
-  public void setVersion(String version) {
+  public void setVersion(@Nullable String version) {
     this.version = version;
   }
 
@@ -63,20 +64,20 @@ public final class CreateRelayerTables implements CustomSqlChange {
             + PostgreSqlOutboxSchema.CURRENT_VERSION);
   }
 
-  public String getSchema() {
+  public @Nullable String getSchema() {
     return schema;
   }
 
-  public void setSchema(String schema) {
+  public void setSchema(@Nullable String schema) {
     this.schema = schema;
   }
 
-  public String getPrefix() {
+  public @Nullable String getPrefix() {
     return prefix;
   }
 
   /** An absent or empty value means no prefix. */
-  public void setPrefix(String prefix) {
+  public void setPrefix(@Nullable String prefix) {
     this.prefix = prefix;
   }
 
@@ -93,7 +94,10 @@ public final class CreateRelayerTables implements CustomSqlChange {
               + "', which separates the schema from the prefix in the changeset id"
               + " (another install's id could be the same)");
     }
-    if (!problems.isEmpty()) {
+    if (schema == null) {
+      problems.add("schema must not be null");
+    }
+    if (schema == null || !problems.isEmpty()) {
       throw new InvalidInputException(problems);
     }
     return SchemaOptions.of(schema, prefix == null ? "" : prefix);
@@ -117,7 +121,7 @@ public final class CreateRelayerTables implements CustomSqlChange {
    *     and global parameters only
    */
   static List<String> placeholderProblems(
-      ChangeLogParameters parameters, DatabaseChangeLog changeLog) {
+      @Nullable ChangeLogParameters parameters, @Nullable DatabaseChangeLog changeLog) {
     List<String> problems = new ArrayList<>();
     if (parameters == null) {
       return problems;
@@ -155,7 +159,7 @@ public final class CreateRelayerTables implements CustomSqlChange {
    * when its parameter was set without a value (for example to {@code null} through the Java API),
    * and the tables would otherwise be named after the placeholder.
    */
-  private static Optional<String> unsubstituted(String parameter, String value) {
+  private static Optional<String> unsubstituted(String parameter, @Nullable String value) {
     if (value != null && UNSUBSTITUTED.matcher(value).find()) {
       return Optional.of(
           parameter

@@ -40,12 +40,14 @@ class CreateRelayerTablesTest {
   }
 
   @Test
-  void versionsTwoAndThreeRunExactlyTheirStepsAndAllThreeTogetherAreTheWholeScript() {
+  void versionsTwoToFourRunExactlyTheirStepsAndAllTogetherAreTheWholeScript() {
     SchemaOptions options = SchemaOptions.of("my\"Schema X", "Ü-x_");
     CreateRelayerTables two = change("my\"Schema X", "Ü-x_");
     two.setVersion("2");
     CreateRelayerTables three = change("my\"Schema X", "Ü-x_");
     three.setVersion("3");
+    CreateRelayerTables four = change("my\"Schema X", "Ü-x_");
+    four.setVersion("4");
 
     List<String> all =
         new ArrayList<>(
@@ -53,30 +55,36 @@ class CreateRelayerTablesTest {
                 sql(change("my\"Schema X", "Ü-x_").generateStatements(new PostgresDatabase()))));
     all.addAll(List.of(sql(two.generateStatements(new PostgresDatabase()))));
     all.addAll(List.of(sql(three.generateStatements(new PostgresDatabase()))));
+    all.addAll(List.of(sql(four.generateStatements(new PostgresDatabase()))));
 
     assertThat(sql(two.generateStatements(new PostgresDatabase())))
         .containsExactlyElementsOf(PostgreSqlOutboxSchema.stepStatements(options, 2));
     assertThat(sql(three.generateStatements(new PostgresDatabase())))
-        .containsExactlyElementsOf(PostgreSqlOutboxSchema.upgradeStatements(options, 2));
+        .containsExactlyElementsOf(PostgreSqlOutboxSchema.stepStatements(options, 3));
+    assertThat(sql(four.generateStatements(new PostgresDatabase())))
+        .containsExactlyElementsOf(PostgreSqlOutboxSchema.upgradeStatements(options, 3));
     assertThat(all).containsExactlyElementsOf(PostgreSqlOutboxSchema.createStatements(options));
     assertThat(two.getConfirmationMessage())
         .startsWith("Relayer objects of schema version 2 exist");
     assertThat(three.getConfirmationMessage())
         .isEqualTo(
             "Relayer objects of schema version 3 exist in schema my\"Schema X with prefix 'Ü-x_'");
+    assertThat(four.getConfirmationMessage())
+        .isEqualTo(
+            "Relayer objects of schema version 4 exist in schema my\"Schema X with prefix 'Ü-x_'");
   }
 
   @Test
   void aVersionOutsideTheKnownStepsFailsValidation() {
     CreateRelayerTables change = change("public", "relayer_");
-    change.setVersion("4");
+    change.setVersion("5");
     CreateRelayerTables word = change("public", "relayer_");
     word.setVersion("two");
 
     assertThat(change.validate(new PostgresDatabase()).getErrorMessages())
         .singleElement()
         .asString()
-        .contains("version is '4': it must be a schema version from 1 to 3");
+        .contains("version is '5': it must be a schema version from 1 to 4");
     assertThat(word.validate(new PostgresDatabase()).getErrorMessages())
         .singleElement()
         .asString()

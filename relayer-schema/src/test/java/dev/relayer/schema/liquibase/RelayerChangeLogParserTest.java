@@ -71,14 +71,15 @@ class RelayerChangeLogParserTest {
     DatabaseChangeLog liquibases =
         new XMLChangeLogSAXParser().parse(CHANGELOG, parameters("my\"Schema X", "Ü-x_"), resources);
 
-    assertThat(relayers.getChangeSets()).hasSize(3);
+    assertThat(relayers.getChangeSets()).hasSize(4);
     assertThat(relayers.getChangeSets())
         .extracting(ChangeSet::getId)
         .containsExactly(
             "relayer-1-create-tables schema=my\"Schema X prefix=Ü-x_",
             "relayer-2-operations schema=my\"Schema X prefix=Ü-x_",
-            "relayer-3-lane-key-index schema=my\"Schema X prefix=Ü-x_");
-    for (int i = 0; i < 3; i++) {
+            "relayer-3-lane-key-index schema=my\"Schema X prefix=Ü-x_",
+            "relayer-4-idempotency-keys schema=my\"Schema X prefix=Ü-x_");
+    for (int i = 0; i < 4; i++) {
       ChangeSet changeSet = relayers.getChangeSets().get(i);
       assertThat(changeSet.getAuthor()).isEqualTo("relayer");
       assertThat(changeSet.generateCheckSum(ChecksumVersion.latest()))
@@ -112,5 +113,19 @@ class RelayerChangeLogParserTest {
 
     assertThat(changeLog.getChangeSets().get(1).generateCheckSum(ChecksumVersion.latest()))
         .hasToString("9:767031911d7f63b1a170ffd19805c7ed");
+  }
+
+  /**
+   * Installs that ran changeset 3 before version 4 existed hold this checksum in DATABASECHANGELOG:
+   * if it changed, Liquibase would refuse to upgrade them to version 4.
+   */
+  @Test
+  void changesetThreeKeepsTheChecksumItHadBeforeVersionFour() throws Exception {
+    DatabaseChangeLog changeLog =
+        new RelayerChangeLogParser()
+            .parse(CHANGELOG, parameters("messaging", "orders_"), resources);
+
+    assertThat(changeLog.getChangeSets().get(2).generateCheckSum(ChecksumVersion.latest()))
+        .hasToString("9:0adf595e6ff082dd80df77e7707bab11");
   }
 }

@@ -1,8 +1,10 @@
 package dev.relayer.spring.boot;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.spi.MessageSerializer;
 import dev.relayer.api.spi.Transport;
 import dev.relayer.dispatch.Relayer;
+import dev.relayer.dispatch.message.MessageTypes;
 import dev.relayer.spring.boot.RelayerProperties.Health;
 import dev.relayer.store.HeaderContributor;
 import java.util.ArrayList;
@@ -63,6 +65,9 @@ public class RelayerAutoConfiguration {
    * @param transports the transports
    * @param decorators wrappers applied to each transport, in order
    * @param headerContributors contributors of headers at enqueue, registered on the store
+   * @param serializer the serializer of typed enqueue, when there is exactly one ({@link
+   *     RelayerJacksonAutoConfiguration} provides one with {@code relayer-jackson})
+   * @param messageTypes the message types and routes registered in code, when there is exactly one
    * @param customizers adjustments applied last
    * @return the Relayer, not yet started
    * @throws InvalidInputException naming each invalid {@code relayer.*} property
@@ -75,6 +80,8 @@ public class RelayerAutoConfiguration {
       ObjectProvider<Transport> transports,
       ObjectProvider<RelayerTransportDecorator> decorators,
       ObjectProvider<HeaderContributor> headerContributors,
+      ObjectProvider<MessageSerializer> serializer,
+      ObjectProvider<MessageTypes> messageTypes,
       ObjectProvider<RelayerBuilderCustomizer> customizers) {
     List<String> problems = properties.problems();
     if (!problems.isEmpty()) {
@@ -140,6 +147,8 @@ public class RelayerAutoConfiguration {
             h.failingAgeThresholds(health.failingAgeDegradedAt(), health.failingAgeUnhealthyAt());
           }
         });
+    serializer.ifUnique(builder::serializer);
+    messageTypes.ifUnique(builder::messageTypes);
     customizers.orderedStream().forEach(c -> c.customize(builder));
     Relayer relayer;
     try {
@@ -148,7 +157,7 @@ public class RelayerAutoConfiguration {
       throw new InvalidInputException(
           e.problems().stream().map(RelayerProperties::rename).toList());
     }
-    headerContributors.orderedStream().forEach(relayer.store()::addHeaderContributor);
+    headerContributors.orderedStream().forEach(relayer.store()::attach);
     return relayer;
   }
 

@@ -144,7 +144,8 @@ public class RelayerEndpoint {
                 "unknown view; one of " + views());
       }
     } catch (InvalidInputException e) {
-      throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+      throw new InvalidEndpointRequestException(
+          String.valueOf(e.getMessage()), String.valueOf(e.getMessage()));
     }
     return result;
   }

@@ -137,7 +137,8 @@ public class RelayerOperationsEndpoint extends RelayerEndpoint {
                 "unknown action; one of " + actions());
       }
     } catch (InvalidInputException e) {
-      throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+      throw new InvalidEndpointRequestException(
+          String.valueOf(e.getMessage()), String.valueOf(e.getMessage()));
     }
     return result;
   }

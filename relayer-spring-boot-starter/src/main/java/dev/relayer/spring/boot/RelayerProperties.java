@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -118,6 +119,9 @@ public record RelayerProperties(
    *     d
    * @param inboxRetention inbox records older than this are deleted; a duration or {@code
    *     infinite}; default 7 d
+   * @param idempotencyKeyRetention idempotency keys older than this are deleted, after which an
+   *     enqueue with the same key writes the message again; a duration or {@code infinite}; default
+   *     7 d
    * @param shutdownTimeout how long close waits for a running pass; default 10 s
    */
   public record Maintenance(
@@ -134,6 +138,7 @@ public record RelayerProperties(
       Double cleanupPauseFactor,
       String deadRetention,
       String inboxRetention,
+      String idempotencyKeyRetention,
       Duration shutdownTimeout) {}
 
   /**
@@ -270,6 +275,9 @@ public record RelayerProperties(
     set(m.cleanupPauseFactor(), b::cleanupPauseFactor);
     set(retention("deadRetention", m.deadRetention(), problems), b::deadRetention);
     set(retention("inboxRetention", m.inboxRetention(), problems), b::inboxRetention);
+    set(
+        retention("idempotencyKeyRetention", m.idempotencyKeyRetention(), problems),
+        b::idempotencyKeyRetention);
     set(m.shutdownTimeout(), b::shutdownTimeout);
     try {
       MaintenanceOptions options = b.build();
@@ -282,7 +290,8 @@ public record RelayerProperties(
     throw new InvalidInputException(problems);
   }
 
-  private static Retention retention(String option, String text, List<String> problems) {
+  private static @Nullable Retention retention(
+      String option, @Nullable String text, List<String> problems) {
     if (text == null) {
       return null;
     }
@@ -382,7 +391,7 @@ public record RelayerProperties(
     }
   }
 
-  private static <T> void set(T value, java.util.function.Consumer<T> setter) {
+  private static <T> void set(@Nullable T value, java.util.function.Consumer<T> setter) {
     if (value != null) {
       setter.accept(value);
     }

@@ -2,6 +2,7 @@ package dev.relayer.spring.boot;
 
 import dev.relayer.dispatch.Relayer;
 import dev.relayer.store.EnqueueListener;
+import dev.relayer.store.StoreAttachment;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -33,11 +34,12 @@ public final class SpringCommitHandoff implements EnqueueListener, AutoCloseable
   private static final Logger log = LoggerFactory.getLogger(SpringCommitHandoff.class);
 
   private final Relayer relayer;
+  private final StoreAttachment attachment;
 
   /** Installs the hand-off on {@code relayer}'s store. */
   public SpringCommitHandoff(Relayer relayer) {
     this.relayer = relayer;
-    relayer.store().addEnqueueListener(this);
+    this.attachment = relayer.store().attach(this);
   }
 
   @Override
@@ -58,7 +60,7 @@ public final class SpringCommitHandoff implements EnqueueListener, AutoCloseable
   /** Uninstalls the hand-off; pending transactions still hand over when they commit. */
   @Override
   public void close() {
-    relayer.store().removeEnqueueListener(this);
+    attachment.close();
   }
 
   /** What one Spring transaction enqueued, handed over after its commit. */

@@ -98,4 +98,7 @@
  *       left to the sweeper.
  * </ul>
  */
+@NullMarked
 package dev.relayer.spring.boot;
+
+import org.jspecify.annotations.NullMarked;

@@ -33,6 +33,7 @@ class RelayerPropertiesIT {
             "relayer.maintenance.recovery-delay=45s",
             "relayer.maintenance.dead-retention=infinite",
             "relayer.maintenance.inbox-retention=3d",
+            "relayer.maintenance.idempotency-key-retention=36h",
             "relayer.maintenance.cleanup-pause-factor=0.5",
             "relayer.lanes.poll-interval=250ms",
             "relayer.lanes.listen=false")
@@ -51,6 +52,8 @@ class RelayerPropertiesIT {
                   .isEqualTo(Retention.infinite());
               assertThat(properties.maintenanceOptions().inboxRetention())
                   .isEqualTo(Retention.of(Duration.ofDays(3)));
+              assertThat(properties.maintenanceOptions().idempotencyKeyRetention())
+                  .isEqualTo(Retention.of(Duration.ofHours(36)));
               assertThat(properties.maintenanceOptions().cleanupPauseFactor()).isEqualTo(0.5);
               assertThat(properties.laneOptions().pollInterval()).isEqualTo(Duration.ofMillis(250));
               assertThat(properties.laneOptions().listen()).isFalse();

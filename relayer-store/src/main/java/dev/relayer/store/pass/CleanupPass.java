@@ -4,11 +4,11 @@ import java.util.Optional;
 import org.jooq.DSLContext;
 
 /**
- * A retention batch of the cleanup run: it deletes dead rows or inbox records past their retention.
- * Started with the {@code cleanup} lease ({@link Passes#cleanup}: the pass's transaction settings
- * and the lease in one statement, first; a batch without the lease throws), or between two takes of
- * the lease ({@link Passes#cleanupBetweenTakes}), where the lease taken less than a quarter of its
- * duration ago keeps other owners off without a statement of its own.
+ * A retention batch of the cleanup run: it deletes dead rows, inbox records or idempotency keys
+ * past their retention. Started with the {@code cleanup} lease ({@link Passes#cleanup}: the pass's
+ * transaction settings and the lease in one statement, first; a batch without the lease throws), or
+ * between two takes of the lease ({@link Passes#cleanupBetweenTakes}), where the lease taken less
+ * than a quarter of its duration ago keeps other owners off without a statement of its own.
  */
 public final class CleanupPass {
 
@@ -37,6 +37,15 @@ public final class CleanupPass {
   public Purged purgeInbox(PurgeBatch batch) {
     checkLease("purgeInbox");
     return sql.inboxRetention().run(dsl, batch);
+  }
+
+  /**
+   * One retention batch of the idempotency keys (by {@code created_at}): a deleted key no longer
+   * makes a later enqueue with it a duplicate.
+   */
+  public Purged purgeIdempotencyKeys(PurgeBatch batch) {
+    checkLease("purgeIdempotencyKeys");
+    return sql.keyRetention().run(dsl, batch);
   }
 
   private void checkLease(String step) {

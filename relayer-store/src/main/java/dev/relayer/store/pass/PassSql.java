@@ -1,5 +1,6 @@
 package dev.relayer.store.pass;
 
+import static dev.relayer.jooq.generated.Tables.RELAYER_IDEMPOTENCY_KEYS;
 import static dev.relayer.jooq.generated.Tables.RELAYER_INBOX;
 import static dev.relayer.jooq.generated.Tables.RELAYER_OUTBOX_DEAD;
 
@@ -28,6 +29,7 @@ public final class PassSql {
   private final LeaseTable leases;
   private final RetentionDelete deadRetention;
   private final RetentionDelete inboxRetention;
+  private final RetentionDelete keyRetention;
   private final StoreJdbc jdbc;
   private final RenderedStatement withoutFlushWait;
   private final RenderedStatement withFlushWait;
@@ -45,6 +47,8 @@ public final class PassSql {
     this.deadRetention =
         new RetentionDelete(jdbc, RELAYER_OUTBOX_DEAD, RELAYER_OUTBOX_DEAD.FAILED_AT);
     this.inboxRetention = new RetentionDelete(jdbc, RELAYER_INBOX, RELAYER_INBOX.PROCESSED_AT);
+    this.keyRetention =
+        new RetentionDelete(jdbc, RELAYER_IDEMPOTENCY_KEYS, RELAYER_IDEMPOTENCY_KEYS.CREATED_AT);
     this.withoutFlushWait = jdbc.render(DSL.select(TransactionSettings.NO_FLUSH_WAIT));
     this.withFlushWait = jdbc.render(DSL.select(TransactionSettings.FLUSH_WAIT));
   }
@@ -76,6 +80,11 @@ public final class PassSql {
   /** Retention batches of the inbox. */
   public RetentionDelete inboxRetention() {
     return inboxRetention;
+  }
+
+  /** Retention batches of the idempotency keys. */
+  public RetentionDelete keyRetention() {
+    return keyRetention;
   }
 
   /**

@@ -29,8 +29,9 @@ import org.jooq.Table;
 import org.jooq.impl.SQLDataType;
 
 /**
- * The one shape of a retention delete, for the dead table ({@code failed_at}) and the inbox ({@code
- * processed_at}), as two statements on the caller's connection:
+ * The one shape of a retention delete, for the dead table ({@code failed_at}), the inbox ({@code
+ * processed_at}) and the idempotency keys ({@code created_at}), as two statements on the caller's
+ * connection:
  *
  * <pre>{@code
  * select ts from t where ts < :olderThan [and ts >= :from]

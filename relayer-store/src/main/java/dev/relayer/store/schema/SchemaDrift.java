@@ -33,10 +33,10 @@ import org.jspecify.annotations.Nullable;
  * not create (an index or a column of your own) is not one. A missing table is one finding, not one
  * per column. An install at an older version gets a finding for each object of the later steps it
  * lacks, with the upgrade to run: a version-1 install (the four tables, no operations table) for
- * the operations table and the lane key index, a version-2 install for the lane key index. An index
- * that a {@code CREATE INDEX CONCURRENTLY} left invalid is a finding too. {@code NOT NULL}
- * constraints, which PostgreSQL 18 lists in {@code pg_constraint}, are compared as the columns'
- * nullability.
+ * the operations table, the lane key index and the idempotency keys table, a version-2 install for
+ * the lane key index and the keys table, a version-3 install for the keys table. An index that a
+ * {@code CREATE INDEX CONCURRENTLY} left invalid is a finding too. {@code NOT NULL} constraints,
+ * which PostgreSQL 18 lists in {@code pg_constraint}, are compared as the columns' nullability.
  */
 public final class SchemaDrift {
 
@@ -44,7 +44,7 @@ public final class SchemaDrift {
 
   /**
    * The tables of schema version 1; the operations table is version 2, the lane key index version
-   * 3.
+   * 3, the idempotency keys table version 4.
    */
   private static final List<String> VERSION_ONE =
       List.of(SchemaNames.OUTBOX, SchemaNames.OUTBOX_DEAD, SchemaNames.INBOX, SchemaNames.LEASES);
@@ -132,12 +132,14 @@ public final class SchemaDrift {
   private static List<String> tableBases() {
     List<String> bases = new ArrayList<>(VERSION_ONE);
     bases.add(SchemaNames.OPERATIONS);
+    bases.add(SchemaNames.IDEMPOTENCY_KEYS);
     return bases;
   }
 
   /**
    * The last step whose objects all exist: 1 for the four tables, 2 with the operations table, 3
-   * with the lane key index too (invalid or not: an invalid one is a finding of its own).
+   * with the lane key index too (invalid or not: an invalid one is a finding of its own), 4 with
+   * the idempotency keys table too.
    */
   private static Optional<Integer> version(Catalog installed, SchemaNames names) {
     for (String base : VERSION_ONE) {
@@ -148,8 +150,11 @@ public final class SchemaDrift {
     if (!installed.tables().containsKey(names.name(SchemaNames.OPERATIONS))) {
       return Optional.of(1);
     }
+    if (!installed.indexes().containsKey(names.name(SchemaNames.OUTBOX_LANE_KEY_INDEX))) {
+      return Optional.of(2);
+    }
     return Optional.of(
-        installed.indexes().containsKey(names.name(SchemaNames.OUTBOX_LANE_KEY_INDEX)) ? 3 : 2);
+        installed.tables().containsKey(names.name(SchemaNames.IDEMPOTENCY_KEYS)) ? 4 : 3);
   }
 
   /**
@@ -158,9 +163,13 @@ public final class SchemaDrift {
    */
   public static String upgradeAdvice(int installedVersion) {
     String changesets =
-        installedVersion == 1
-            ? "changesets relayer-2-operations and relayer-3-lane-key-index"
-            : "changeset relayer-3-lane-key-index";
+        switch (installedVersion) {
+          case 1 ->
+              "changesets relayer-2-operations, relayer-3-lane-key-index and"
+                  + " relayer-4-idempotency-keys";
+          case 2 -> "changesets relayer-3-lane-key-index and relayer-4-idempotency-keys";
+          default -> "changeset relayer-4-idempotency-keys";
+        };
     return "the install is at schema version "
         + installedVersion
         + "; upgrade it to version "
@@ -249,7 +258,10 @@ public final class SchemaDrift {
       Map<String, Column> columns = installed.tables().get(name);
       if (columns == null) {
         String problem = "table " + name + " missing";
-        if (version.isPresent() && name.equals(names.name(SchemaNames.OPERATIONS))) {
+        boolean laterStep =
+            name.equals(names.name(SchemaNames.OPERATIONS))
+                || name.equals(names.name(SchemaNames.IDEMPOTENCY_KEYS));
+        if (version.isPresent() && laterStep) {
           problem += ": " + upgradeAdvice(version.get());
         }
         findings.add(new SchemaFinding("table", name, problem));

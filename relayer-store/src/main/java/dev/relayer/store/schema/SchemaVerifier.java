@@ -1,5 +1,6 @@
 package dev.relayer.store.schema;
 
+import static dev.relayer.jooq.generated.Tables.RELAYER_IDEMPOTENCY_KEYS;
 import static dev.relayer.jooq.generated.Tables.RELAYER_INBOX;
 import static dev.relayer.jooq.generated.Tables.RELAYER_LEASES;
 import static dev.relayer.jooq.generated.Tables.RELAYER_OPERATIONS;
@@ -20,13 +21,14 @@ import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
- * Checks, through the catalog, that the five tables exist with every column Relayer uses, each of
+ * Checks, through the catalog, that the six tables exist with every column Relayer uses, each of
  * the type and nullability the generated classes carry (the changelog's own), and that the lane key
  * index of schema version 3 exists and is valid. A missing operations table next to the other four
- * is an install at schema version 1, and a missing lane key index next to the five tables one at
- * version 2, each named as such with the upgrade. Without the index Relayer would run, but the
- * ordered-lane claim would read every pending row of a lane on each pass, so the check refuses to
- * start rather than let a large outbox slow every lane down.
+ * is an install at schema version 1, a missing lane key index next to those five tables one at
+ * version 2, and a missing idempotency keys table next to the rest one at version 3, each named as
+ * such with the upgrade. Without the index Relayer would run, but the ordered-lane claim would read
+ * every pending row of a lane on each pass, so the check refuses to start rather than let a large
+ * outbox slow every lane down.
  */
 public final class SchemaVerifier {
 
@@ -45,15 +47,22 @@ public final class SchemaVerifier {
     tables.put(SchemaNames.INBOX, RELAYER_INBOX);
     tables.put(SchemaNames.LEASES, RELAYER_LEASES);
     tables.put(SchemaNames.OPERATIONS, RELAYER_OPERATIONS);
+    tables.put(SchemaNames.IDEMPOTENCY_KEYS, RELAYER_IDEMPOTENCY_KEYS);
     return Collections.unmodifiableMap(tables);
   }
 
-  /** Checks every table, then the lane key index; throws naming the first mismatch. */
+  /**
+   * Checks every table, in the order of the steps that create them (the lane key index of step 3
+   * before the idempotency keys table of step 4, so that a missing object names the install's
+   * version rightly); throws naming the first mismatch.
+   */
   public static void verify(DSLContext dsl, SchemaNames names) {
     for (String base : TABLES.keySet()) {
+      if (base.equals(SchemaNames.IDEMPOTENCY_KEYS)) {
+        verifyLaneKeyIndex(dsl, names);
+      }
       verifyTable(dsl, names, base);
     }
-    verifyLaneKeyIndex(dsl, names);
   }
 
   /**
@@ -124,6 +133,16 @@ public final class SchemaVerifier {
               + qualified
               + " does not exist: "
               + SchemaDrift.upgradeAdvice(1)
+              + " for this schema and prefix",
+          null);
+    }
+    if (columns.isEmpty() && base.equals(SchemaNames.IDEMPOTENCY_KEYS)) {
+      throw new SchemaMismatchException(
+          qualified,
+          "Relayer table "
+              + qualified
+              + " does not exist: "
+              + SchemaDrift.upgradeAdvice(3)
               + " for this schema and prefix",
           null);
     }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ServerSocketFactory;
 import javax.net.ssl.SSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Forwards a loopback port to a broker, and can cut and restore the path: {@link #cut()} closes
@@ -40,7 +41,7 @@ public final class TcpProxy implements AutoCloseable {
   private final Object lock = new Object();
   private final List<Socket> sockets = new ArrayList<>();
   private int port;
-  private ServerSocket listener;
+  private @Nullable ServerSocket listener;
   private boolean closed;
   private boolean stalled;
 
@@ -255,7 +256,7 @@ public final class TcpProxy implements AutoCloseable {
     return thread;
   }
 
-  private static void closeQuietly(AutoCloseable closeable) {
+  private static void closeQuietly(@Nullable AutoCloseable closeable) {
     if (closeable == null) {
       return;
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.RelayerHeaders;
 import dev.relayer.api.spi.OutgoingMessage;
 import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
@@ -27,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -203,6 +205,52 @@ public abstract class TransportContract {
     assertThat(received.headers().get("traceparent")).isEqualTo(headers.get("traceparent"));
     assertThat(received.headers().get("tracestate")).isEqualTo(headers.get("tracestate"));
     assertThat(received.body()).isEqualTo(body);
+  }
+
+  @Test
+  void carriesTheTenantInItsHeaderToARealConsumer() throws Exception {
+    Transport transport = open(broker().openTransport());
+    String destination = broker().createDestination();
+    OutgoingMessage message =
+        new OutgoingMessage(
+            UUID.randomUUID(),
+            "order.created.v1",
+            Map.of("x-seq", "1"),
+            "tenant".getBytes(UTF_8),
+            null,
+            "acme-eu");
+
+    send(transport, destination, List.of(message), batchTimeout()).assertResults(1, Set.of());
+
+    List<ConsumedMessage> consumed = broker().consume(destination, 1, batchTimeout());
+    assertThat(consumed).hasSize(1);
+    assertThat(consumed.get(0).headers())
+        .containsEntry(RelayerHeaders.TENANT_ID, "acme-eu")
+        .containsEntry("x-seq", "1");
+  }
+
+  @Test
+  void aMessageWithoutATenantArrivesWithoutTheTenantHeader() throws Exception {
+    Transport transport = open(broker().openTransport());
+    String destination = broker().createDestination();
+    // An application header of the same name does not pass for the tenant.
+    OutgoingMessage message =
+        new OutgoingMessage(
+            UUID.randomUUID(),
+            "order.created.v1",
+            Map.of("x-seq", "1", RelayerHeaders.TENANT_ID, "forged"),
+            "no tenant".getBytes(UTF_8),
+            null,
+            null);
+
+    send(transport, destination, List.of(message), batchTimeout()).assertResults(1, Set.of());
+
+    List<ConsumedMessage> consumed = broker().consume(destination, 1, batchTimeout());
+    assertThat(consumed).hasSize(1);
+    assertThat(consumed.get(0).messageId()).isEqualTo(message.messageId().toString());
+    assertThat(consumed.get(0).headers())
+        .containsEntry("x-seq", "1")
+        .doesNotContainKey(RelayerHeaders.TENANT_ID);
   }
 
   @Test
@@ -444,7 +492,8 @@ public abstract class TransportContract {
       return new Outcome(
           messages.size(), results, null, Duration.ofNanos(System.nanoTime() - start));
     } catch (Exception e) {
-      return new Outcome(messages.size(), null, e, Duration.ofNanos(System.nanoTime() - start));
+      return new Outcome(
+          messages.size(), List.of(), e, Duration.ofNanos(System.nanoTime() - start));
     }
   }
 
@@ -452,7 +501,8 @@ public abstract class TransportContract {
    * What one {@code send} did: the results it returned or the exception it threw (which fails every
    * message), and how long it took.
    */
-  protected record Outcome(int size, List<SendResult> results, Exception thrown, Duration elapsed) {
+  protected record Outcome(
+      int size, List<SendResult> results, @Nullable Exception thrown, Duration elapsed) {
 
     /** One error text per failed message; the exception's description for each when it threw. */
     public List<String> errors() {

@@ -15,6 +15,9 @@
  *   <li>a batch is sent and every message is reported accepted, one result per message in order;
  *   <li>batches sent from several threads at once on one transport all arrive;
  *   <li>id, type, headers and body survive the trip to a real consumer;
+ *   <li>a message with a tenant arrives with the header {@code relayer-tenant-id} ({@link
+ *       dev.relayer.api.RelayerHeaders#TENANT_ID}); one without a tenant arrives without it, even
+ *       when the application gave a header of that name;
  *   <li>a message the broker rejects fails on its own, for good or to be retried as the transport
  *       declares for its broker; its neighbours are accepted, unless the transport declares {@link
  *       dev.relayer.api.spi.Transport#preservesBatchOrder()}, in which case everything after the
@@ -43,4 +46,7 @@
  * dev.relayer.testkit.transport.SelfSignedCertificate}, which only a client given that certificate
  * trusts.
  */
+@NullMarked
 package dev.relayer.testkit.transport;
+
+import org.jspecify.annotations.NullMarked;

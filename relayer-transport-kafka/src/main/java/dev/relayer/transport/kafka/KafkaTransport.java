@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.RelayerException;
+import dev.relayer.api.RelayerHeaders;
 import dev.relayer.api.spi.OutgoingMessage;
 import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
@@ -64,11 +65,14 @@ public final class KafkaTransport implements Transport {
   /** The largest {@link Builder#maxBatchSize(int)} accepted: {@value}. */
   public static final int MAX_BATCH_SIZE_LIMIT = 10_000;
 
-  /** Header carrying the Relayer message id (UUID text, UTF-8). */
-  public static final String MESSAGE_ID_HEADER = "relayer-message-id";
+  /** Header carrying the Relayer message id (UUID text, UTF-8): {@value}. */
+  public static final String MESSAGE_ID_HEADER = RelayerHeaders.MESSAGE_ID;
 
-  /** Header carrying the message type (UTF-8). */
-  public static final String MESSAGE_TYPE_HEADER = "relayer-message-type";
+  /** Header carrying the message type (UTF-8): {@value}. */
+  public static final String MESSAGE_TYPE_HEADER = RelayerHeaders.MESSAGE_TYPE;
+
+  /** Header carrying the message's tenant (UTF-8), only when it has one: {@value}. */
+  public static final String TENANT_ID_HEADER = RelayerHeaders.TENANT_ID;
 
   private static final String EARLIER_FAILED =
       "not sent: an earlier message of this ordered batch failed";
@@ -382,16 +386,21 @@ public final class KafkaTransport implements Transport {
   }
 
   private static ProducerRecord<String, byte[]> record(String topic, OutgoingMessage message) {
-    List<Header> headers = new ArrayList<>(message.headers().size() + 2);
+    List<Header> headers = new ArrayList<>(message.headers().size() + 3);
     for (Map.Entry<String, String> header : message.headers().entrySet()) {
       if (!header.getKey().equals(MESSAGE_ID_HEADER)
-          && !header.getKey().equals(MESSAGE_TYPE_HEADER)) {
+          && !header.getKey().equals(MESSAGE_TYPE_HEADER)
+          && !header.getKey().equals(TENANT_ID_HEADER)) {
         headers.add(new RecordHeader(header.getKey(), header.getValue().getBytes(UTF_8)));
       }
     }
     headers.add(
         new RecordHeader(MESSAGE_ID_HEADER, message.messageId().toString().getBytes(UTF_8)));
     headers.add(new RecordHeader(MESSAGE_TYPE_HEADER, message.messageType().getBytes(UTF_8)));
+    String tenantId = message.tenantId();
+    if (tenantId != null) {
+      headers.add(new RecordHeader(TENANT_ID_HEADER, tenantId.getBytes(UTF_8)));
+    }
     return new ProducerRecord<>(topic, null, null, message.orderingKey(), message.body(), headers);
   }
 

@@ -5,10 +5,10 @@
  *
  * A row's destination is the topic. Each message becomes one record: key = the ordering key ({@code
  * null} for an unordered message, so the producer's partitioner spreads those), value = the body,
- * headers = the message's headers (UTF-8) plus {@code relayer-message-id} (the message id) and
- * {@code relayer-message-type}. Records with the same ordering key land in the same partition. An
- * illegal topic name rejects the whole batch for good with {@link
- * dev.relayer.api.InvalidInputException}, and {@link
+ * headers = the message's headers (UTF-8) plus {@code relayer-message-id} (the message id), {@code
+ * relayer-message-type} and, for a message with a tenant, {@code relayer-tenant-id}. Records with
+ * the same ordering key land in the same partition. An illegal topic name rejects the whole batch
+ * for good with {@link dev.relayer.api.InvalidInputException}, and {@link
  * dev.relayer.transport.kafka.KafkaTransport#problems} reports it, so that a dispatcher refuses
  * such messages at enqueue.
  *

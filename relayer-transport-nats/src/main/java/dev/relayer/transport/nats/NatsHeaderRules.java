@@ -10,9 +10,10 @@ import org.jspecify.annotations.Nullable;
  * What NATS headers cannot carry, checked before publishing so that such a message is rejected on
  * its own with an error naming the field. The rules are the client's: a header name is printable
  * US-ASCII (33 to 126) without {@code :}; a value is US-ASCII without CR or LF. The message type
- * travels as the value of {@value NatsTransport#MESSAGE_TYPE_HEADER}, so it follows the value
- * rules. Relayer refuses such text rather than encode it: a consumer would have to know to decode
- * it, and an encoding chosen here would differ from what other NATS producers send.
+ * travels as the value of {@value NatsTransport#MESSAGE_TYPE_HEADER} and the tenant as the value of
+ * {@value NatsTransport#TENANT_ID_HEADER}, so both follow the value rules. Relayer refuses such
+ * text rather than encode it: a consumer would have to know to decode it, and an encoding chosen
+ * here would differ from what other NATS producers send.
  */
 final class NatsHeaderRules {
 
@@ -29,10 +30,20 @@ final class NatsHeaderRules {
               + ": "
               + typeProblem);
     }
+    String tenantId = message.tenantId();
+    String tenantProblem = tenantId == null ? null : valueProblem(tenantId);
+    if (tenantProblem != null) {
+      problems.add(
+          "tenantId cannot travel in the NATS header "
+              + NatsTransport.TENANT_ID_HEADER
+              + ": "
+              + tenantProblem);
+    }
     for (Map.Entry<String, String> header : message.headers().entrySet()) {
       String name = header.getKey();
       if (name.equals(NatsTransport.MESSAGE_TYPE_HEADER)
-          || name.equals(NatsTransport.MESSAGE_ID_HEADER)) {
+          || name.equals(NatsTransport.MESSAGE_ID_HEADER)
+          || name.equals(NatsTransport.TENANT_ID_HEADER)) {
         continue; // replaced by the transport
       }
       String nameProblem = nameProblem(name);

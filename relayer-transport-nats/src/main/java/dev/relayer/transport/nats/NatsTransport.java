@@ -2,6 +2,7 @@ package dev.relayer.transport.nats;
 
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.RelayerException;
+import dev.relayer.api.RelayerHeaders;
 import dev.relayer.api.spi.OutgoingMessage;
 import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
@@ -63,7 +64,10 @@ public final class NatsTransport implements Transport {
   public static final int MAX_BATCH_SIZE_LIMIT = 10_000;
 
   /** Header carrying the message type; the message id travels in {@code Nats-Msg-Id}. */
-  public static final String MESSAGE_TYPE_HEADER = "relayer-message-type";
+  public static final String MESSAGE_TYPE_HEADER = RelayerHeaders.MESSAGE_TYPE;
+
+  /** Header carrying the message's tenant, only when it has one: {@value}. */
+  public static final String TENANT_ID_HEADER = RelayerHeaders.TENANT_ID;
 
   /** JetStream's deduplication header, set to the Relayer message id. */
   public static final String MESSAGE_ID_HEADER = "Nats-Msg-Id";
@@ -379,11 +383,16 @@ public final class NatsTransport implements Transport {
     Headers headers = new Headers();
     for (Map.Entry<String, String> header : message.headers().entrySet()) {
       if (!header.getKey().equals(MESSAGE_TYPE_HEADER)
-          && !header.getKey().equals(MESSAGE_ID_HEADER)) {
+          && !header.getKey().equals(MESSAGE_ID_HEADER)
+          && !header.getKey().equals(TENANT_ID_HEADER)) {
         headers.put(header.getKey(), header.getValue());
       }
     }
     headers.put(MESSAGE_TYPE_HEADER, message.messageType());
+    String tenantId = message.tenantId();
+    if (tenantId != null) {
+      headers.put(TENANT_ID_HEADER, tenantId);
+    }
     // The publish options set it too; here it counts in the size checked against max_payload.
     headers.put(MESSAGE_ID_HEADER, message.messageId().toString());
     return headers;

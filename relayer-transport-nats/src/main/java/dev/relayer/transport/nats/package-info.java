@@ -13,12 +13,13 @@
  *
  * Every message of the batch is published to JetStream without waiting in between, with the header
  * {@code Nats-Msg-Id} set to the Relayer message id, {@code relayer-message-type} set to the
- * message type, and the message's own headers. NATS header names are printable US-ASCII without
- * {@code :}, values are US-ASCII without CR or LF, and the message type travels as a value: a
- * message that breaks these rules, or whose body and headers exceed the server's {@code
- * max_payload}, is checked before publishing and rejected for good on its own, with an error naming
- * the header, the character and its index. Relayer refuses non-ASCII header text rather than encode
- * it, since a consumer would have to know the encoding. {@link
+ * message type, {@code relayer-tenant-id} set to the tenant (only for a message with one), and the
+ * message's own headers. NATS header names are printable US-ASCII without {@code :}, values are
+ * US-ASCII without CR or LF, and the message type and tenant travel as values: a message that
+ * breaks these rules, or whose body and headers exceed the server's {@code max_payload}, is checked
+ * before publishing and rejected for good on its own, with an error naming the header, the
+ * character and its index. Relayer refuses non-ASCII header text rather than encode it, since a
+ * consumer would have to know the encoding. {@link
  * dev.relayer.transport.nats.NatsTransport#problems} reports the subject and header problems, so
  * that a dispatcher refuses such messages at enqueue. Then the transport waits, at most until the
  * batch timeout, for each publish acknowledgement:

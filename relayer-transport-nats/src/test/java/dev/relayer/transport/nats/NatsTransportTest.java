@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relayer.api.InvalidInputException;
+import dev.relayer.api.spi.OutgoingMessage;
 import io.nats.client.Options;
 import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 class NatsTransportTest {
@@ -60,6 +63,27 @@ class NatsTransportTest {
     assertThatThrownBy(() -> NatsTransport.builder().url("nats://host:notaport").build())
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("url is not a valid NATS URL");
+  }
+
+  @Test
+  void aTenantNatsHeadersCannotCarryIsAProblemNamingTheTenant() throws Exception {
+    NatsTransport transport = NatsTransport.builder().url("nats://127.0.0.1:1").build();
+    OutgoingMessage message =
+        new OutgoingMessage(UUID.randomUUID(), "t", Map.of(), new byte[0], null, "caf\u00e9");
+
+    assertThat(transport.problems("orders.created", message))
+        .singleElement()
+        .satisfies(
+            problem ->
+                assertThat(problem)
+                    .startsWith("tenantId cannot travel in the NATS header relayer-tenant-id")
+                    .contains("index 3"));
+    assertThat(
+            transport.problems(
+                "orders.created",
+                new OutgoingMessage(UUID.randomUUID(), "t", Map.of(), new byte[0], null, "acme")))
+        .isEmpty();
+    transport.close();
   }
 
   @Test

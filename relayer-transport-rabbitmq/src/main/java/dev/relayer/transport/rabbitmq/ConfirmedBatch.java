@@ -201,10 +201,16 @@ final class ConfirmedBatch implements ConfirmListener, ReturnListener, ShutdownL
   }
 
   private static AMQP.BasicProperties properties(OutgoingMessage message) {
+    Map<String, Object> headers = new HashMap<>(message.headers());
+    headers.remove(RabbitMqTransport.TENANT_ID_HEADER);
+    String tenantId = message.tenantId();
+    if (tenantId != null) {
+      headers.put(RabbitMqTransport.TENANT_ID_HEADER, tenantId);
+    }
     return new AMQP.BasicProperties.Builder()
         .messageId(message.messageId().toString())
         .type(message.messageType())
-        .headers(new HashMap<>(message.headers()))
+        .headers(headers)
         .deliveryMode(2)
         .build();
   }

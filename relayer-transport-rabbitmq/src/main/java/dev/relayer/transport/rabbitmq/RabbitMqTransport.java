@@ -8,6 +8,7 @@ import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.relayer.api.InvalidInputException;
 import dev.relayer.api.RelayerException;
+import dev.relayer.api.RelayerHeaders;
 import dev.relayer.api.spi.OutgoingMessage;
 import dev.relayer.api.spi.SendResult;
 import dev.relayer.api.spi.Transport;
@@ -45,6 +46,12 @@ public final class RabbitMqTransport implements Transport {
 
   /** The default {@link #name()}: {@value}. */
   public static final String DEFAULT_NAME = "rabbitmq";
+
+  /**
+   * AMQP header carrying the message's tenant, only when it has one: {@value}. The message id and
+   * type travel in the AMQP properties {@code message-id} and {@code type}.
+   */
+  public static final String TENANT_ID_HEADER = RelayerHeaders.TENANT_ID;
 
   /** The default {@link #maxBatchSize()}: {@value}. */
   public static final int DEFAULT_MAX_BATCH_SIZE = 500;

@@ -30,8 +30,8 @@
  * Each batch opens its own channel, turns on publisher confirms, and publishes every message in
  * batch order with {@code mandatory} set, as a persistent message whose AMQP {@code message-id} is
  * the Relayer message id, whose {@code type} is the message type and whose headers are the
- * message's headers (string values). It then waits, at most until the batch timeout, for the broker
- * to settle each message:
+ * message's headers (string values) plus, for a message with a tenant, {@code relayer-tenant-id}.
+ * It then waits, at most until the batch timeout, for the broker to settle each message:
  *
  * <ul>
  *   <li>{@code basic.ack} without a return: accepted (the broker routed it to at least one queue

@@ -29,7 +29,7 @@ class DeliveryLog implements EnqueueListener, RelayerEventListener {
   private static final Logger log = LoggerFactory.getLogger(DeliveryLog.class);
 
   DeliveryLog(Relayer relayer) {
-    relayer.store().addEnqueueListener(this);
+    relayer.store().attach(this);
     relayer.addEventListener(this);
   }
 

@@ -1,14 +1,11 @@
 package dev.relayer.examples.orders;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.table;
 
 import dev.relayer.dispatch.Relayer;
-import dev.relayer.store.NewMessage;
 import java.util.Optional;
-import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -35,8 +32,8 @@ class Orders {
     this.relayer = relayer;
   }
 
-  /** A placed order and the id of the message that announces it. */
-  record Placed(long orderId, UUID messageId) {}
+  /** A placed order. */
+  record Placed(long orderId) {}
 
   /** A stored order. */
   record Order(long id, String item, int quantity) {}
@@ -48,20 +45,10 @@ class Orders {
             .values(item, quantity)
             .returning(ID)
             .fetchOne(ID, Long.class);
-    UUID messageId = UUID.randomUUID();
-    relayer
-        .store()
-        .enqueue(
-            dsl, // Spring Boot's: joins this @Transactional transaction
-            NewMessage.builder()
-                .messageId(messageId)
-                .transport("rabbitmq")
-                .destination("/orders") // the default exchange routes to the queue "orders"
-                .messageType("OrderPlaced")
-                .header("order-id", Long.toString(orderId))
-                .body(("{\"orderId\":" + orderId + "}").getBytes(UTF_8))
-                .build());
-    return new Placed(orderId, messageId);
+    // Spring Boot's DSLContext joins this @Transactional transaction; the type, the route (the
+    // default exchange, to the queue "orders") and the JSON body come from OrderPlaced.
+    relayer.publish(dsl, new OrderPlaced(orderId, item, quantity));
+    return new Placed(orderId);
   } // after the commit, the starter hands the message to a dispatcher worker
 
   @Transactional(readOnly = true)

@@ -10,7 +10,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code POST /orders} with {@code {"item":"book","quantity":2}} places an order (201, with the
- * order id and the id of its message); {@code GET /orders/{id}} reads it back.
+ * order id); {@code GET /orders/{id}} reads it back.
  */
 @RestController
 class OrdersController {

@@ -4,8 +4,8 @@ import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.table;
 
-import dev.relayer.dispatch.Relayer;
-import dev.relayer.store.InboxOutcome;
+import dev.relayer.api.spi.MessageSerializer;
+import dev.relayer.spring.boot.inbox.InboxGuarded;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -13,19 +13,20 @@ import org.jooq.Record;
 import org.jooq.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.annotation.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.support.AmqpHeaders;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.annotation.Transactional;
 
 /**
  * The consumer: ships each placed order once. Delivery is at least once (a crash after the broker
- * confirmed and before Relayer deleted the row sends the message again), so each message id goes
- * into Relayer's inbox in the same transaction as the shipment; a second delivery of the same id
- * finds it there and ships nothing. An exception rolls back (inbox record included) and the broker
- * delivers the message again.
+ * confirmed and before Relayer deleted the row sends the message again), so {@code @InboxGuarded}
+ * records each message id in Relayer's inbox in one transaction with the shipment, and runs the
+ * method only for a first delivery: a second delivery of the same id is acknowledged and ships
+ * nothing. An exception rolls back (inbox record included) and the broker delivers the message
+ * again.
  */
 @Component
 class Shipping {
@@ -37,22 +38,18 @@ class Shipping {
   static final Field<UUID> MESSAGE_ID = field(name("message_id"), UUID.class);
 
   private final DSLContext dsl;
-  private final Relayer relayer;
+  private final MessageSerializer json;
 
-  Shipping(DSLContext dsl, Relayer relayer) {
+  Shipping(DSLContext dsl, MessageSerializer json) {
     this.dsl = dsl;
-    this.relayer = relayer;
+    this.json = json;
   }
 
   @RabbitListener(queuesToDeclare = @Queue("orders"))
-  @Transactional
-  public void ship(
-      @Header(AmqpHeaders.MESSAGE_ID) UUID messageId, @Header("order-id") long orderId) {
-    if (relayer.store().tryRecordInbox(dsl, "shipping", messageId) == InboxOutcome.DUPLICATE) {
-      log.info("message {} dropped: a redelivery, its id is in the inbox", messageId);
-      return;
-    }
-    dsl.insertInto(SHIPMENTS, ORDER_ID, MESSAGE_ID).values(orderId, messageId).execute();
-    log.info("message {} consumed: order {} shipped", messageId, orderId);
+  @InboxGuarded("shipping") // the inbox record and this method's writes commit together
+  public void ship(Message message, @Header(AmqpHeaders.MESSAGE_ID) UUID messageId) {
+    OrderPlaced order = json.deserialize(message.getBody(), OrderPlaced.class);
+    dsl.insertInto(SHIPMENTS, ORDER_ID, MESSAGE_ID).values(order.orderId(), messageId).execute();
+    log.info("message {} consumed: order {} shipped", messageId, order.orderId());
   } // Spring acknowledges the delivery after this returns, so after the commit
 }

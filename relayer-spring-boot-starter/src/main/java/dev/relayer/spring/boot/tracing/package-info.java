@@ -9,4 +9,7 @@
  * <p>The consumer side is the application's: inject the {@code RelayerTracing} bean and use {@code
  * tracing.inbox(relayer.store(), consumer)} in the broker listener.
  */
+@NullMarked
 package dev.relayer.spring.boot.tracing;
+
+import org.jspecify.annotations.NullMarked;

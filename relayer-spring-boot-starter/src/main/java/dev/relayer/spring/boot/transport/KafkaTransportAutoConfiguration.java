@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -95,7 +96,8 @@ public class KafkaTransportAutoConfiguration {
     }
 
     /** {@code relayer.kafka.ssl.bundle}, looked up in {@code bundles}, or {@code null}. */
-    private static SslBundle sslBundle(KafkaTransportProperties properties, SslBundles bundles) {
+    private static @Nullable SslBundle sslBundle(
+        KafkaTransportProperties properties, @Nullable SslBundles bundles) {
       String name = properties.ssl() == null ? null : properties.ssl().bundle();
       if (name == null || name.isBlank()) {
         return null;
@@ -155,7 +157,7 @@ public class KafkaTransportAutoConfiguration {
    */
   static KafkaTransport transport(
       KafkaTransportProperties properties,
-      Map<String, Object> springProducer,
+      @Nullable Map<String, Object> springProducer,
       Map<String, Object> sslSettings) {
     Properties config = new Properties();
     if (properties.bootstrapServers() != null) {

@@ -5,6 +5,7 @@ import dev.relayer.api.InvalidInputException;
 import dev.relayer.spring.boot.RelayerAutoConfiguration;
 import dev.relayer.transport.rabbitmq.RabbitMqTransport;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
@@ -74,7 +75,8 @@ public class RabbitMqTransportAutoConfiguration {
      * them (Spring Boot gives the client factory the first address); none otherwise, for example
      * when the application made its own connection factory for another broker.
      */
-    static List<String> addresses(ConnectionFactory client, RabbitConnectionDetails details) {
+    static List<String> addresses(
+        ConnectionFactory client, @Nullable RabbitConnectionDetails details) {
       if (details == null || details.getAddresses().isEmpty()) {
         return List.of();
       }
@@ -134,7 +136,7 @@ public class RabbitMqTransportAutoConfiguration {
    */
   static RabbitMqTransport transport(
       RabbitMqTransportProperties properties,
-      ConnectionFactory springFactory,
+      @Nullable ConnectionFactory springFactory,
       List<String> springAddresses) {
     if (properties.uri() == null && springFactory == null) {
       throw new InvalidInputException(
@@ -149,7 +151,7 @@ public class RabbitMqTransportAutoConfiguration {
           PropertyMapper map = PropertyMapper.get(); // skips unset (null) properties
           if (properties.uri() != null) {
             builder.uri(properties.uri());
-          } else {
+          } else if (springFactory != null) { // always, as checked above
             builder.connectionFactory(springFactory);
             if (!springAddresses.isEmpty()) {
               builder.addresses(springAddresses);

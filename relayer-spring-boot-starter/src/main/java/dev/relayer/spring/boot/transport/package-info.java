@@ -37,4 +37,7 @@
  *   <li>NATS: Spring Boot has no NATS settings; {@code relayer.nats.url} is required.
  * </ul>
  */
+@NullMarked
 package dev.relayer.spring.boot.transport;
+
+import org.jspecify.annotations.NullMarked;
