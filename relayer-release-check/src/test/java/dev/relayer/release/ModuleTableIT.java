@@ -83,7 +83,7 @@ class ModuleTableIT {
   private static List<String> modules(String cell) {
     List<String> modules = new ArrayList<>();
     String stem = "";
-    for (String name : cell.replace("`", "").split(",")) {
+    for (String name : cell.replace("`", "").split(",", -1)) {
       String module = name.strip();
       if (module.startsWith("-")) {
         module = stem + module;
@@ -110,7 +110,7 @@ class ModuleTableIT {
 
   private static Set<String> names(String list) {
     Set<String> names = new TreeSet<>();
-    for (String name : list.split(",")) {
+    for (String name : list.split(",", -1)) {
       String n = name.strip();
       if (n.equals("the transports")) {
         names.addAll(TRANSPORTS);

@@ -167,6 +167,8 @@ public final class Cleanup {
    * so; {@code now} fixes the cutoffs. {@code pause} waits between batches when the pause factor is
    * above zero, and ends the run when it returns {@code false}.
    */
+  // drains holds one drain per Table, at its ordinal.
+  @SuppressWarnings("EnumOrdinal")
   public synchronized CleanupResult pass(
       DSLContext dsl, Instant now, BooleanSupplier stop, Pause pause) {
     long clock = nanoTime.getAsLong();
