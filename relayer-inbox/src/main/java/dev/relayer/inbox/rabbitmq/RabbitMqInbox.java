@@ -66,12 +66,25 @@ public final class RabbitMqInbox {
    * @throws InvalidInputException when {@code message-id} is missing or not a UUID
    */
   public static IncomingMessage read(AMQP.BasicProperties properties, byte[] body) {
-    UUID id = IncomingMessage.parseMessageId(properties.getMessageId(), "AMQP message-id");
-    Map<String, String> headers = new HashMap<>();
+    return read(properties.getMessageId(), properties.getType(), properties.getHeaders(), body);
+  }
+
+  /**
+   * {@link #read(AMQP.BasicProperties, byte[])} from the parts of an AMQP message, for a client
+   * that wraps AMQP's properties in its own type (such as Spring AMQP's {@code MessageProperties}).
+   *
+   * @throws InvalidInputException when {@code messageId} is missing or not a UUID
+   */
+  public static IncomingMessage read(
+      @Nullable String messageId,
+      @Nullable String type,
+      @Nullable Map<String, Object> headers,
+      byte[] body) {
+    UUID id = IncomingMessage.parseMessageId(messageId, "AMQP message-id");
+    Map<String, String> text = new HashMap<>();
     String tenantId = null;
-    Map<String, Object> raw = properties.getHeaders();
-    if (raw != null) {
-      for (Map.Entry<String, Object> header : raw.entrySet()) {
+    if (headers != null) {
+      for (Map.Entry<String, Object> header : headers.entrySet()) {
         if (header.getValue() == null) {
           continue;
         }
@@ -79,12 +92,11 @@ public final class RabbitMqInbox {
         if (header.getKey().equals(RelayerHeaders.TENANT_ID)) {
           tenantId = value;
         } else {
-          headers.put(header.getKey(), value);
+          text.put(header.getKey(), value);
         }
       }
     }
-    String type = properties.getType();
-    return new IncomingMessage(id, type == null ? "" : type, tenantId, headers, body);
+    return new IncomingMessage(id, type == null ? "" : type, tenantId, text, body);
   }
 
   /** {@link #read(AMQP.BasicProperties, byte[])} of a delivery. */

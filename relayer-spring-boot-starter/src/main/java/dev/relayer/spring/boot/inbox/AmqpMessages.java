@@ -2,9 +2,7 @@ package dev.relayer.spring.boot.inbox;
 
 import dev.relayer.api.RelayerHeaders;
 import dev.relayer.inbox.IncomingMessage;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.UUID;
+import dev.relayer.inbox.rabbitmq.RabbitMqInbox;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 
@@ -21,21 +19,10 @@ public final class AmqpMessages {
    */
   public static IncomingMessage read(Message message) {
     MessageProperties properties = message.getMessageProperties();
-    UUID id = IncomingMessage.parseMessageId(properties.getMessageId(), "AMQP message-id");
-    Map<String, String> headers = new HashMap<>();
-    String tenantId = null;
-    for (Map.Entry<String, Object> header : properties.getHeaders().entrySet()) {
-      if (header.getValue() == null) {
-        continue;
-      }
-      String value = header.getValue().toString();
-      if (header.getKey().equals(RelayerHeaders.TENANT_ID)) {
-        tenantId = value;
-      } else {
-        headers.put(header.getKey(), value);
-      }
-    }
-    String type = properties.getType();
-    return new IncomingMessage(id, type == null ? "" : type, tenantId, headers, message.getBody());
+    return RabbitMqInbox.read(
+        properties.getMessageId(),
+        properties.getType(),
+        properties.getHeaders(),
+        message.getBody());
   }
 }
