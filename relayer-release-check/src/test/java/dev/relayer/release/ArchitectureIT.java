@@ -83,7 +83,10 @@ class ArchitectureIT {
             "dev.relayer.testkit",
             "dev.relayer.transport.rabbitmq",
             "dev.relayer.transport.kafka",
-            "dev.relayer.transport.nats");
+            "dev.relayer.transport.nats",
+            "dev.relayer.inbox",
+            "dev.relayer.jackson",
+            "dev.relayer.spring.modulith");
   }
 
   @Test

@@ -20,8 +20,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -104,7 +102,7 @@ class InboxGuardedKafkaListenerIT {
     runner(topic, group)
         .run(
             context -> {
-              Ledger ledger = context.getBean(Ledger.class);
+              BillingLedger ledger = context.getBean(BillingLedger.class);
               publish(topic, message);
               publish(topic, message); // the sweeper's replay: a second record, same message id
               await().atMost(Duration.ofSeconds(30)).until(() -> committed(topic, group) == 2);
@@ -126,7 +124,7 @@ class InboxGuardedKafkaListenerIT {
     runner(topic, group)
         .run(
             context -> {
-              Ledger ledger = context.getBean(Ledger.class);
+              BillingLedger ledger = context.getBean(BillingLedger.class);
               ledger.failNext.set(1);
               publish(topic, message);
               await().atMost(Duration.ofSeconds(30)).until(() -> committed(topic, group) == 1);
@@ -141,19 +139,13 @@ class InboxGuardedKafkaListenerIT {
 
   // ---------------------------------------------------------------------------------------------
 
-  /** What the listener saw; a bean of its own, since the listener itself is proxied. */
-  static final class Ledger {
-    final List<IncomingMessage> calls = new CopyOnWriteArrayList<>();
-    final AtomicInteger failNext = new AtomicInteger();
-  }
-
   /** The application's listener: bills each order in the guard's transaction. */
   static class Billing {
 
     private final DSLContext dsl;
-    private final Ledger ledger;
+    private final BillingLedger ledger;
 
-    Billing(DSLContext dsl, Ledger ledger) {
+    Billing(DSLContext dsl, BillingLedger ledger) {
       this.dsl = dsl;
       this.ledger = ledger;
     }
@@ -162,29 +154,19 @@ class InboxGuardedKafkaListenerIT {
     @InboxGuarded("billing")
     public void bill(ConsumerRecord<String, byte[]> record) {
       IncomingMessage incoming = KafkaInbox.read(record);
-      ledger.calls.add(incoming);
-      dsl.insertInto(DSL.table(DSL.name("billed")))
-          .columns(
-              DSL.field(DSL.name("message_id")),
-              DSL.field(DSL.name("message_type")),
-              DSL.field(DSL.name("tenant_id")))
-          .values(incoming.messageId(), incoming.messageType(), incoming.tenantId())
-          .execute();
-      if (ledger.failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-        throw new IllegalStateException("billing is down (test)");
-      }
+      ledger.bill(dsl, incoming);
     }
   }
 
   @Configuration(proxyBeanMethods = false)
   static class BillingConfig {
     @Bean
-    Ledger ledger() {
-      return new Ledger();
+    BillingLedger ledger() {
+      return new BillingLedger();
     }
 
     @Bean
-    Billing billing(DSLContext dsl, Ledger ledger) {
+    Billing billing(DSLContext dsl, BillingLedger ledger) {
       return new Billing(dsl, ledger);
     }
   }

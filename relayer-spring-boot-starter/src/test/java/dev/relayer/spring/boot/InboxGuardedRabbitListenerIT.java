@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -100,7 +99,7 @@ class InboxGuardedRabbitListenerIT {
     runner(queue)
         .run(
             context -> {
-              Ledger billing = context.getBean(Ledger.class);
+              BillingLedger billing = context.getBean(BillingLedger.class);
               publish(queue, message);
               publish(queue, message); // the sweeper's replay: the same message id again
               await().atMost(Duration.ofSeconds(20)).until(() -> ready(queue) == 0);
@@ -125,7 +124,7 @@ class InboxGuardedRabbitListenerIT {
     runner(queue)
         .run(
             context -> {
-              Ledger billing = context.getBean(Ledger.class);
+              BillingLedger billing = context.getBean(BillingLedger.class);
               billing.failNext.set(1);
               publish(queue, message);
               await().atMost(Duration.ofSeconds(20)).until(() -> billing.calls.size() >= 2);
@@ -149,7 +148,7 @@ class InboxGuardedRabbitListenerIT {
         .withUserConfiguration(CrashAfterCommit.class)
         .run(
             context -> {
-              Ledger billing = context.getBean(Ledger.class);
+              BillingLedger billing = context.getBean(BillingLedger.class);
               CrashAfterCommit crash = context.getBean(CrashAfterCommit.class);
               publish(queue, message);
               await().atMost(Duration.ofSeconds(30)).until(() -> crash.redeliveries.get() >= 1);
@@ -202,20 +201,13 @@ class InboxGuardedRabbitListenerIT {
     }
   }
 
-  /** What the listener saw; a bean of its own, since the listener itself is proxied. */
-  static final class Ledger {
-    final List<IncomingMessage> calls = new CopyOnWriteArrayList<>();
-    final List<String> tenantHeaders = new CopyOnWriteArrayList<>();
-    final AtomicInteger failNext = new AtomicInteger();
-  }
-
   /** The application's listener: bills each order in the guard's transaction. */
   static class Billing {
 
     private final DSLContext dsl;
-    private final Ledger ledger;
+    private final BillingLedger ledger;
 
-    Billing(DSLContext dsl, Ledger ledger) {
+    Billing(DSLContext dsl, BillingLedger ledger) {
       this.dsl = dsl;
       this.ledger = ledger;
     }
@@ -226,32 +218,22 @@ class InboxGuardedRabbitListenerIT {
         Message message,
         @Header(name = RelayerHeaders.TENANT_ID, required = false) @Nullable String tenant) {
       IncomingMessage incoming = AmqpMessages.read(message);
-      ledger.calls.add(incoming);
       if (tenant != null) {
         ledger.tenantHeaders.add(tenant);
       }
-      dsl.insertInto(DSL.table(DSL.name("billed")))
-          .columns(
-              DSL.field(DSL.name("message_id")),
-              DSL.field(DSL.name("message_type")),
-              DSL.field(DSL.name("tenant_id")))
-          .values(incoming.messageId(), incoming.messageType(), incoming.tenantId())
-          .execute();
-      if (ledger.failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-        throw new IllegalStateException("billing is down (test)");
-      }
+      ledger.bill(dsl, incoming);
     }
   }
 
   @Configuration(proxyBeanMethods = false)
   static class BillingConfig {
     @Bean
-    Ledger ledger() {
-      return new Ledger();
+    BillingLedger ledger() {
+      return new BillingLedger();
     }
 
     @Bean
-    Billing billing(DSLContext dsl, Ledger ledger) {
+    Billing billing(DSLContext dsl, BillingLedger ledger) {
       return new Billing(dsl, ledger);
     }
   }
